@@ -1,0 +1,29 @@
+//! What flows into the console, and what it asks of a backend.
+
+use crossterm::event::KeyEvent;
+
+use crate::domain::{Change, OperatorAction};
+use crate::simulate::Playback;
+use crate::store::AlreadyResolved;
+
+/// Every input to the console.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A key the operator pressed.
+    Key(KeyEvent),
+    /// The terminal changed size; the next frame lays out anew.
+    Resize,
+    /// A row landed in the store.
+    Store(Change),
+    /// The outcome of a [`Command::Resolve`].
+    Resolved(Result<OperatorAction, AlreadyResolved>),
+}
+
+/// What the console asks a backend to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Record an operator's resolution of a decision, exactly once.
+    Resolve(OperatorAction),
+    /// Pause, resume or change the speed of the feed.
+    SetPlayback(Playback),
+}

@@ -1,0 +1,17 @@
+//! The console's state and the only place it changes.
+//!
+//! Every input arrives as one [`Event`]; [`update`] applies it to the [`Model`] and may answer
+//! with [`Command`]s for a backend to carry out (record an operator action, change playback).
+//! The results come back as events. Nothing here does I/O.
+
+mod event;
+mod keys;
+mod model;
+mod update;
+
+pub use event::{Command, Event};
+pub use keys::KEYS;
+pub use model::{
+    Chooser, Debate, Flash, Focus, Intent, Model, Overlay, RoundRow, worst_ruling,
+};
+pub use update::update;

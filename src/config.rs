@@ -1,0 +1,117 @@
+//! Configuration: a TOML file read raw, then validated into [`Config`].
+//!
+//! Looked up at `--config PATH`, else `<config dir>/gavel/config.toml` when it exists, else the
+//! built-in defaults. Every threshold the controller, the judge and the simulator use lives here.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+use crate::policy::{ControllerConfig, JudgeConfig};
+
+/// The validated configuration.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The name recorded with operator actions; defaults to the login user.
+    pub operator: Option<String>,
+    pub controller: ControllerConfig,
+    pub judge: JudgeConfig,
+    pub simulator: SimulatorConfig,
+}
+
+/// The simulator's pace at 1x speed, and how long a gated debate waits for an operator.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimulatorConfig {
+    /// Pause before each round.
+    pub round_interval_secs: f64,
+    /// Pause after each turn lands.
+    pub turn_interval_secs: f64,
+    /// How long a gated debate waits for an operator before the controller's decision stands.
+    pub gated_timeout_secs: f64,
+}
+
+impl Default for SimulatorConfig {
+    fn default() -> Self {
+        SimulatorConfig {
+            round_interval_secs: 2.0,
+            turn_interval_secs: 0.7,
+            gated_timeout_secs: 90.0,
+        }
+    }
+}
+
+impl SimulatorConfig {
+    pub fn round_interval(&self) -> Duration {
+        Duration::from_secs_f64(self.round_interval_secs)
+    }
+    pub fn turn_interval(&self) -> Duration {
+        Duration::from_secs_f64(self.turn_interval_secs)
+    }
+    pub fn gated_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.gated_timeout_secs)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        for (name, value) in [
+            ("round_interval_secs", self.round_interval_secs),
+            ("turn_interval_secs", self.turn_interval_secs),
+            ("gated_timeout_secs", self.gated_timeout_secs),
+        ] {
+            if !(value.is_finite() && (0.0..=86_400.0).contains(&value)) {
+                return Err(format!("{name} {value} must be between 0 and 86400 seconds"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Parses and validates TOML text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config> {
+        let config: Config =
+            toml::from_str(text).with_context(|| format!("{origin}: invalid configuration"))?;
+        let checks = [
+            config.controller.validate().map_err(|e| format!("[controller] {e}")),
+            config.judge.validate().map_err(|e| format!("[judge] {e}")),
+            config.simulator.validate().map_err(|e| format!("[simulator] {e}")),
+        ];
+        for check in checks {
+            if let Err(e) = check {
+                bail!("{origin}: {e}");
+            }
+        }
+        Ok(config)
+    }
+
+    /// Loads `explicit`, else the file in the user's config directory, else the defaults.
+    pub fn load(explicit: Option<&Path>) -> Result<Config> {
+        let path = match explicit {
+            Some(path) => path.to_owned(),
+            None => match default_path().filter(|p| p.exists()) {
+                Some(path) => path,
+                None => return Ok(Config::default()),
+            },
+        };
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// The operator name for actions: the configured one, else the login user.
+    pub fn operator_name(&self) -> String {
+        self.operator
+            .clone()
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| "operator".to_owned())
+    }
+}
+
+/// `<config dir>/gavel/config.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("gavel").join("config.toml"))
+}

@@ -1,0 +1,60 @@
+//! The demo backend: recorded debates played by the simulator into the in-memory store, with
+//! the console's commands carried out against them. No database.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::watch;
+
+use crate::app::{Command, Event};
+use crate::config::Config;
+use crate::simulate::{Clock, DebateRun, Fixture, Ids, Playback, drive};
+use crate::store::MemoryStore;
+
+/// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
+/// console's commands. Must be called inside a tokio runtime.
+pub fn start(fixtures: Vec<Fixture>, config: Arc<Config>, events: UnboundedSender<Event>) -> UnboundedSender<Command> {
+    let store = MemoryStore::new();
+    let (playback, clock) = watch::channel(Playback::default());
+    let ids = Ids::default();
+
+    let mut rows = store.subscribe();
+    let forward = events.clone();
+    tokio::spawn(async move {
+        while let Some(change) = rows.recv().await {
+            if forward.send(Event::Store(change)).is_err() {
+                return;
+            }
+        }
+    });
+
+    for fixture in fixtures {
+        let run = DebateRun::new(fixture, config.clone(), ids.clone());
+        let pace = config.simulator.clone();
+        tokio::spawn(drive(run, store.clone(), Clock::new(clock.clone()), pace));
+    }
+
+    let (commands, receiver) = unbounded_channel();
+    tokio::spawn(execute(receiver, store, playback, events));
+    commands
+}
+
+async fn execute(
+    mut commands: UnboundedReceiver<Command>,
+    store: MemoryStore,
+    playback: watch::Sender<Playback>,
+    events: UnboundedSender<Event>,
+) {
+    while let Some(command) = commands.recv().await {
+        match command {
+            Command::Resolve(action) => {
+                if events.send(Event::Resolved(store.resolve(action))).is_err() {
+                    return;
+                }
+            }
+            Command::SetPlayback(setting) => {
+                playback.send_replace(setting);
+            }
+        }
+    }
+}

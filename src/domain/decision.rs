@@ -1,0 +1,69 @@
+//! `debate_round_decisions`: the round controller's decision after each round, with its signals.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::reported::{Reported, vocabulary};
+
+vocabulary! {
+    /// What the round controller decides after a round.
+    Decision {
+        StopConverged = "stop_converged",
+        ContinueBaseline = "continue_baseline",
+        EscalateNewPersona = "escalate_new_persona",
+        StopMaxRounds = "stop_max_rounds",
+        StopSafety = "stop_safety",
+    }
+}
+
+impl Decision {
+    /// Whether the debate ends when this decision stands.
+    pub fn stops(self) -> bool {
+        matches!(
+            self,
+            Decision::StopConverged | Decision::StopMaxRounds | Decision::StopSafety
+        )
+    }
+}
+
+/// `signal_json`: what the controller saw. Every key is optional because foreign writers may
+/// omit any of them; gavel's own controller fills them all.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Signals {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity_threshold: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_verdict: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_stable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_split: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_claims: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub novelty_threshold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_disputes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_used: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_persona: Option<String>,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+}
+
+/// The controller's decision after round `round_index`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControllerDecision {
+    pub session_id: String,
+    pub round_index: u32,
+    pub decision: Reported<Decision>,
+    pub signals: Signals,
+    pub decided_at: Option<DateTime<Utc>>,
+}

@@ -1,0 +1,45 @@
+//! The debate model: the rows of the interop contract (`../shared/interop.md`) as Rust types.
+//!
+//! Every other part of gavel speaks in these types: the policies read them, the simulator and
+//! the stores write them, the console renders them. Strings that arrive from a foreign writer
+//! (decision names, modes, statuses) are kept as [`Reported`] so that an unknown value is shown
+//! as such instead of being rejected or guessed.
+
+mod action;
+mod decision;
+mod judgment;
+mod reported;
+mod session;
+mod turn;
+
+pub use action::{ActionKind, OperatorAction, TIMEOUT_OPERATOR};
+pub use decision::{ControllerDecision, Decision, Signals};
+pub use judgment::{JudgeDecision, Judgment, PmidCheck};
+pub use reported::Reported;
+pub(crate) use reported::vocabulary;
+pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
+pub use turn::{Phase, Turn, TurnMetadata};
+
+/// One row written to, or read from, a store: the unit that travels from an orchestrator (or the
+/// simulator) to the console.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    Session(Session),
+    Turn(Turn),
+    Decision(ControllerDecision),
+    Judgment(Judgment),
+    Action(OperatorAction),
+}
+
+impl Change {
+    /// The debate this row belongs to.
+    pub fn session_id(&self) -> &str {
+        match self {
+            Change::Session(s) => &s.id,
+            Change::Turn(t) => &t.session_id,
+            Change::Decision(d) => &d.session_id,
+            Change::Judgment(j) => &j.session_id,
+            Change::Action(a) => &a.session_id,
+        }
+    }
+}

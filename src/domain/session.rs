@@ -1,0 +1,88 @@
+//! `debate_sessions`: one row per debate.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::reported::{Reported, vocabulary};
+
+vocabulary! {
+    /// Where a debate is in its life.
+    SessionStatus { Running = "running", Completed = "completed", Aborted = "aborted" }
+}
+
+vocabulary! {
+    /// How the orchestrator treats the round controller's decisions (interop.md, "Modes").
+    ControllerMode { Off = "off", Shadow = "shadow", Enabled = "enabled", Gated = "gated" }
+}
+
+/// Format-specific facts about a debate. Known keys are typed; anything else is kept.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionMetadata {
+    /// `sequential`, `panel`, `review`, ... (free text: formats grow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// The aspects a panel debate works through, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aspects: Vec<String>,
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One debate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub id: String,
+    pub question: String,
+    pub debate_type: String,
+    pub status: Reported<SessionStatus>,
+    pub controller_mode: Reported<ControllerMode>,
+    /// The final round count, written when the debate finishes.
+    pub num_rounds: Option<u32>,
+    pub min_rounds: u32,
+    pub max_rounds: u32,
+    pub token_budget: u64,
+    pub tokens_used: u64,
+    /// The roster: every persona the debate may call on, used or not.
+    pub personas: Vec<String>,
+    pub metadata: SessionMetadata,
+    pub created_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl Session {
+    pub fn is_running(&self) -> bool {
+        self.status == Reported::Known(SessionStatus::Running)
+    }
+
+    /// Share of the token budget spent, 0 when there is no budget.
+    pub fn budget_spent(&self) -> f64 {
+        if self.token_budget == 0 {
+            0.0
+        } else {
+            self.tokens_used as f64 / self.token_budget as f64
+        }
+    }
+}
+
+impl Session {
+    /// A session known only by its id, until its row arrives: rows of one debate may land
+    /// before the session row itself.
+    pub fn placeholder(id: &str) -> Session {
+        Session {
+            id: id.to_owned(),
+            question: String::new(),
+            debate_type: String::new(),
+            status: SessionStatus::Running.into(),
+            controller_mode: Reported::Unknown(String::new()),
+            num_rounds: None,
+            min_rounds: 0,
+            max_rounds: 0,
+            token_budget: 0,
+            tokens_used: 0,
+            personas: Vec::new(),
+            metadata: SessionMetadata::default(),
+            created_at: None,
+            finished_at: None,
+        }
+    }
+}

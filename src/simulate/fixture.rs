@@ -1,0 +1,344 @@
+//! Fixture files: recorded debates the simulator plays, in JSON Lines.
+//!
+//! One JSON object per line, blank lines ignored. The first record is the session; then turns in
+//! the order they were spoken; optional round records carry a precomputed similarity.
+//!
+//! ```text
+//! {"session": {"id": "...", "question": "...", "debate_type": "standard", "controller_mode": "gated",
+//!              "personas": ["theorist", "skeptic", ...], "token_budget": 60000}}
+//! {"turn": {"round": 1, "persona": "theorist", "tokens": 1400, "content": "...",
+//!           "judge": {"score": 0.82, "flags": [], "reasons": [], "model": "...", "pmids": []}}}
+//! {"round": {"round": 2, "similarity": 0.93}}
+//! ```
+//!
+//! Every problem is reported as `file:line: what is wrong`, all of them at once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::domain::{ControllerMode, Phase, PmidCheck, SessionMetadata};
+use crate::policy::JudgeFlag;
+
+/// The fixtures that ship inside the binary: the demo's default.
+const BUNDLED: &[(&str, &str)] = &[
+    ("fixtures/gated_converges_round3.jsonl", include_str!("../../fixtures/gated_converges_round3.jsonl")),
+];
+
+/// The session line.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSpec {
+    pub id: String,
+    pub question: String,
+    #[serde(default = "standard")]
+    pub debate_type: String,
+    pub controller_mode: ControllerMode,
+    /// The roster. Personas that speak in round 1 open the debate; the others wait to be
+    /// brought in by an escalation.
+    pub personas: Vec<String>,
+    pub min_rounds: Option<u32>,
+    pub max_rounds: Option<u32>,
+    pub token_budget: u64,
+    #[serde(default)]
+    pub metadata: SessionMetadata,
+}
+
+fn standard() -> String {
+    "standard".to_owned()
+}
+
+/// What the judge model reported on a turn; the judge policy turns it into a ruling.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSpec {
+    pub score: f64,
+    #[serde(default)]
+    pub flags: Vec<JudgeFlag>,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    pub model: Option<String>,
+    #[serde(default)]
+    pub pmids: Vec<PmidCheck>,
+}
+
+/// A turn line.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnSpec {
+    pub round: u32,
+    pub persona: String,
+    pub tokens: u32,
+    pub content: String,
+    pub phase: Option<Phase>,
+    pub aspect: Option<String>,
+    /// Played only when the judge halted this persona's turn in the same round.
+    pub replaces: Option<String>,
+    pub judge: Option<JudgeSpec>,
+    /// The 1-based line of the file this turn came from.
+    #[serde(skip)]
+    pub line: usize,
+}
+
+/// A round line: a similarity to the previous round computed by an orchestrator.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoundSpec {
+    round: u32,
+    similarity: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+enum Record {
+    Session(SessionSpec),
+    Turn(TurnSpec),
+    Round(RoundSpec),
+}
+
+/// A validated recorded debate.
+#[derive(Debug, Clone)]
+pub struct Fixture {
+    /// Where it came from, as shown in errors.
+    pub source: String,
+    pub session: SessionSpec,
+    pub turns: Vec<TurnSpec>,
+    /// Precomputed similarity per round.
+    pub similarity: BTreeMap<u32, f64>,
+}
+
+/// One problem in a fixture file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureError {
+    pub source: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for FixtureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.source, self.line, self.message)
+    }
+}
+
+/// Every problem found in a fixture file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureErrors(pub Vec<FixtureError>);
+
+impl fmt::Display for FixtureErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+impl std::error::Error for FixtureErrors {}
+
+impl Fixture {
+    /// Reads and validates a fixture file.
+    pub fn load(path: &Path) -> Result<Fixture, FixtureErrors> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            FixtureErrors(vec![FixtureError {
+                source: source.clone(),
+                line: 0,
+                message: format!("cannot read: {e}"),
+            }])
+        })?;
+        Fixture::parse(&source, &text)
+    }
+
+    /// The fixtures bundled with gavel.
+    pub fn bundled() -> Result<Vec<Fixture>, FixtureErrors> {
+        BUNDLED
+            .iter()
+            .map(|(source, text)| Fixture::parse(source, text))
+            .collect()
+    }
+
+    /// Parses and validates fixture text; `source` names it in errors.
+    pub fn parse(source: &str, text: &str) -> Result<Fixture, FixtureErrors> {
+        let mut check = Checker {
+            source,
+            errors: Vec::new(),
+        };
+        let mut session: Option<(usize, SessionSpec)> = None;
+        let mut turns: Vec<TurnSpec> = Vec::new();
+        let mut rounds: Vec<(usize, RoundSpec)> = Vec::new();
+
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let record = match serde_json::from_str::<Record>(raw) {
+                Ok(record) => record,
+                Err(e) => {
+                    check.fail(line, json_error(&e));
+                    continue;
+                }
+            };
+            match record {
+                Record::Session(spec) => {
+                    if let Some((first, _)) = &session {
+                        check.fail(line, format!("a second session record (the first is on line {first})"));
+                    } else {
+                        if !turns.is_empty() || !rounds.is_empty() {
+                            check.fail(line, "the session record must come before turns and rounds");
+                        }
+                        check.session(line, &spec);
+                        session = Some((line, spec));
+                    }
+                }
+                Record::Turn(mut spec) => {
+                    spec.line = line;
+                    turns.push(spec);
+                }
+                Record::Round(spec) => rounds.push((line, spec)),
+            }
+        }
+
+        let Some((_, session)) = session else {
+            check.fail(1, "no session record: the first line must be {\"session\": {...}}");
+            return Err(FixtureErrors(check.errors));
+        };
+        check.turns(&session, &turns);
+        let played: BTreeSet<u32> = turns.iter().map(|t| t.round).collect();
+        let mut similarity = BTreeMap::new();
+        for (line, spec) in rounds {
+            if !played.contains(&spec.round) {
+                check.fail(line, format!("round {} has no turns", spec.round));
+            } else if spec.round < 2 {
+                check.fail(line, "round 1 has no previous round to be similar to");
+            } else if !(0.0..=1.0).contains(&spec.similarity) {
+                check.fail(line, format!("similarity {} is outside 0..1", spec.similarity));
+            } else if similarity.insert(spec.round, spec.similarity).is_some() {
+                check.fail(line, format!("a second similarity for round {}", spec.round));
+            }
+        }
+
+        if check.errors.is_empty() {
+            Ok(Fixture {
+                source: source.to_owned(),
+                session,
+                turns,
+                similarity,
+            })
+        } else {
+            check.errors.sort_by_key(|e| e.line);
+            Err(FixtureErrors(check.errors))
+        }
+    }
+
+    /// The turn lines of one round, in file order.
+    pub fn round(&self, round: u32) -> impl Iterator<Item = &TurnSpec> {
+        self.turns.iter().filter(move |t| t.round == round)
+    }
+
+    /// The last round the recording holds.
+    pub fn last_round(&self) -> u32 {
+        self.turns.iter().map(|t| t.round).max().unwrap_or(0)
+    }
+}
+
+/// serde_json's message without its "at line 1 column N" tail, with the column in front.
+fn json_error(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(head, _)| head);
+    format!("column {}: {message}", e.column())
+}
+
+struct Checker<'a> {
+    source: &'a str,
+    errors: Vec<FixtureError>,
+}
+
+impl Checker<'_> {
+    fn fail(&mut self, line: usize, message: impl Into<String>) {
+        self.errors.push(FixtureError {
+            source: self.source.to_owned(),
+            line,
+            message: message.into(),
+        });
+    }
+
+    fn session(&mut self, line: usize, spec: &SessionSpec) {
+        if spec.id.trim().is_empty() || spec.id.chars().any(|c| c.is_control()) {
+            self.fail(line, "session id must be non-empty printable text");
+        }
+        if spec.personas.is_empty() {
+            self.fail(line, "personas must list at least one persona");
+        }
+        let unique: BTreeSet<&String> = spec.personas.iter().collect();
+        if unique.len() != spec.personas.len() {
+            self.fail(line, "personas lists a persona twice");
+        }
+        if spec.token_budget == 0 {
+            self.fail(line, "token_budget must be positive");
+        }
+        if let (Some(min), Some(max)) = (spec.min_rounds, spec.max_rounds)
+            && min > max
+        {
+            self.fail(line, format!("min_rounds {min} exceeds max_rounds {max}"));
+        }
+        if spec.max_rounds == Some(0) {
+            self.fail(line, "max_rounds must be at least 1");
+        }
+    }
+
+    fn turns(&mut self, session: &SessionSpec, turns: &[TurnSpec]) {
+        if turns.is_empty() {
+            self.fail(1, "no turn records");
+            return;
+        }
+        let mut round = 0;
+        let mut spoken: BTreeSet<&str> = BTreeSet::new();
+        for turn in turns {
+            let line = turn.line;
+            if turn.round == 0 {
+                self.fail(line, "round numbers start at 1");
+            } else if turn.round < round {
+                self.fail(line, format!("round {} after round {round}: turns must be in order", turn.round));
+            } else if turn.round > round + 1 {
+                self.fail(line, format!("round {} skips round {}", turn.round, round + 1));
+            }
+            if turn.round != round {
+                round = turn.round;
+                spoken.clear();
+            }
+            if !session.personas.contains(&turn.persona) {
+                self.fail(line, format!("persona {:?} is not in the session's personas", turn.persona));
+            }
+            if turn.content.trim().is_empty() {
+                self.fail(line, "content is empty");
+            }
+            match &turn.replaces {
+                Some(replaced) if !spoken.contains(replaced.as_str()) => self.fail(
+                    line,
+                    format!("replaces {replaced:?}, who has not spoken earlier in round {round}"),
+                ),
+                Some(replaced) if *replaced == turn.persona => {
+                    self.fail(line, "a persona cannot replace itself")
+                }
+                Some(_) => {}
+                None => {
+                    if !spoken.insert(&turn.persona) {
+                        self.fail(line, format!("{} speaks twice in round {round}", turn.persona));
+                    }
+                }
+            }
+            if let Some(judge) = &turn.judge
+                && !(judge.score.is_finite() && (0.0..=1.0).contains(&judge.score))
+            {
+                self.fail(line, format!("judge score {} is outside 0..1", judge.score));
+            }
+        }
+        if !turns.iter().any(|t| t.round == 1 && t.replaces.is_none()) {
+            self.fail(turns[0].line, "round 1 has no opening turn");
+        }
+    }
+}

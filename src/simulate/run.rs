@@ -1,0 +1,404 @@
+//! One recorded debate played through the controller and the judge, as a state machine.
+//!
+//! Mode rules (interop.md): `off` plays the fixed loop with no decisions; `enabled` applies each
+//! decision at once; `shadow` records decisions as counterfactuals while the fixed loop runs on;
+//! `gated` waits after each decision for an operator (or the timeout). In every mode an operator
+//! override or escalation of the latest decision applies at the next round boundary, and each
+//! decision is resolved at most once.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::Utc;
+
+use super::fixture::{Fixture, TurnSpec};
+use crate::config::Config;
+use crate::domain::{
+    ActionKind, Change, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment,
+    OperatorAction, Reported, Session, SessionStatus, TIMEOUT_OPERATOR, Turn, TurnMetadata,
+};
+use crate::policy::{self, ControllerState, JudgeInput};
+use crate::signals::{self, RoundSignals, RoundText, TfIdfCosine};
+
+/// Row ids shared by every run writing to one store, as a database sequence would hand out.
+#[derive(Debug, Clone, Default)]
+pub struct Ids(Arc<AtomicU64>);
+
+impl Ids {
+    fn next(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Ready,
+    Awaiting(u32),
+    Finished,
+}
+
+/// A recorded debate in play.
+#[derive(Debug)]
+pub struct DebateRun {
+    fixture: Fixture,
+    config: Arc<Config>,
+    ids: Ids,
+    session: Session,
+    phase: Phase,
+    round: u32,
+    turns: Vec<Turn>,
+    signals: Vec<RoundSignals>,
+    latest: Option<ControllerDecision>,
+    /// Personas who speak each round.
+    joined: Vec<String>,
+    /// Personas who have spoken or been brought in.
+    used: Vec<String>,
+    /// Warning preambles waiting for each warned persona's next turn.
+    warnings: HashMap<String, String>,
+    last_ruling: Option<JudgeDecision>,
+    resolved: BTreeSet<u32>,
+    /// An operator's override or escalation, applied at the next round boundary.
+    at_boundary: Option<OperatorAction>,
+}
+
+impl DebateRun {
+    /// Prepares a run; nothing is written until [`DebateRun::start`].
+    pub fn new(fixture: Fixture, config: Arc<Config>, ids: Ids) -> DebateRun {
+        let spec = &fixture.session;
+        let joined: Vec<String> = fixture
+            .round(1)
+            .filter(|t| t.replaces.is_none())
+            .map(|t| t.persona.clone())
+            .collect();
+        let session = Session {
+            id: spec.id.clone(),
+            question: spec.question.clone(),
+            debate_type: spec.debate_type.clone(),
+            status: SessionStatus::Running.into(),
+            controller_mode: spec.controller_mode.into(),
+            num_rounds: None,
+            min_rounds: spec.min_rounds.unwrap_or(config.controller.min_rounds),
+            max_rounds: spec
+                .max_rounds
+                .unwrap_or_else(|| config.controller.max_rounds_for(&spec.debate_type)),
+            token_budget: spec.token_budget,
+            tokens_used: 0,
+            personas: spec.personas.clone(),
+            metadata: spec.metadata.clone(),
+            created_at: None,
+            finished_at: None,
+        };
+        DebateRun {
+            used: joined.clone(),
+            joined,
+            fixture,
+            config,
+            ids,
+            session,
+            phase: Phase::Ready,
+            round: 0,
+            turns: Vec::new(),
+            signals: Vec::new(),
+            latest: None,
+            warnings: HashMap::new(),
+            last_ruling: None,
+            resolved: BTreeSet::new(),
+            at_boundary: None,
+        }
+    }
+
+    /// Opens the debate: its session row.
+    pub fn start(&mut self) -> Vec<Change> {
+        self.session.created_at = Some(Utc::now());
+        vec![Change::Session(self.session.clone())]
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    fn mode(&self) -> ControllerMode {
+        self.fixture.session.controller_mode
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Finished
+    }
+
+    /// The round whose decision a gated debate is waiting on.
+    pub fn awaiting(&self) -> Option<u32> {
+        match self.phase {
+            Phase::Awaiting(round) => Some(round),
+            _ => None,
+        }
+    }
+
+    /// The action recorded when a gated wait runs out: the controller's decision stands.
+    pub fn timeout_action(&self) -> Option<OperatorAction> {
+        let round = self.awaiting()?;
+        let latest = self.latest.as_ref()?;
+        Some(OperatorAction {
+            session_id: self.session.id.clone(),
+            round_index: round,
+            action: ActionKind::Accept.into(),
+            decision: latest.decision.clone(),
+            persona: latest.signals.escalate_persona.clone(),
+            operator: TIMEOUT_OPERATOR.to_owned(),
+            note: Some("no operator resolution before the gated timeout".to_owned()),
+            created_at: None,
+        })
+    }
+
+    /// Takes an operator action (or a timeout) that a store has recorded. Actions for other
+    /// debates, for rounds already resolved, or for anything but the latest decision are ignored.
+    pub fn resolve(&mut self, action: &OperatorAction) -> Vec<Change> {
+        let latest_round = self.latest.as_ref().map(|d| d.round_index);
+        if action.session_id != self.session.id
+            || Some(action.round_index) != latest_round
+            || !self.resolved.insert(action.round_index)
+        {
+            return Vec::new();
+        }
+        match self.phase {
+            Phase::Awaiting(_) => {
+                self.phase = Phase::Ready;
+                let decision = self.standing_decision(action);
+                self.apply(decision, action.persona.clone())
+            }
+            Phase::Ready if action.action != Reported::Known(ActionKind::Accept) => {
+                self.at_boundary = Some(action.clone());
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn standing_decision(&self, action: &OperatorAction) -> Decision {
+        action
+            .decision
+            .known()
+            .or_else(|| self.latest.as_ref().and_then(|d| d.decision.known()))
+            .unwrap_or(Decision::ContinueBaseline)
+    }
+
+    /// Plays the next round: its turns and rulings, then the controller's decision.
+    pub fn play_round(&mut self) -> Vec<Change> {
+        if self.phase != Phase::Ready {
+            return Vec::new();
+        }
+        if let Some(action) = self.at_boundary.take() {
+            let decision = self.standing_decision(&action);
+            let changes = self.apply(decision, action.persona.clone());
+            if self.is_finished() {
+                return changes;
+            }
+        }
+        let round = self.round + 1;
+        if round > self.session.max_rounds || round > self.fixture.last_round() {
+            return vec![self.finish(SessionStatus::Completed)];
+        }
+        self.round = round;
+
+        let mut changes = Vec::new();
+        let specs: Vec<TurnSpec> = self.fixture.round(round).cloned().collect();
+        let mut halted: Vec<String> = Vec::new();
+        let mut played = 0;
+        for spec in &specs {
+            let plays = match &spec.replaces {
+                Some(replaced) => halted.contains(replaced),
+                None => self.joined.contains(&spec.persona),
+            };
+            if !plays {
+                continue;
+            }
+            played += 1;
+            halted.retain(|p| Some(p) != spec.replaces.as_ref());
+            self.play_turn(spec, &mut changes);
+            let Some(ruling) = self.judge_turn(spec, &mut changes) else {
+                continue;
+            };
+            match ruling {
+                JudgeDecision::Abort => {
+                    changes.push(self.finish(SessionStatus::Aborted));
+                    return changes;
+                }
+                JudgeDecision::HaltReplace => {
+                    let turn = self.turns.last_mut().expect("a turn was just played");
+                    turn.superseded = true;
+                    changes.push(Change::Turn(turn.clone()));
+                    halted.push(spec.persona.clone());
+                }
+                JudgeDecision::Warn | JudgeDecision::Continue => {}
+            }
+        }
+        if played == 0 {
+            self.round -= 1;
+            changes.push(self.finish(SessionStatus::Completed));
+            return changes;
+        }
+
+        self.signals.push(self.measure_round(round));
+        if self.mode() == ControllerMode::Off {
+            if round >= self.session.max_rounds || round >= self.fixture.last_round() {
+                changes.push(self.finish(SessionStatus::Completed));
+            }
+            return changes;
+        }
+        let decision = self.decide(round);
+        changes.push(Change::Decision(decision.clone()));
+        let outcome = decision.decision.known().unwrap_or(Decision::ContinueBaseline);
+        let persona = decision.signals.escalate_persona.clone();
+        self.latest = Some(decision);
+        match self.mode() {
+            ControllerMode::Gated => self.phase = Phase::Awaiting(round),
+            ControllerMode::Enabled => changes.extend(self.apply(outcome, persona)),
+            ControllerMode::Shadow | ControllerMode::Off => {
+                if round >= self.session.max_rounds || round >= self.fixture.last_round() {
+                    changes.push(self.finish(SessionStatus::Completed));
+                }
+            }
+        }
+        changes
+    }
+
+    fn play_turn(&mut self, spec: &TurnSpec, changes: &mut Vec<Change>) {
+        let turn = Turn {
+            id: self.ids.next(),
+            session_id: self.session.id.clone(),
+            round_number: spec.round,
+            agent_persona: spec.persona.clone(),
+            content: spec.content.clone(),
+            tokens_used: spec.tokens,
+            superseded: false,
+            metadata: TurnMetadata {
+                phase: spec.phase.map(Reported::Known),
+                aspect: spec.aspect.clone(),
+                judge_warning: self.warnings.remove(&spec.persona),
+                replaces: spec.replaces.clone(),
+                other: Default::default(),
+            },
+            created_at: Some(Utc::now()),
+        };
+        if !self.used.contains(&spec.persona) {
+            self.used.push(spec.persona.clone());
+        }
+        self.session.tokens_used += u64::from(spec.tokens);
+        self.turns.push(turn.clone());
+        changes.push(Change::Turn(turn));
+        changes.push(Change::Session(self.session.clone()));
+    }
+
+    fn judge_turn(&mut self, spec: &TurnSpec, changes: &mut Vec<Change>) -> Option<JudgeDecision> {
+        let judged = spec.judge.as_ref()?;
+        let outcome = policy::judge(
+            &JudgeInput {
+                score: judged.score,
+                flags: &judged.flags,
+                pmids: &judged.pmids,
+            },
+            self.last_ruling,
+            &self.config.judge,
+        );
+        self.last_ruling = Some(outcome.decision);
+        if outcome.decision == JudgeDecision::Warn {
+            self.warnings.insert(
+                spec.persona.clone(),
+                format!(
+                    "The judge warned your round {} turn: {}. Stay on the question and add new evidence.",
+                    spec.round,
+                    outcome.reasons.join("; ")
+                ),
+            );
+        }
+        let mut reasons = judged.reasons.clone();
+        reasons.extend(outcome.reasons);
+        changes.push(Change::Judgment(Judgment {
+            id: self.ids.next(),
+            session_id: self.session.id.clone(),
+            round_index: spec.round,
+            agent_persona: spec.persona.clone(),
+            decision: outcome.decision.into(),
+            score: Some(judged.score),
+            reasons,
+            judge_model: judged.model.clone(),
+            pmids: judged.pmids.clone(),
+            created_at: Some(Utc::now()),
+        }));
+        Some(outcome.decision)
+    }
+
+    fn live_turns(&self, round: u32) -> impl Iterator<Item = &Turn> {
+        self.turns
+            .iter()
+            .filter(move |t| t.round_number == round && !t.superseded)
+    }
+
+    fn measure_round(&self, round: u32) -> RoundSignals {
+        let texts: Vec<RoundText<'_>> = (1..=round)
+            .map(|r| RoundText {
+                turns: self.live_turns(r).map(|t| t.content.as_str()).collect(),
+                precomputed_similarity: self.fixture.similarity.get(&r).copied(),
+            })
+            .collect();
+        signals::extract(&texts, &TfIdfCosine)
+    }
+
+    fn decide(&self, round: u32) -> ControllerDecision {
+        let latest: Vec<(&str, &str)> = self
+            .live_turns(round)
+            .map(|t| (t.agent_persona.as_str(), t.content.as_str()))
+            .collect();
+        let format_check = policy::format_check(&latest);
+        let outcome = policy::should_continue(
+            &ControllerState {
+                rounds: &self.signals,
+                format_check: format_check.as_ref(),
+                min_rounds: self.session.min_rounds,
+                max_rounds: self.session.max_rounds,
+                tokens_used: self.session.tokens_used,
+                token_budget: self.session.token_budget,
+                roster: &self.session.personas,
+                used_personas: &self.used,
+            },
+            &self.config.controller,
+        );
+        ControllerDecision {
+            session_id: self.session.id.clone(),
+            round_index: round,
+            decision: outcome.decision.into(),
+            signals: outcome.signals,
+            decided_at: Some(Utc::now()),
+        }
+    }
+
+    /// Makes a decision stand: a stop ends the debate, an escalation brings its persona in
+    /// from the next round.
+    fn apply(&mut self, decision: Decision, persona: Option<String>) -> Vec<Change> {
+        if decision.stops() {
+            return vec![self.finish(SessionStatus::Completed)];
+        }
+        if decision == Decision::EscalateNewPersona
+            && let Some(persona) = persona
+        {
+            if !self.joined.contains(&persona) {
+                self.joined.push(persona.clone());
+            }
+            if !self.used.contains(&persona) {
+                self.used.push(persona);
+            }
+        }
+        if self.round >= self.fixture.last_round() {
+            return vec![self.finish(SessionStatus::Completed)];
+        }
+        Vec::new()
+    }
+
+    fn finish(&mut self, status: SessionStatus) -> Change {
+        self.phase = Phase::Finished;
+        self.session.status = status.into();
+        self.session.num_rounds = Some(self.round);
+        self.session.finished_at = Some(Utc::now());
+        Change::Session(self.session.clone())
+    }
+}

@@ -1,0 +1,108 @@
+//! The in-memory store: the contract's five tables in one process, with subscriptions.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use chrono::Utc;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::AlreadyResolved;
+use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
+
+#[derive(Debug, Default)]
+struct Tables {
+    sessions: BTreeMap<String, Session>,
+    turns: BTreeMap<u64, Turn>,
+    decisions: BTreeMap<(String, u32), ControllerDecision>,
+    judgments: BTreeMap<u64, Judgment>,
+    actions: BTreeMap<(String, u32), OperatorAction>,
+    subscribers: Vec<UnboundedSender<Change>>,
+}
+
+impl Tables {
+    fn rows(&self) -> impl Iterator<Item = Change> + '_ {
+        let sessions = self.sessions.values().cloned().map(Change::Session);
+        let turns = self.turns.values().cloned().map(Change::Turn);
+        let decisions = self.decisions.values().cloned().map(Change::Decision);
+        let judgments = self.judgments.values().cloned().map(Change::Judgment);
+        let actions = self.actions.values().cloned().map(Change::Action);
+        sessions.chain(turns).chain(decisions).chain(judgments).chain(actions)
+    }
+
+    fn upsert(&mut self, change: &Change) {
+        match change {
+            Change::Session(s) => {
+                self.sessions.insert(s.id.clone(), s.clone());
+            }
+            Change::Turn(t) => {
+                self.turns.insert(t.id, t.clone());
+            }
+            Change::Decision(d) => {
+                self.decisions
+                    .insert((d.session_id.clone(), d.round_index), d.clone());
+            }
+            Change::Judgment(j) => {
+                self.judgments.insert(j.id, j.clone());
+            }
+            Change::Action(a) => {
+                self.actions
+                    .insert((a.session_id.clone(), a.round_index), a.clone());
+            }
+        }
+    }
+
+    fn publish(&mut self, change: Change) {
+        self.upsert(&change);
+        self.subscribers.retain(|s| s.send(change.clone()).is_ok());
+    }
+}
+
+/// A shared handle on the in-memory tables.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    tables: Arc<Mutex<Tables>>,
+}
+
+impl MemoryStore {
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Tables> {
+        // A panic while holding the lock cannot leave a table half-written (each write is one
+        // insert), so a poisoned lock is safe to keep using.
+        self.tables.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Inserts or replaces a row and tells every subscriber.
+    pub fn write(&self, change: Change) {
+        self.lock().publish(change);
+    }
+
+    /// Records an operator action unless its decision is already resolved; then the action that
+    /// won is returned instead and nothing is overwritten.
+    pub fn resolve(&self, mut action: OperatorAction) -> Result<OperatorAction, AlreadyResolved> {
+        let mut tables = self.lock();
+        let key = (action.session_id.clone(), action.round_index);
+        if let Some(existing) = tables.actions.get(&key) {
+            return Err(AlreadyResolved {
+                existing: existing.clone(),
+            });
+        }
+        action.created_at = Some(Utc::now());
+        tables.publish(Change::Action(action.clone()));
+        Ok(action)
+    }
+
+    /// Every row so far, then every later change, on one channel: nothing is missed.
+    pub fn subscribe(&self) -> UnboundedReceiver<Change> {
+        let (sender, receiver) = unbounded_channel();
+        let mut tables = self.lock();
+        for row in tables.rows() {
+            // The receiver is alive: it is returned below.
+            let _ = sender.send(row);
+        }
+        tables.subscribers.push(sender);
+        receiver
+    }
+}

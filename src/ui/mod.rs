@@ -1,0 +1,87 @@
+//! Rendering: `view(&Model, &Theme, &mut Frame)` draws the whole console from read-only state,
+//! one file per panel. Every string that came from a debate passes through [`format::inert`]
+//! (or [`format::one_line`]) before it reaches the terminal.
+
+mod charts;
+mod debates;
+mod format;
+mod overlay;
+mod pending;
+mod rounds;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+
+use crate::app::{Focus, Model};
+use crate::theme::Theme;
+
+pub use format::{inert, one_line};
+
+/// Draws the console.
+pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
+    let [header, body, pending_area, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(8),
+        Constraint::Length(9),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    let [list, detail] =
+        Layout::horizontal([Constraint::Percentage(40), Constraint::Fill(1)]).areas(body);
+    let [table, charts_area] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(9)]).areas(detail);
+    let [chart, budget] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Fill(1)]).areas(charts_area);
+
+    render_header(model, theme, frame, header);
+    debates::render(model, theme, frame, list, model.focus == Focus::Debates);
+    let debate = model.selected_debate();
+    rounds::render(model, theme, frame, table, model.focus == Focus::Rounds);
+    charts::similarity(debate, &model.controller, theme, frame, chart);
+    charts::budget(debate, &model.controller, theme, frame, budget);
+    pending::render(debate, theme, frame, pending_area);
+    render_footer(model, theme, frame, footer);
+    if let Some(overlay) = &model.overlay {
+        overlay::render(model, overlay, theme, frame);
+    }
+}
+
+fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let pending: usize = model.debates.iter().filter(|d| d.pending().is_some()).count();
+    let playback = if model.playback.paused {
+        Span::styled(" ⏸ paused ", theme.warn())
+    } else {
+        Span::styled(format!(" ▶ {}x ", model.playback.speed), theme.ok())
+    };
+    let line = Line::from(vec![
+        Span::styled(" gavel ", theme.title()),
+        Span::styled("│ ", theme.muted()),
+        Span::styled(one_line(&model.source), theme.text()),
+        Span::styled(" │", theme.muted()),
+        playback,
+        Span::styled("│ operator ", theme.muted()),
+        Span::styled(one_line(&model.operator), theme.text()),
+        Span::styled(" │ ", theme.muted()),
+        Span::styled(
+            format!("{pending} pending"),
+            if pending > 0 { theme.pending() } else { theme.muted() },
+        ),
+        Span::styled(" │ ? help  q quit", theme.muted()),
+    ]);
+    frame.render_widget(line, area);
+}
+
+fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let line = match &model.flash {
+        Some(flash) => Line::styled(
+            format!(" {}", one_line(&flash.text)),
+            if flash.error { theme.danger() } else { theme.ok() },
+        ),
+        None => Line::styled(
+            " ↑↓ move  Enter drill in  Esc back  a accept  o override  e escalate  space pause  +/- speed  ? help",
+            theme.muted(),
+        ),
+    };
+    frame.render_widget(line, area);
+}

@@ -1,0 +1,121 @@
+//! The rounds table of the selected debate: who spoke, and each round's signals, judge ruling,
+//! controller decision and operator action.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+
+use super::format::{decision_style, figure, one_line, panel, ruling_style};
+use crate::app::{Model, RoundRow, worst_ruling};
+use crate::theme::Theme;
+
+pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+    let Some(debate) = model.selected_debate() else {
+        let block = panel("rounds".to_owned(), theme, focused);
+        frame.render_widget(Paragraph::new("no debates yet").style(theme.muted()).block(block), area);
+        return;
+    };
+    let title = format!(
+        "rounds · {} · {}",
+        one_line(&debate.session.id),
+        one_line(&debate.session.question)
+    );
+    let threshold = model.controller.similarity_threshold;
+    let rows: Vec<Row> = debate.rounds().iter().map(|r| row(r, threshold, theme)).collect();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(3),
+            Constraint::Fill(3),
+            Constraint::Length(5),
+            Constraint::Fill(2),
+            Constraint::Length(4),
+            Constraint::Length(17),
+            Constraint::Length(20),
+            Constraint::Fill(1),
+        ],
+    )
+    .header(
+        Row::new(["#", "persona(s)", "sim", "verdict", "new", "judge", "controller", "operator"])
+            .style(theme.muted()),
+    )
+    .row_highlight_style(theme.selection())
+    .block(panel(title, theme, focused));
+    let selected = model.selected_round().map(|r| r as usize - 1);
+    let mut state = TableState::default().with_selected(selected);
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+fn row<'a>(round: &RoundRow<'_>, threshold: f64, theme: &Theme) -> Row<'a> {
+    let personas: Vec<Span> = round
+        .turns
+        .iter()
+        .enumerate()
+        .flat_map(|(i, turn)| {
+            let style = if turn.superseded {
+                theme.danger().add_modifier(Modifier::CROSSED_OUT)
+            } else if turn.metadata.replaces.is_some() {
+                theme.warn()
+            } else {
+                theme.text()
+            };
+            let separator = (i > 0).then(|| Span::styled(" ", theme.muted()));
+            separator
+                .into_iter()
+                .chain([Span::styled(one_line(&turn.agent_persona), style)])
+        })
+        .collect();
+    let signals = round.decision.map(|d| &d.signals);
+    let similarity = signals.and_then(|s| s.similarity);
+    let similarity_style = match similarity {
+        Some(s) if s >= threshold => theme.ok(),
+        Some(s) if s.is_finite() => theme.text(),
+        Some(_) => theme.danger(),
+        None => theme.muted(),
+    };
+    let verdict = match signals {
+        Some(s) if s.verdict_split == Some(true) => Span::styled(
+            format!("split: {}", one_line(s.verdict.as_deref().unwrap_or(""))),
+            theme.warn(),
+        ),
+        Some(s) => Span::styled(
+            one_line(s.verdict.as_deref().unwrap_or("—")),
+            if s.verdict_stable == Some(true) { theme.ok() } else { theme.text() },
+        ),
+        None => Span::styled("—", theme.muted()),
+    };
+    let new_claims = signals
+        .and_then(|s| s.new_claims)
+        .map_or("—".to_owned(), |n| n.to_string());
+    let judge = match worst_ruling(&round.judgments) {
+        Some(j) => Span::styled(
+            format!("{} {}", figure(j.score), one_line(&j.decision.to_string())),
+            ruling_style(theme, &j.decision),
+        ),
+        None => Span::styled("—", theme.muted()),
+    };
+    let controller = match round.decision {
+        Some(d) => Span::styled(one_line(&d.decision.to_string()), decision_style(theme, &d.decision)),
+        None => Span::styled("—", theme.muted()),
+    };
+    let operator = match round.action {
+        Some(a) => Span::styled(
+            one_line(&format!("{} {}", a.action, a.operator)),
+            theme.accent(),
+        ),
+        None if round.decision.is_some() => Span::styled("·", theme.muted()),
+        None => Span::raw(""),
+    };
+    Row::new(vec![
+        Cell::from(Line::from(round.number.to_string()).right_aligned()),
+        Cell::from(Line::from(personas)),
+        Cell::from(Span::styled(figure(similarity), similarity_style)),
+        Cell::from(verdict),
+        Cell::from(Line::from(new_claims).right_aligned()),
+        Cell::from(judge),
+        Cell::from(controller),
+        Cell::from(operator),
+    ])
+}
