@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "gavel", version, about = "A terminal console for multi-agent LLM debates")]
+#[command(
+    name = "gavel",
+    version,
+    about = "A terminal console for multi-agent LLM debates"
+)]
 pub struct Cli {
     /// Configuration file (default: <config dir>/gavel/config.toml when it exists).
     #[arg(long, global = true, value_name = "FILE")]
@@ -39,7 +43,9 @@ pub enum Commands {
 }
 
 fn parse_speed(raw: &str) -> Result<f64, String> {
-    let speed: f64 = raw.parse().map_err(|_| format!("{raw:?} is not a number"))?;
+    let speed: f64 = raw
+        .parse()
+        .map_err(|_| format!("{raw:?} is not a number"))?;
     if (0.25..=16.0).contains(&speed) {
         Ok(speed)
     } else {

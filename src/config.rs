@@ -62,7 +62,9 @@ impl SimulatorConfig {
             ("gated_timeout_secs", self.gated_timeout_secs),
         ] {
             if !(value.is_finite() && (0.0..=86_400.0).contains(&value)) {
-                return Err(format!("{name} {value} must be between 0 and 86400 seconds"));
+                return Err(format!(
+                    "{name} {value} must be between 0 and 86400 seconds"
+                ));
             }
         }
         Ok(())
@@ -75,9 +77,15 @@ impl Config {
         let config: Config =
             toml::from_str(text).with_context(|| format!("{origin}: invalid configuration"))?;
         let checks = [
-            config.controller.validate().map_err(|e| format!("[controller] {e}")),
+            config
+                .controller
+                .validate()
+                .map_err(|e| format!("[controller] {e}")),
             config.judge.validate().map_err(|e| format!("[judge] {e}")),
-            config.simulator.validate().map_err(|e| format!("[simulator] {e}")),
+            config
+                .simulator
+                .validate()
+                .map_err(|e| format!("[simulator] {e}")),
         ];
         for check in checks {
             if let Err(e) = check {

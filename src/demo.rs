@@ -13,7 +13,11 @@ use crate::store::MemoryStore;
 
 /// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
 /// console's commands. Must be called inside a tokio runtime.
-pub fn start(fixtures: Vec<Fixture>, config: Arc<Config>, events: UnboundedSender<Event>) -> UnboundedSender<Command> {
+pub fn start(
+    fixtures: Vec<Fixture>,
+    config: Arc<Config>,
+    events: UnboundedSender<Event>,
+) -> UnboundedSender<Command> {
     let store = MemoryStore::new();
     let (playback, clock) = watch::channel(Playback::default());
     let ids = Ids::default();

@@ -18,14 +18,16 @@ pub fn default_dir() -> PathBuf {
 
 /// Starts logging to `dir/gavel.log`. Keep the guard alive until exit: dropping it flushes.
 pub fn init(dir: &Path) -> Result<WorkerGuard> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create log directory {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create log directory {}", dir.display()))?;
     let level = match std::env::var("GAVEL_LOG") {
-        Ok(raw) => raw
-            .parse::<LevelFilter>()
-            .map_err(|_| anyhow::anyhow!("GAVEL_LOG={raw:?} is not a level (error, warn, info, debug, trace)"))?,
+        Ok(raw) => raw.parse::<LevelFilter>().map_err(|_| {
+            anyhow::anyhow!("GAVEL_LOG={raw:?} is not a level (error, warn, info, debug, trace)")
+        })?,
         Err(_) => LevelFilter::INFO,
     };
-    let (writer, guard) = tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "gavel.log"));
+    let (writer, guard) =
+        tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "gavel.log"));
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)

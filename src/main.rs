@@ -28,7 +28,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
-        Commands::Demo { fixtures, operator, speed } => {
+        Commands::Demo {
+            fixtures,
+            operator,
+            speed,
+        } => {
             let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
             let _guard = logging::init(&log_dir)?;
             let fixtures = if fixtures.is_empty() {
@@ -42,11 +46,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let operator = operator.unwrap_or_else(|| config.operator_name());
             let source = format!("demo: {} recorded debates", fixtures.len());
             let mut model = Model::new(source, operator, config.controller.clone());
-            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             runtime.block_on(async {
                 let (events, receiver) = unbounded_channel();
                 let commands = demo::start(fixtures, Arc::new(config), events.clone());
-                model.playback = Playback { paused: false, speed };
+                model.playback = Playback {
+                    paused: false,
+                    speed,
+                };
                 let _ = commands.send(Command::SetPlayback(model.playback));
                 tui::run(model, Theme::dark(), (events, receiver), commands).await
             })?;
@@ -72,5 +80,9 @@ fn check(paths: &[std::path::PathBuf]) -> ExitCode {
             }
         }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

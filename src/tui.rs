@@ -69,7 +69,10 @@ pub async fn run(
 }
 
 /// Reads terminal input on a thread of its own and forwards it as events.
-fn spawn_key_reader(events: UnboundedSender<Event>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+fn spawn_key_reader(
+    events: UnboundedSender<Event>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             match event::poll(Duration::from_millis(100)) {

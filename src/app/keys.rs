@@ -2,10 +2,19 @@
 
 /// `(keys, what they do)`, in the order the help overlay shows them.
 pub const KEYS: &[(&str, &str)] = &[
-    ("↑ ↓  k j", "move in the focused list; scroll a round's turns"),
-    ("Enter → l", "drill in: debates -> rounds -> a round's turns"),
+    (
+        "↑ ↓  k j",
+        "move in the focused list; scroll a round's turns",
+    ),
+    (
+        "Enter → l",
+        "drill in: debates -> rounds -> a round's turns",
+    ),
     ("Esc ← h", "back out"),
-    ("Tab", "switch between the debates list and the rounds table"),
+    (
+        "Tab",
+        "switch between the debates list and the rounds table",
+    ),
     ("a", "accept the pending decision"),
     ("o", "override the pending decision (choose the decision)"),
     ("e", "force escalation (choose the persona)"),

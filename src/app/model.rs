@@ -196,10 +196,7 @@ impl Chooser {
     pub fn chosen(&self) -> Intent {
         let option = self.options[self.cursor].clone();
         let (decision, persona) = match self.action {
-            ActionKind::Escalate => (
-                Reported::Known(Decision::EscalateNewPersona),
-                Some(option),
-            ),
+            ActionKind::Escalate => (Reported::Known(Decision::EscalateNewPersona), Some(option)),
             _ => (Reported::parse(&option), None),
         };
         Intent {
@@ -219,7 +216,10 @@ pub enum Overlay {
     Choose(Chooser),
     Confirm(Intent),
     /// A round's turns and rulings, scrolled by `scroll` lines.
-    Round { number: u32, scroll: u16 },
+    Round {
+        number: u32,
+        scroll: u16,
+    },
 }
 
 /// A one-line message for the operator.

@@ -191,7 +191,10 @@ fn start_action(model: &mut Model, action: ActionKind) {
         ActionKind::Escalate => debate.unused_personas(),
     };
     if options.is_empty() {
-        model.flash("every roster persona has already taken part: nobody to bring in", true);
+        model.flash(
+            "every roster persona has already taken part: nobody to bring in",
+            true,
+        );
         return;
     }
     model.overlay = Some(Overlay::Choose(Chooser {

@@ -24,6 +24,10 @@ pub struct SessionMetadata {
     /// The aspects a panel debate works through, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aspects: Vec<String>,
+    /// The conclusion a follow-up debate starts from (an earlier debate's final position, with
+    /// its `VERDICT:` line). Round 1 is measured against it as if it were round 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior: Option<String>,
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }

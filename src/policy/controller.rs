@@ -85,7 +85,10 @@ impl ControllerConfig {
         );
         for (name, max) in bounds {
             if max < self.min_rounds {
-                return Err(format!("{name} {max} is below min_rounds {}", self.min_rounds));
+                return Err(format!(
+                    "{name} {max} is below min_rounds {}",
+                    self.min_rounds
+                ));
             }
         }
         Ok(())
@@ -95,8 +98,12 @@ impl ControllerConfig {
 /// What the controller sees after a round.
 #[derive(Debug, Clone)]
 pub struct ControllerState<'a> {
-    /// Signals of every round so far, round 1 first; the last is the round just finished.
-    pub rounds: &'a [RoundSignals],
+    /// The round just finished, 1-based.
+    pub round: u32,
+    /// Its signals.
+    pub current: &'a RoundSignals,
+    /// The signals of the round before it (for round 1 of a follow-up debate: its prior).
+    pub previous: Option<&'a RoundSignals>,
     /// The format's own convergence check on the round, when the format has one.
     pub format_check: Option<&'a Convergence>,
     pub min_rounds: u32,
@@ -118,13 +125,9 @@ pub struct Outcome {
 
 /// Decides what happens after the last round in `state`.
 pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -> Outcome {
-    let round = state.rounds.len() as u32;
-    let current = state.rounds.last().cloned().unwrap_or_default();
-    let previous = state
-        .rounds
-        .len()
-        .checked_sub(2)
-        .map(|i| &state.rounds[i]);
+    let round = state.round;
+    let current = state.current;
+    let previous = state.previous;
 
     let similar = current
         .similarity
@@ -137,18 +140,23 @@ pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -
 
     let mut reasons = vec![
         match current.similarity {
-            Some(s) if similar => format!(
-                "similarity {s:.2} >= {:.2}",
-                config.similarity_threshold
-            ),
+            Some(s) if similar => {
+                format!("similarity {s:.2} >= {:.2}", config.similarity_threshold)
+            }
             Some(s) => format!("similarity {s:.2} < {:.2}", config.similarity_threshold),
             None => "no similarity: first round".to_owned(),
         },
-        verdict_reason(&current, previous, stable),
+        verdict_reason(current, previous, stable),
         if settled {
-            format!("{} new claims < {}", current.new_claims, config.novelty_threshold)
+            format!(
+                "{} new claims < {}",
+                current.new_claims, config.novelty_threshold
+            )
         } else {
-            format!("{} new claims >= {}", current.new_claims, config.novelty_threshold)
+            format!(
+                "{} new claims >= {}",
+                current.new_claims, config.novelty_threshold
+            )
         },
     ];
     if let Some(check) = state.format_check {
@@ -166,7 +174,8 @@ pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -
         .iter()
         .find(|p| !state.used_personas.contains(p))
         .cloned();
-    let disagreement = similar && current.verdict_split && previous.is_some_and(|p| p.verdict_split);
+    let disagreement =
+        similar && current.verdict_split && previous.is_some_and(|p| p.verdict_split);
 
     let mut escalate_persona = None;
     let (decision, rule) = if spent > config.budget_fraction && round < state.max_rounds {
@@ -190,7 +199,11 @@ pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -
             Decision::ContinueBaseline,
             format!(
                 "round {round} < min_rounds {min_rounds}{}",
-                if met { ": convergence signals met, but too early" } else { "" }
+                if met {
+                    ": convergence signals met, but too early"
+                } else {
+                    ""
+                }
             ),
         )
     } else if similar && stable && settled && format_ok {
@@ -239,7 +252,10 @@ fn verdict_reason(current: &RoundSignals, previous: Option<&RoundSignals>, stabl
     let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_owned());
     match previous {
         _ if current.verdict_split => format!("verdict split: {}", shown(&current.verdict)),
-        None => format!("verdict {}: no previous round", shown(&current.verdict)),
+        None => format!(
+            "verdict {}: nothing earlier to compare",
+            shown(&current.verdict)
+        ),
         Some(_) if stable => format!("verdict {} unchanged", shown(&current.verdict)),
         Some(p) => format!(
             "verdict {} differs from previous {}",

@@ -103,7 +103,10 @@ pub fn judge(
             )
         }
     } else if redundant {
-        (JudgeDecision::Warn, "redundant with earlier turns".to_owned())
+        (
+            JudgeDecision::Warn,
+            "redundant with earlier turns".to_owned(),
+        )
     } else if score < config.continue_min_score {
         (
             JudgeDecision::Warn,

@@ -33,7 +33,10 @@ pub fn new_claims(rounds: &[&str]) -> u32 {
     let mut known: Vec<Claim> = earlier.iter().flat_map(|r| claims(r)).collect();
     let mut fresh = 0;
     for claim in claims(current) {
-        if known.iter().all(|k| jaccard(&claim, k) < SAME_CLAIM_JACCARD) {
+        if known
+            .iter()
+            .all(|k| jaccard(&claim, k) < SAME_CLAIM_JACCARD)
+        {
             fresh += 1;
             known.push(claim);
         }

@@ -1,8 +1,10 @@
 //! Markdown sections that review-style debates use: `DISPUTE`, `MISSED` and `FINDINGS`.
 //!
 //! A section starts at an ATX heading (`## DISPUTE`, any level, any case) and runs to the next
-//! heading. Its items are its bullet lines (`-`, `*`, `1.`); a section with text but no bullets
+//! heading or `VERDICT:` line. Its items are its bullet lines (`-`, `*`, `1.`); a section with text but no bullets
 //! is one item. "none", "n/a", "nothing" and "-" alone do not count as items.
+
+use super::text::verdict_value;
 
 /// The open items of `text`'s DISPUTE and MISSED sections; `None` when it has neither section.
 pub fn open_items(text: &str) -> Option<Vec<String>> {
@@ -44,15 +46,16 @@ fn heading(line: &str) -> Option<&str> {
 
 fn sections(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
+    let mut open = false;
     for line in text.lines() {
-        match heading(line) {
-            Some(title) => out.push((title.to_owned(), String::new())),
-            None => {
-                if let Some((_, body)) = out.last_mut() {
-                    body.push_str(line);
-                    body.push('\n');
-                }
-            }
+        if let Some(title) = heading(line) {
+            out.push((title.to_owned(), String::new()));
+            open = true;
+        } else if verdict_value(line).is_some() {
+            open = false;
+        } else if open && let Some((_, body)) = out.last_mut() {
+            body.push_str(line);
+            body.push('\n');
         }
     }
     out

@@ -10,7 +10,12 @@ use crate::domain::{Change, OperatorAction};
 use crate::store::MemoryStore;
 
 /// Plays `run` to its end. Returns when the debate finishes or the store closes.
-pub async fn drive(mut run: DebateRun, store: MemoryStore, mut clock: Clock, pace: SimulatorConfig) {
+pub async fn drive(
+    mut run: DebateRun,
+    store: MemoryStore,
+    mut clock: Clock,
+    pace: SimulatorConfig,
+) {
     let id = run.session().id.clone();
     let mut feed = store.subscribe();
     write(&store, run.start());

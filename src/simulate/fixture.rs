@@ -22,9 +22,26 @@ use serde::Deserialize;
 use crate::domain::{ControllerMode, Phase, PmidCheck, SessionMetadata};
 use crate::policy::JudgeFlag;
 
-/// The fixtures that ship inside the binary: the demo's default.
+/// `(source, text)` of a file in `fixtures/`, embedded in the binary.
+macro_rules! bundled {
+    ($name:literal) => {
+        (
+            concat!("fixtures/", $name),
+            include_str!(concat!("../../fixtures/", $name)),
+        )
+    };
+}
+
+/// The fixtures that ship inside the binary: the demo's default, in the order it lists them.
 const BUNDLED: &[(&str, &str)] = &[
-    ("fixtures/gated_converges_round3.jsonl", include_str!("../../fixtures/gated_converges_round3.jsonl")),
+    bundled!("gated_converges_round3.jsonl"),
+    bundled!("review_disputes.jsonl"),
+    bundled!("escalation_new_persona.jsonl"),
+    bundled!("budget_safety.jsonl"),
+    bundled!("judge_interventions.jsonl"),
+    bundled!("panel_wastewater.jsonl"),
+    bundled!("never_converges.jsonl"),
+    bundled!("followup_min_rounds.jsonl"),
 ];
 
 /// The session line.
@@ -183,10 +200,14 @@ impl Fixture {
             match record {
                 Record::Session(spec) => {
                     if let Some((first, _)) = &session {
-                        check.fail(line, format!("a second session record (the first is on line {first})"));
+                        check.fail(
+                            line,
+                            format!("a second session record (the first is on line {first})"),
+                        );
                     } else {
                         if !turns.is_empty() || !rounds.is_empty() {
-                            check.fail(line, "the session record must come before turns and rounds");
+                            check
+                                .fail(line, "the session record must come before turns and rounds");
                         }
                         check.session(line, &spec);
                         session = Some((line, spec));
@@ -201,7 +222,10 @@ impl Fixture {
         }
 
         let Some((_, session)) = session else {
-            check.fail(1, "no session record: the first line must be {\"session\": {...}}");
+            check.fail(
+                1,
+                "no session record: the first line must be {\"session\": {...}}",
+            );
             return Err(FixtureErrors(check.errors));
         };
         check.turns(&session, &turns);
@@ -210,12 +234,21 @@ impl Fixture {
         for (line, spec) in rounds {
             if !played.contains(&spec.round) {
                 check.fail(line, format!("round {} has no turns", spec.round));
-            } else if spec.round < 2 {
-                check.fail(line, "round 1 has no previous round to be similar to");
+            } else if spec.round < 2 && session.metadata.prior.is_none() {
+                check.fail(
+                    line,
+                    "round 1 has no previous round (nor a prior) to be similar to",
+                );
             } else if !(0.0..=1.0).contains(&spec.similarity) {
-                check.fail(line, format!("similarity {} is outside 0..1", spec.similarity));
+                check.fail(
+                    line,
+                    format!("similarity {} is outside 0..1", spec.similarity),
+                );
             } else if similarity.insert(spec.round, spec.similarity).is_some() {
-                check.fail(line, format!("a second similarity for round {}", spec.round));
+                check.fail(
+                    line,
+                    format!("a second similarity for round {}", spec.round),
+                );
             }
         }
 
@@ -302,16 +335,31 @@ impl Checker<'_> {
             if turn.round == 0 {
                 self.fail(line, "round numbers start at 1");
             } else if turn.round < round {
-                self.fail(line, format!("round {} after round {round}: turns must be in order", turn.round));
+                self.fail(
+                    line,
+                    format!(
+                        "round {} after round {round}: turns must be in order",
+                        turn.round
+                    ),
+                );
             } else if turn.round > round + 1 {
-                self.fail(line, format!("round {} skips round {}", turn.round, round + 1));
+                self.fail(
+                    line,
+                    format!("round {} skips round {}", turn.round, round + 1),
+                );
             }
             if turn.round != round {
                 round = turn.round;
                 spoken.clear();
             }
             if !session.personas.contains(&turn.persona) {
-                self.fail(line, format!("persona {:?} is not in the session's personas", turn.persona));
+                self.fail(
+                    line,
+                    format!(
+                        "persona {:?} is not in the session's personas",
+                        turn.persona
+                    ),
+                );
             }
             if turn.content.trim().is_empty() {
                 self.fail(line, "content is empty");
@@ -327,7 +375,10 @@ impl Checker<'_> {
                 Some(_) => {}
                 None => {
                     if !spoken.insert(&turn.persona) {
-                        self.fail(line, format!("{} speaks twice in round {round}", turn.persona));
+                        self.fail(
+                            line,
+                            format!("{} speaks twice in round {round}", turn.persona),
+                        );
                     }
                 }
             }

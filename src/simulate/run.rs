@@ -48,6 +48,7 @@ pub struct DebateRun {
     phase: Phase,
     round: u32,
     turns: Vec<Turn>,
+    /// Signals per round; index 0 holds the prior's (empty without one).
     signals: Vec<RoundSignals>,
     latest: Option<ControllerDecision>,
     /// Personas who speak each round.
@@ -71,6 +72,10 @@ impl DebateRun {
             .filter(|t| t.replaces.is_none())
             .map(|t| t.persona.clone())
             .collect();
+        let prior = spec.metadata.prior.as_deref().map(|text| RoundSignals {
+            verdict: signals::verdict(text),
+            ..RoundSignals::default()
+        });
         let session = Session {
             id: spec.id.clone(),
             question: spec.question.clone(),
@@ -99,7 +104,7 @@ impl DebateRun {
             phase: Phase::Ready,
             round: 0,
             turns: Vec::new(),
-            signals: Vec::new(),
+            signals: vec![prior.unwrap_or_default()],
             latest: None,
             warnings: HashMap::new(),
             last_ruling: None,
@@ -247,7 +252,10 @@ impl DebateRun {
         }
         let decision = self.decide(round);
         changes.push(Change::Decision(decision.clone()));
-        let outcome = decision.decision.known().unwrap_or(Decision::ContinueBaseline);
+        let outcome = decision
+            .decision
+            .known()
+            .unwrap_or(Decision::ContinueBaseline);
         let persona = decision.signals.escalate_persona.clone();
         self.latest = Some(decision);
         match self.mode() {
@@ -335,12 +343,20 @@ impl DebateRun {
     }
 
     fn measure_round(&self, round: u32) -> RoundSignals {
-        let texts: Vec<RoundText<'_>> = (1..=round)
-            .map(|r| RoundText {
-                turns: self.live_turns(r).map(|t| t.content.as_str()).collect(),
-                precomputed_similarity: self.fixture.similarity.get(&r).copied(),
-            })
-            .collect();
+        let prior = self
+            .session
+            .metadata
+            .prior
+            .as_deref()
+            .map(|text| RoundText {
+                turns: vec![text],
+                precomputed_similarity: None,
+            });
+        let rounds = (1..=round).map(|r| RoundText {
+            turns: self.live_turns(r).map(|t| t.content.as_str()).collect(),
+            precomputed_similarity: self.fixture.similarity.get(&r).copied(),
+        });
+        let texts: Vec<RoundText<'_>> = prior.into_iter().chain(rounds).collect();
         signals::extract(&texts, &TfIdfCosine)
     }
 
@@ -352,7 +368,10 @@ impl DebateRun {
         let format_check = policy::format_check(&latest);
         let outcome = policy::should_continue(
             &ControllerState {
-                rounds: &self.signals,
+                round,
+                current: &self.signals[round as usize],
+                previous: (round > 1 || self.session.metadata.prior.is_some())
+                    .then(|| &self.signals[round as usize - 1]),
                 format_check: format_check.as_ref(),
                 min_rounds: self.session.min_rounds,
                 max_rounds: self.session.max_rounds,

@@ -26,7 +26,11 @@ impl Tables {
         let decisions = self.decisions.values().cloned().map(Change::Decision);
         let judgments = self.judgments.values().cloned().map(Change::Judgment);
         let actions = self.actions.values().cloned().map(Change::Action);
-        sessions.chain(turns).chain(decisions).chain(judgments).chain(actions)
+        sessions
+            .chain(turns)
+            .chain(decisions)
+            .chain(judgments)
+            .chain(actions)
     }
 
     fn upsert(&mut self, change: &Change) {
@@ -71,7 +75,9 @@ impl MemoryStore {
     fn lock(&self) -> MutexGuard<'_, Tables> {
         // A panic while holding the lock cannot leave a table half-written (each write is one
         // insert), so a poisoned lock is safe to keep using.
-        self.tables.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.tables
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Inserts or replaces a row and tells every subscriber.

@@ -61,7 +61,7 @@ pub fn similarity(
         .y_axis(
             Axis::default()
                 .bounds([0.0, 1.0])
-                .labels(["0".to_owned(), format!("{threshold:.2}"), "1".to_owned()])
+                .labels(["0", "0.5", "1"])
                 .style(theme.muted()),
         );
     frame.render_widget(chart, area);
@@ -92,14 +92,19 @@ pub fn budget(
     let gauge = Gauge::default()
         .ratio(spent.clamp(0.0, 1.0))
         .label(format!("{:.0}%", spent * 100.0))
-        .gauge_style(if spent > safety { theme.danger() } else { theme.ok() });
+        .gauge_style(if spent > safety {
+            theme.danger()
+        } else {
+            theme.ok()
+        });
     frame.render_widget(gauge, gauge_area);
     let column = (f64::from(marker_area.width) * safety).round() as usize;
-    let marker = format!(
-        "{}▲ {:.0}% safety",
-        " ".repeat(column.saturating_sub(1)),
-        safety * 100.0
-    );
+    let label = format!("{:.0}% safety", safety * 100.0);
+    let marker = if column + label.len() < usize::from(marker_area.width) {
+        format!("{}▲ {label}", " ".repeat(column.saturating_sub(1)))
+    } else {
+        format!("{:>width$}", format!("{label} ▲"), width = column)
+    };
     frame.render_widget(Line::styled(marker, theme.threshold()), marker_area);
     let text = vec![
         Line::from(vec![

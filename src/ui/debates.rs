@@ -27,15 +27,25 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
             Reported::Known(SessionStatus::Aborted) | Reported::Unknown(_) => theme.danger(),
         };
         let last = match debate.latest_decision() {
-            Some(d) => Span::styled(one_line(&d.decision.to_string()), decision_style(theme, &d.decision)),
+            Some(d) => Span::styled(
+                one_line(&d.decision.to_string()),
+                decision_style(theme, &d.decision),
+            ),
             None => Span::styled("—", theme.muted()),
         };
         let round = format!("{}/{}", debate.latest_round(), session.max_rounds);
         Row::new(vec![
             Cell::from(marker),
             Cell::from(Span::styled(one_line(&session.id), theme.text())),
-            Cell::from(Span::styled(one_line(&session.controller_mode.to_string()), theme.muted())),
-            Cell::from(Span::styled(one_line(&session.status.to_string()), status_style)),
+            Cell::from(Span::styled(one_line(&session.question), theme.muted())),
+            Cell::from(Span::styled(
+                one_line(&session.controller_mode.to_string()),
+                theme.muted(),
+            )),
+            Cell::from(Span::styled(
+                one_line(&session.status.to_string()),
+                status_style,
+            )),
             Cell::from(Line::from(round).right_aligned()),
             Cell::from(last),
         ])
@@ -44,6 +54,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         rows,
         [
             Constraint::Length(3),
+            Constraint::Length(26),
             Constraint::Fill(1),
             Constraint::Length(7),
             Constraint::Length(9),
@@ -51,9 +62,24 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
             Constraint::Length(20),
         ],
     )
-    .header(Row::new(["", "debate", "mode", "status", "round", "last decision"]).style(theme.muted()))
+    .header(
+        Row::new([
+            "",
+            "debate",
+            "question",
+            "mode",
+            "status",
+            "round",
+            "last decision",
+        ])
+        .style(theme.muted()),
+    )
     .row_highlight_style(theme.selection())
-    .block(panel(format!("debates ({})", model.debates.len()), theme, focused));
+    .block(panel(
+        format!("debates ({})", model.debates.len()),
+        theme,
+        focused,
+    ));
     let mut state = TableState::default().with_selected(Some(model.selected));
     frame.render_stateful_widget(table, area, &mut state);
 }

@@ -20,19 +20,21 @@ pub use format::{inert, one_line};
 
 /// Draws the console.
 pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
-    let [header, body, pending_area, footer] = Layout::vertical([
+    let list_height = (model.debates.len() as u16 + 3).clamp(5, 14);
+    let [header, list, table, band, footer] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Min(8),
-        Constraint::Length(9),
+        Constraint::Length(list_height),
+        Constraint::Min(6),
+        Constraint::Length(11),
         Constraint::Length(1),
     ])
     .areas(frame.area());
-    let [list, detail] =
-        Layout::horizontal([Constraint::Percentage(40), Constraint::Fill(1)]).areas(body);
-    let [table, charts_area] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(9)]).areas(detail);
-    let [chart, budget] =
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Fill(1)]).areas(charts_area);
+    let [pending_area, chart, budget] = Layout::horizontal([
+        Constraint::Fill(1),
+        Constraint::Percentage(27),
+        Constraint::Percentage(20),
+    ])
+    .areas(band);
 
     render_header(model, theme, frame, header);
     debates::render(model, theme, frame, list, model.focus == Focus::Debates);
@@ -48,7 +50,11 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 }
 
 fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let pending: usize = model.debates.iter().filter(|d| d.pending().is_some()).count();
+    let pending: usize = model
+        .debates
+        .iter()
+        .filter(|d| d.pending().is_some())
+        .count();
     let playback = if model.playback.paused {
         Span::styled(" ⏸ paused ", theme.warn())
     } else {
@@ -65,7 +71,11 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Span::styled(" │ ", theme.muted()),
         Span::styled(
             format!("{pending} pending"),
-            if pending > 0 { theme.pending() } else { theme.muted() },
+            if pending > 0 {
+                theme.pending()
+            } else {
+                theme.muted()
+            },
         ),
         Span::styled(" │ ? help  q quit", theme.muted()),
     ]);
@@ -76,7 +86,11 @@ fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let line = match &model.flash {
         Some(flash) => Line::styled(
             format!(" {}", one_line(&flash.text)),
-            if flash.error { theme.danger() } else { theme.ok() },
+            if flash.error {
+                theme.danger()
+            } else {
+                theme.ok()
+            },
         ),
         None => Line::styled(
             " ↑↓ move  Enter drill in  Esc back  a accept  o override  e escalate  space pause  +/- speed  ? help",

@@ -47,7 +47,10 @@ fn help(theme: &Theme, frame: &mut Frame) {
         .collect();
     lines.push(Line::styled(" any key closes this help", theme.muted()));
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(panel("keys".to_owned(), theme, true)), area);
+    frame.render_widget(
+        Paragraph::new(lines).block(panel("keys".to_owned(), theme, true)),
+        area,
+    );
 }
 
 fn choose(chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
@@ -74,12 +77,24 @@ fn choose(chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
 fn confirm(intent: &Intent, theme: &Theme, frame: &mut Frame) {
     let area = centered(frame, 72, 7);
     let what = match &intent.persona {
-        Some(persona) => format!("{} → {} (bring in {})", intent.action, intent.decision, one_line(persona)),
+        Some(persona) => format!(
+            "{} → {} (bring in {})",
+            intent.action,
+            intent.decision,
+            one_line(persona)
+        ),
         None => format!("{} → {}", intent.action, intent.decision),
     };
     let lines = vec![
         Line::from(vec![
-            Span::styled(format!("{} · round {}: ", one_line(&intent.session_id), intent.round_index), theme.muted()),
+            Span::styled(
+                format!(
+                    "{} · round {}: ",
+                    one_line(&intent.session_id),
+                    intent.round_index
+                ),
+                theme.muted(),
+            ),
             Span::styled(what, theme.pending()),
         ]),
         Line::raw(""),
@@ -103,14 +118,20 @@ fn round(model: &Model, number: u32, scroll: u16, theme: &Theme, frame: &mut Fra
         return;
     };
     let full = frame.area();
-    let area = centered(frame, full.width.saturating_sub(8), full.height.saturating_sub(4));
+    let area = centered(
+        frame,
+        full.width.saturating_sub(8),
+        full.height.saturating_sub(4),
+    );
     let row = debate.round(number);
     let mut lines: Vec<Line> = Vec::new();
     for turn in &row.turns {
         let mut head = vec![Span::styled(
             one_line(&turn.agent_persona),
             if turn.superseded {
-                theme.danger().add_modifier(Modifier::CROSSED_OUT | Modifier::BOLD)
+                theme
+                    .danger()
+                    .add_modifier(Modifier::CROSSED_OUT | Modifier::BOLD)
             } else {
                 theme.title()
             },
@@ -119,36 +140,67 @@ fn round(model: &Model, number: u32, scroll: u16, theme: &Theme, frame: &mut Fra
             head.push(Span::styled("  superseded", theme.danger()));
         }
         if let Some(replaced) = &turn.metadata.replaces {
-            head.push(Span::styled(format!("  replaces {}", one_line(replaced)), theme.warn()));
+            head.push(Span::styled(
+                format!("  replaces {}", one_line(replaced)),
+                theme.warn(),
+            ));
         }
         if let Some(aspect) = &turn.metadata.aspect {
-            head.push(Span::styled(format!("  aspect {}", one_line(aspect)), theme.muted()));
+            head.push(Span::styled(
+                format!("  aspect {}", one_line(aspect)),
+                theme.muted(),
+            ));
         }
         if let Some(phase) = &turn.metadata.phase {
-            head.push(Span::styled(format!("  {}", one_line(&phase.to_string())), theme.muted()));
+            head.push(Span::styled(
+                format!("  {}", one_line(&phase.to_string())),
+                theme.muted(),
+            ));
         }
         head.push(Span::styled(
             format!("  {} tokens", thousands(u64::from(turn.tokens_used))),
             theme.muted(),
         ));
-        for judgment in row.judgments.iter().filter(|j| j.agent_persona == turn.agent_persona) {
+        for judgment in row
+            .judgments
+            .iter()
+            .filter(|j| j.agent_persona == turn.agent_persona)
+        {
             head.push(Span::styled(
-                format!("  judge {} {}", figure(judgment.score), one_line(&judgment.decision.to_string())),
+                format!(
+                    "  judge {} {}",
+                    figure(judgment.score),
+                    one_line(&judgment.decision.to_string())
+                ),
                 ruling_style(theme, &judgment.decision),
             ));
         }
         lines.push(Line::from(head));
         if let Some(warning) = &turn.metadata.judge_warning {
-            lines.push(Line::styled(format!("⚠ {}", one_line(warning)), theme.warn()));
+            lines.push(Line::styled(
+                format!("⚠ {}", one_line(warning)),
+                theme.warn(),
+            ));
         }
-        for judgment in row.judgments.iter().filter(|j| j.agent_persona == turn.agent_persona) {
+        for judgment in row
+            .judgments
+            .iter()
+            .filter(|j| j.agent_persona == turn.agent_persona)
+        {
             if !judgment.reasons.is_empty() {
                 let reasons: Vec<String> = judgment.reasons.iter().map(|r| one_line(r)).collect();
-                lines.push(Line::styled(format!("judge: {}", reasons.join(" · ")), theme.muted()));
+                lines.push(Line::styled(
+                    format!("judge: {}", reasons.join(" · ")),
+                    theme.muted(),
+                ));
             }
         }
         let content: String = turn.content.chars().take(MAX_TURN_CHARS).collect();
-        let style = if turn.superseded { theme.muted() } else { theme.text() };
+        let style = if turn.superseded {
+            theme.muted()
+        } else {
+            theme.text()
+        };
         lines.extend(
             content
                 .lines()
@@ -157,7 +209,10 @@ fn round(model: &Model, number: u32, scroll: u16, theme: &Theme, frame: &mut Fra
         let total = turn.content.chars().count();
         if total > MAX_TURN_CHARS {
             lines.push(Line::styled(
-                format!("… {} more characters not shown", thousands((total - MAX_TURN_CHARS) as u64)),
+                format!(
+                    "… {} more characters not shown",
+                    thousands((total - MAX_TURN_CHARS) as u64)
+                ),
                 theme.warn(),
             ));
         }

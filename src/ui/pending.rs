@@ -18,8 +18,14 @@ pub fn render(debate: Option<&Debate>, theme: &Theme, frame: &mut Frame, area: R
         return;
     };
     let (title, lines) = match (debate.pending(), debate.latest_decision()) {
-        (Some(pending), _) => ("pending decision".to_owned(), pending_lines(debate, pending, theme)),
-        (None, Some(latest)) => ("latest decision".to_owned(), settled_lines(debate, latest, theme)),
+        (Some(pending), _) => (
+            "pending decision".to_owned(),
+            pending_lines(debate, pending, theme),
+        ),
+        (None, Some(latest)) => (
+            "latest decision".to_owned(),
+            settled_lines(debate, latest, theme),
+        ),
         (None, None) => (
             "decision".to_owned(),
             vec![Line::styled(
@@ -46,12 +52,19 @@ fn headline<'a>(decision: &ControllerDecision, theme: &Theme) -> Vec<Span<'a>> {
         ),
     ];
     if let Some(persona) = &decision.signals.escalate_persona {
-        spans.push(Span::styled(format!(" → {}", one_line(persona)), theme.warn()));
+        spans.push(Span::styled(
+            format!(" → {}", one_line(persona)),
+            theme.warn(),
+        ));
     }
     spans
 }
 
-fn pending_lines<'a>(debate: &Debate, decision: &ControllerDecision, theme: &Theme) -> Vec<Line<'a>> {
+fn pending_lines<'a>(
+    debate: &Debate,
+    decision: &ControllerDecision,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
     let mode = match &debate.session.controller_mode {
         Reported::Known(ControllerMode::Gated) => {
             "gated: the orchestrator waits for you; on timeout the controller's decision stands"
@@ -81,7 +94,11 @@ fn pending_lines<'a>(debate: &Debate, decision: &ControllerDecision, theme: &The
     lines
 }
 
-fn settled_lines<'a>(debate: &Debate, decision: &ControllerDecision, theme: &Theme) -> Vec<Line<'a>> {
+fn settled_lines<'a>(
+    debate: &Debate,
+    decision: &ControllerDecision,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
     let session = &debate.session;
     let mut head = headline(decision, theme);
     let standing = match debate.actions.get(&decision.round_index) {
@@ -114,7 +131,10 @@ fn signal_line<'a>(s: &Signals, theme: &Theme) -> Line<'a> {
         Some(false) => Span::styled(" ✗", theme.danger()),
         None => Span::styled(" ?", theme.muted()),
     };
-    let similar = s.similarity.zip(s.similarity_threshold).map(|(v, t)| v >= t);
+    let similar = s
+        .similarity
+        .zip(s.similarity_threshold)
+        .map(|(v, t)| v >= t);
     let settled = s.new_claims.zip(s.novelty_threshold).map(|(n, t)| n < t);
     let verdict = match (s.verdict_split, &s.verdict) {
         (Some(true), Some(v)) => format!("split {}", one_line(v)),
@@ -130,7 +150,11 @@ fn signal_line<'a>(s: &Signals, theme: &Theme) -> Line<'a> {
     Line::from(vec![
         Span::styled("similarity ", theme.muted()),
         Span::styled(
-            format!("{} / {}", figure(s.similarity), figure(s.similarity_threshold)),
+            format!(
+                "{} / {}",
+                figure(s.similarity),
+                figure(s.similarity_threshold)
+            ),
             theme.text(),
         ),
         check(similar),
@@ -142,7 +166,8 @@ fn signal_line<'a>(s: &Signals, theme: &Theme) -> Line<'a> {
             format!(
                 "{} / <{}",
                 s.new_claims.map_or("—".to_owned(), |n| n.to_string()),
-                s.novelty_threshold.map_or("—".to_owned(), |n| n.to_string())
+                s.novelty_threshold
+                    .map_or("—".to_owned(), |n| n.to_string())
             ),
             theme.text(),
         ),

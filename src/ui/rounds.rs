@@ -14,7 +14,12 @@ use crate::theme::Theme;
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
     let Some(debate) = model.selected_debate() else {
         let block = panel("rounds".to_owned(), theme, focused);
-        frame.render_widget(Paragraph::new("no debates yet").style(theme.muted()).block(block), area);
+        frame.render_widget(
+            Paragraph::new("no debates yet")
+                .style(theme.muted())
+                .block(block),
+            area,
+        );
         return;
     };
     let title = format!(
@@ -23,23 +28,36 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         one_line(&debate.session.question)
     );
     let threshold = model.controller.similarity_threshold;
-    let rows: Vec<Row> = debate.rounds().iter().map(|r| row(r, threshold, theme)).collect();
+    let rows: Vec<Row> = debate
+        .rounds()
+        .iter()
+        .map(|r| row(r, threshold, theme))
+        .collect();
     let table = Table::new(
         rows,
         [
             Constraint::Length(3),
-            Constraint::Fill(3),
-            Constraint::Length(5),
             Constraint::Fill(2),
+            Constraint::Length(5),
+            Constraint::Fill(1),
             Constraint::Length(4),
             Constraint::Length(17),
             Constraint::Length(20),
-            Constraint::Fill(1),
+            Constraint::Length(16),
         ],
     )
     .header(
-        Row::new(["#", "persona(s)", "sim", "verdict", "new", "judge", "controller", "operator"])
-            .style(theme.muted()),
+        Row::new([
+            "#",
+            "persona(s)",
+            "sim",
+            "verdict",
+            "new",
+            "judge",
+            "controller",
+            "operator",
+        ])
+        .style(theme.muted()),
     )
     .row_highlight_style(theme.selection())
     .block(panel(title, theme, focused));
@@ -82,7 +100,11 @@ fn row<'a>(round: &RoundRow<'_>, threshold: f64, theme: &Theme) -> Row<'a> {
         ),
         Some(s) => Span::styled(
             one_line(s.verdict.as_deref().unwrap_or("—")),
-            if s.verdict_stable == Some(true) { theme.ok() } else { theme.text() },
+            if s.verdict_stable == Some(true) {
+                theme.ok()
+            } else {
+                theme.text()
+            },
         ),
         None => Span::styled("—", theme.muted()),
     };
@@ -97,7 +119,10 @@ fn row<'a>(round: &RoundRow<'_>, threshold: f64, theme: &Theme) -> Row<'a> {
         None => Span::styled("—", theme.muted()),
     };
     let controller = match round.decision {
-        Some(d) => Span::styled(one_line(&d.decision.to_string()), decision_style(theme, &d.decision)),
+        Some(d) => Span::styled(
+            one_line(&d.decision.to_string()),
+            decision_style(theme, &d.decision),
+        ),
         None => Span::styled("—", theme.muted()),
     };
     let operator = match round.action {
