@@ -27,32 +27,32 @@ impl Decision {
 }
 
 /// `signal_json`: what the controller saw. Every key is optional because foreign writers may
-/// omit any of them; gavel's own controller fills them all.
+/// omit any of them; gavel writes them all, `null` where a signal does not apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub similarity: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub similarity_threshold: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub verdict: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub previous_verdict: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub verdict_stable: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub verdict_split: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub new_claims: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub novelty_threshold: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub open_disputes: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub tokens_used: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub token_budget: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub escalate_persona: Option<String>,
     #[serde(default)]
     pub reasons: Vec<String>,

@@ -1,0 +1,72 @@
+//! Helpers shared by the integration tests: load a bundled fixture and play it to the end.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use gavel::config::Config;
+use gavel::domain::{Change, ControllerDecision, ControllerMode, Decision, Reported, Session, Turn};
+use gavel::simulate::{DebateRun, Fixture, Ids};
+
+pub fn fixture(name: &str) -> Fixture {
+    Fixture::load(std::path::Path::new(&format!("fixtures/{name}.jsonl"))).expect("bundled fixture is valid")
+}
+
+/// A run of fixture `name` with its mode replaced by `mode`.
+pub fn run(name: &str, mode: ControllerMode) -> DebateRun {
+    let mut fixture = fixture(name);
+    fixture.session.controller_mode = mode;
+    DebateRun::new(fixture, Arc::new(Config::default()), Ids::default())
+}
+
+/// Every row a run writes until it finishes or `rounds` rounds have been played.
+pub fn play(run: &mut DebateRun, rounds: usize) -> Vec<Change> {
+    let mut changes = run.start();
+    for _ in 0..rounds {
+        if run.is_finished() || run.awaiting().is_some() {
+            break;
+        }
+        changes.extend(run.play_round());
+    }
+    changes
+}
+
+pub fn decisions(changes: &[Change]) -> Vec<ControllerDecision> {
+    changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Decision(d) => Some(d.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn turns(changes: &[Change]) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for change in changes {
+        if let Change::Turn(turn) = change {
+            match turns.iter_mut().find(|t| t.id == turn.id) {
+                Some(existing) => *existing = turn.clone(),
+                None => turns.push(turn.clone()),
+            }
+        }
+    }
+    turns
+}
+
+pub fn last_session(changes: &[Change]) -> Session {
+    changes
+        .iter()
+        .rev()
+        .find_map(|c| match c {
+            Change::Session(s) => Some(s.clone()),
+            _ => None,
+        })
+        .expect("a session row")
+}
+
+pub fn known(decision: &ControllerDecision) -> Decision {
+    match decision.decision {
+        Reported::Known(d) => d,
+        Reported::Unknown(ref raw) => panic!("unknown decision {raw}"),
+    }
+}
