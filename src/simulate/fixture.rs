@@ -184,13 +184,16 @@ impl Fixture {
         let mut session: Option<(usize, SessionSpec)> = None;
         let mut turns: Vec<TurnSpec> = Vec::new();
         let mut rounds: Vec<(usize, RoundSpec)> = Vec::new();
+        let mut first_record_failed = None;
 
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             if raw.trim().is_empty() {
                 continue;
             }
-            let record = match serde_json::from_str::<Record>(raw) {
+            let parsed = serde_json::from_str::<Record>(raw);
+            first_record_failed.get_or_insert(parsed.is_err());
+            let record = match parsed {
                 Ok(record) => record,
                 Err(e) => {
                     check.fail(line, json_error(&e));
@@ -222,10 +225,13 @@ impl Fixture {
         }
 
         let Some((_, session)) = session else {
-            check.fail(
-                1,
-                "no session record: the first line must be {\"session\": {...}}",
-            );
+            // A first record that failed to parse has already been reported.
+            if first_record_failed != Some(true) {
+                check.fail(
+                    1,
+                    "no session record: the first line must be {\"session\": {...}}",
+                );
+            }
             return Err(FixtureErrors(check.errors));
         };
         check.turns(&session, &turns);

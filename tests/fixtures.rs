@@ -1,0 +1,94 @@
+//! Fixture files: every bundled recording is valid; each invalid file is refused with the file,
+//! the line and what is wrong.
+
+use std::path::Path;
+
+use gavel::simulate::Fixture;
+
+#[test]
+fn every_bundled_fixture_is_valid_and_embedded() {
+    let embedded = Fixture::bundled().expect("bundled fixtures are valid");
+    let on_disk: Vec<_> = std::fs::read_dir("fixtures")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(embedded.len(), on_disk.len(), "every file in fixtures/ is embedded");
+    for path in on_disk {
+        let fixture = Fixture::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(embedded.iter().any(|b| b.session.id == fixture.session.id));
+    }
+    let ids: std::collections::BTreeSet<_> = embedded.iter().map(|f| f.session.id.clone()).collect();
+    assert_eq!(ids.len(), embedded.len(), "session ids are unique");
+}
+
+fn errors(name: &str) -> Vec<String> {
+    let path = format!("tests/data/invalid/{name}.jsonl");
+    match Fixture::load(Path::new(&path)) {
+        Ok(_) => panic!("{path} was accepted"),
+        Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
+    }
+}
+
+#[test]
+fn broken_json_names_file_line_and_column() {
+    assert_eq!(
+        errors("broken_json"),
+        ["tests/data/invalid/broken_json.jsonl:3: column 79: EOF while parsing a string"]
+    );
+}
+
+#[test]
+fn an_unknown_mode_is_refused_with_the_choices() {
+    let errors = errors("unknown_mode");
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].starts_with("tests/data/invalid/unknown_mode.jsonl:1: "), "{errors:?}");
+    assert!(errors[0].contains("\"sometimes\"") && errors[0].contains("off, shadow, enabled, gated"), "{errors:?}");
+}
+
+#[test]
+fn every_turn_problem_is_reported_at_its_line() {
+    let errors = errors("bad_turns");
+    let expected = [
+        ":3: persona \"ghost\" is not in the session's personas",
+        ":4: round 3 skips round 2",
+        ":5: skeptic speaks twice in round 3",
+        ":6: judge score 1.5 is outside 0..1",
+    ];
+    assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+    for (error, want) in errors.iter().zip(expected) {
+        assert!(error.ends_with(want), "{error} should end with {want}");
+    }
+}
+
+#[test]
+fn a_file_without_a_session_is_refused() {
+    let errors = errors("no_session");
+    assert!(errors.iter().any(|e| e.contains(":1: no session record")), "{errors:?}");
+}
+
+#[test]
+fn unknown_fields_bad_replacements_and_bad_round_records() {
+    let errors = errors("bad_fields");
+    assert!(errors[0].contains(":2: column") && errors[0].contains("unknown field `mood`"), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains(":3: replaces \"synthesizer\", who has not spoken")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains(":4: round 1 has no previous round")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains(":5: round 2 has no turns")), "{errors:?}");
+}
+
+#[test]
+fn unreadable_files_say_so() {
+    let error = Fixture::load(Path::new("tests/data/invalid/missing.jsonl")).unwrap_err();
+    assert!(error.to_string().starts_with("tests/data/invalid/missing.jsonl:0: cannot read"));
+}
+
+#[test]
+fn hostile_content_is_kept_verbatim_for_display_to_neutralise() {
+    let text = concat!(
+        r#"{"session": {"id": "x", "question": "q", "controller_mode": "off", "personas": ["a"], "token_budget": 10}}"#,
+        "\n",
+        r#"{"turn": {"round": 1, "persona": "a", "tokens": 1, "content": "\u001b[2J\u001b]0;pwned\u0007 hi"}}"#
+    );
+    let fixture = Fixture::parse("inline", text).unwrap();
+    assert_eq!(fixture.turns[0].content, "\u{1b}[2J\u{1b}]0;pwned\u{7} hi");
+}
