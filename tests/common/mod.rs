@@ -70,3 +70,34 @@ pub fn known(decision: &ControllerDecision) -> Decision {
         Reported::Unknown(ref raw) => panic!("unknown decision {raw}"),
     }
 }
+
+use gavel::app::{Event, Model, update};
+use gavel::policy::ControllerConfig;
+
+/// The console as the demo shows it once every bundled debate has played as far as it can
+/// without an operator: gated debates wait on their first decision, the rest have finished.
+pub fn demo_model() -> (Model, Vec<DebateRun>) {
+    let mut model = Model::new("demo: 8 recorded debates".into(), "alice".into(), ControllerConfig::default());
+    let ids = Ids::default();
+    let mut runs = Vec::new();
+    for fixture in Fixture::bundled().unwrap() {
+        let mut run = DebateRun::new(fixture, Arc::new(Config::default()), ids.clone());
+        for change in play(&mut run, 20) {
+            update(&mut model, Event::Store(change));
+        }
+        runs.push(run);
+    }
+    (model, runs)
+}
+
+pub fn key(code: crossterm::event::KeyCode) -> Event {
+    Event::Key(crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE))
+}
+
+pub fn char(c: char) -> Event {
+    key(crossterm::event::KeyCode::Char(c))
+}
+
+pub fn select(model: &mut Model, id: &str) {
+    model.selected = model.debates.iter().position(|d| d.session.id == id).expect("debate on screen");
+}

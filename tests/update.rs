@@ -1,0 +1,226 @@
+//! `update()`: the operator's flows through accept, override, escalate and cancel, playback,
+//! navigation, and the round trip through the store back into the simulator.
+
+mod common;
+
+use common::{char, demo_model, key, select};
+use crossterm::event::KeyCode;
+use gavel::app::{Command, Event, Focus, Overlay, update};
+use gavel::domain::{ActionKind, Change, Decision, Reported};
+use gavel::store::MemoryStore;
+
+fn resolve_command(commands: &[Command]) -> gavel::domain::OperatorAction {
+    match commands {
+        [Command::Resolve(action)] => action.clone(),
+        other => panic!("expected one Resolve, got {other:?}"),
+    }
+}
+
+#[test]
+fn accept_then_y_records_the_controllers_decision() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "fasting-insulin-0412");
+    assert!(update(&mut model, char('a')).is_empty());
+    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    let action = resolve_command(&update(&mut model, char('y')));
+    assert_eq!(action.session_id, "fasting-insulin-0412");
+    assert_eq!(action.round_index, 1);
+    assert_eq!(action.action, Reported::Known(ActionKind::Accept));
+    assert_eq!(action.decision, Reported::Known(Decision::ContinueBaseline));
+    assert_eq!(action.operator, "alice");
+    assert!(model.overlay.is_none());
+}
+
+#[test]
+fn any_key_but_y_cancels_a_confirmation() {
+    let (mut model, _) = demo_model();
+    for cancel in [char('n'), char('q'), key(KeyCode::Esc), char('a')] {
+        update(&mut model, char('a'));
+        assert!(update(&mut model, cancel).is_empty());
+        assert!(model.overlay.is_none());
+        assert!(!model.quit, "q cancels the confirmation, it does not quit");
+        assert!(model.flash.as_ref().unwrap().text.contains("cancelled"));
+    }
+}
+
+#[test]
+fn override_chooses_among_the_other_decisions() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "fasting-insulin-0412");
+    update(&mut model, char('o'));
+    let Some(Overlay::Choose(chooser)) = &model.overlay else {
+        panic!("expected the decision list, got {:?}", model.overlay);
+    };
+    assert_eq!(chooser.options, ["stop_converged", "stop_max_rounds", "stop_safety"]);
+    update(&mut model, key(KeyCode::Down));
+    update(&mut model, key(KeyCode::Down));
+    update(&mut model, key(KeyCode::Down));
+    update(&mut model, key(KeyCode::Enter));
+    let action = resolve_command(&update(&mut model, char('y')));
+    assert_eq!(action.action, Reported::Known(ActionKind::Override));
+    assert_eq!(action.decision, Reported::Known(Decision::StopSafety));
+    assert_eq!(action.persona, None);
+}
+
+#[test]
+fn escalation_chooses_an_unused_persona() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "fasting-insulin-0412");
+    update(&mut model, char('e'));
+    let Some(Overlay::Choose(chooser)) = &model.overlay else {
+        panic!("expected the persona list");
+    };
+    assert_eq!(chooser.options, ["clinician"]);
+    update(&mut model, key(KeyCode::Enter));
+    let action = resolve_command(&update(&mut model, char('y')));
+    assert_eq!(action.action, Reported::Known(ActionKind::Escalate));
+    assert_eq!(action.decision, Reported::Known(Decision::EscalateNewPersona));
+    assert_eq!(action.persona.as_deref(), Some("clinician"));
+}
+
+#[test]
+fn esc_in_a_chooser_cancels() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('o'));
+    assert!(update(&mut model, key(KeyCode::Esc)).is_empty());
+    assert!(model.overlay.is_none());
+}
+
+#[test]
+fn actions_need_a_pending_decision() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "sepsis-ml-replacement");
+    for c in ['a', 'o', 'e'] {
+        update(&mut model, char(c));
+        assert!(model.overlay.is_none());
+        let flash = model.flash.clone().unwrap();
+        assert!(flash.error && flash.text.contains("no pending decision on sepsis-ml-replacement"));
+    }
+}
+
+#[test]
+fn losing_a_race_tells_who_won() {
+    let (mut model, runs) = demo_model();
+    let store = MemoryStore::new();
+    let winner = gavel::domain::OperatorAction {
+        session_id: runs[0].session().id.clone(),
+        round_index: 1,
+        action: ActionKind::Override.into(),
+        decision: Decision::StopSafety.into(),
+        persona: None,
+        operator: "bob".into(),
+        note: None,
+        created_at: None,
+    };
+    store.resolve(winner.clone()).unwrap();
+    update(&mut model, char('a'));
+    let mine = resolve_command(&update(&mut model, char('y')));
+    update(&mut model, Event::Resolved(store.resolve(mine)));
+    let flash = model.flash.clone().unwrap();
+    assert!(flash.error);
+    assert!(flash.text.contains("already resolved by bob: override -> stop_safety"), "{}", flash.text);
+}
+
+#[test]
+fn the_round_trip_resolves_the_pending_decision_and_the_debate_moves_on() {
+    let (mut model, mut runs) = demo_model();
+    let store = MemoryStore::new();
+    let mut rows = store.subscribe();
+    assert!(model.debates[0].pending().is_some());
+    update(&mut model, char('a'));
+    let action = resolve_command(&update(&mut model, char('y')));
+    update(&mut model, Event::Resolved(store.resolve(action)));
+    while let Ok(change) = rows.try_recv() {
+        if let Change::Action(action) = &change {
+            runs[0].resolve(action);
+        }
+        update(&mut model, Event::Store(change));
+    }
+    assert!(model.debates[0].pending().is_none());
+    assert!(model.flash.as_ref().unwrap().text.starts_with("recorded: alice accept"));
+    for change in runs[0].play_round() {
+        update(&mut model, Event::Store(change));
+    }
+    assert_eq!(model.debates[0].latest_round(), 2);
+    assert_eq!(model.debates[0].pending().unwrap().round_index, 2);
+}
+
+#[test]
+fn playback_keys() {
+    let (mut model, _) = demo_model();
+    let commands = update(&mut model, char(' '));
+    assert!(matches!(commands[..], [Command::SetPlayback(p)] if p.paused));
+    update(&mut model, char('+'));
+    assert_eq!(model.playback.speed, 2.0);
+    for _ in 0..10 {
+        update(&mut model, char('-'));
+    }
+    assert_eq!(model.playback.speed, 0.25, "speed bottoms out");
+    assert!(model.playback.paused, "speed changes keep the pause");
+}
+
+#[test]
+fn help_opens_with_question_mark_and_any_key_closes_it() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('?'));
+    assert_eq!(model.overlay, Some(Overlay::Help));
+    update(&mut model, key(KeyCode::Down));
+    assert!(model.overlay.is_none());
+    update(&mut model, char('q'));
+    assert!(model.quit);
+}
+
+#[test]
+fn arrows_move_and_enter_drills_into_a_round() {
+    let (mut model, _) = demo_model();
+    update(&mut model, key(KeyCode::Down));
+    update(&mut model, key(KeyCode::Down));
+    assert_eq!(model.selected, 2);
+    update(&mut model, key(KeyCode::Up));
+    assert_eq!(model.selected, 1);
+    select(&mut model, "als-phase3-subgroup");
+    update(&mut model, key(KeyCode::Enter));
+    assert_eq!(model.focus, Focus::Rounds);
+    assert_eq!(model.selected_round(), Some(5), "the rounds table follows the latest round");
+    update(&mut model, key(KeyCode::Up));
+    update(&mut model, key(KeyCode::Up));
+    assert_eq!(model.selected_round(), Some(3));
+    update(&mut model, key(KeyCode::Enter));
+    assert_eq!(model.overlay, Some(Overlay::Round { number: 3, scroll: 0 }));
+    update(&mut model, key(KeyCode::Down));
+    assert_eq!(model.overlay, Some(Overlay::Round { number: 3, scroll: 1 }));
+    update(&mut model, key(KeyCode::Esc));
+    assert!(model.overlay.is_none());
+    update(&mut model, key(KeyCode::Esc));
+    assert_eq!(model.focus, Focus::Debates);
+}
+
+#[test]
+fn new_debates_never_move_the_selection() {
+    let (mut model, runs) = demo_model();
+    select(&mut model, "als-phase3-subgroup");
+    let mut late = runs[0].session().clone();
+    late.id = "late-arrival".into();
+    update(&mut model, Event::Store(Change::Session(late)));
+    assert_eq!(model.selected_debate().unwrap().session.id, "als-phase3-subgroup");
+    assert_eq!(model.debates.last().unwrap().session.id, "late-arrival");
+}
+
+#[test]
+fn rows_before_their_session_are_kept() {
+    let (mut model, runs) = demo_model();
+    let orphan = gavel::domain::ControllerDecision {
+        session_id: "not-yet-seen".into(),
+        round_index: 1,
+        decision: Reported::Unknown("pause_for_coffee".into()),
+        signals: Default::default(),
+        decided_at: None,
+    };
+    update(&mut model, Event::Store(Change::Decision(orphan)));
+    let debate = model.debate("not-yet-seen").unwrap();
+    assert_eq!(debate.latest_decision().unwrap().decision.to_string(), "unknown(pause_for_coffee)");
+    let mut session = runs[0].session().clone();
+    session.id = "not-yet-seen".into();
+    update(&mut model, Event::Store(Change::Session(session)));
+    assert_eq!(model.debate("not-yet-seen").unwrap().decisions.len(), 1);
+}
