@@ -16,7 +16,11 @@ fn a_all_three_signals_at_round_3_stop_converged_with_3_rounds() {
     let kinds: Vec<Decision> = decisions.iter().map(known).collect();
     assert_eq!(
         kinds,
-        [Decision::ContinueBaseline, Decision::ContinueBaseline, Decision::StopConverged]
+        [
+            Decision::ContinueBaseline,
+            Decision::ContinueBaseline,
+            Decision::StopConverged
+        ]
     );
     let signals = &decisions[2].signals;
     assert!(signals.similarity.unwrap() >= 0.9);
@@ -33,7 +37,10 @@ fn b_signals_met_at_round_1_still_run_to_round_2() {
     let changes = play(&mut debate, 20);
     let decisions = decisions(&changes);
     let first = &decisions[0].signals;
-    assert!(first.similarity.unwrap() >= 0.9, "round 1 is measured against the prior");
+    assert!(
+        first.similarity.unwrap() >= 0.9,
+        "round 1 is measured against the prior"
+    );
     assert_eq!(first.verdict_stable, Some(true));
     assert_eq!(first.new_claims, Some(0));
     assert_eq!(known(&decisions[0]), Decision::ContinueBaseline);
@@ -53,13 +60,20 @@ fn c_stable_disagreement_escalates_and_the_new_persona_joins() {
         .expect("an escalation");
     assert_eq!(escalation.round_index, 3);
     assert_eq!(escalation.signals.verdict_split, Some(true));
-    assert_eq!(escalation.signals.escalate_persona.as_deref(), Some("biostatistician"));
+    assert_eq!(
+        escalation.signals.escalate_persona.as_deref(),
+        Some("biostatistician")
+    );
     let joined: Vec<u32> = turns(&changes)
         .iter()
         .filter(|t| t.agent_persona == "biostatistician")
         .map(|t| t.round_number)
         .collect();
-    assert_eq!(joined, [4, 5], "the new persona speaks from the next round on");
+    assert_eq!(
+        joined,
+        [4, 5],
+        "the new persona speaks from the next round on"
+    );
     assert_eq!(known(decisions.last().unwrap()), Decision::StopConverged);
 }
 
@@ -67,7 +81,11 @@ fn c_stable_disagreement_escalates_and_the_new_persona_joins() {
 fn without_escalation_the_reserve_persona_never_speaks() {
     let mut debate = run("escalation_new_persona", ControllerMode::Shadow);
     let changes = play(&mut debate, 20);
-    assert!(turns(&changes).iter().all(|t| t.agent_persona != "biostatistician"));
+    assert!(
+        turns(&changes)
+            .iter()
+            .all(|t| t.agent_persona != "biostatistician")
+    );
 }
 
 #[test]
@@ -76,7 +94,11 @@ fn d_never_converging_stops_at_max_rounds_8() {
     let changes = play(&mut debate, 20);
     let decisions = decisions(&changes);
     assert_eq!(decisions.len(), 8);
-    assert!(decisions[..7].iter().all(|d| known(d) == Decision::ContinueBaseline));
+    assert!(
+        decisions[..7]
+            .iter()
+            .all(|d| known(d) == Decision::ContinueBaseline)
+    );
     assert_eq!(known(&decisions[7]), Decision::StopMaxRounds);
     assert_eq!(last_session(&changes).num_rounds, Some(8));
 }
@@ -88,7 +110,10 @@ fn e_token_budget_fires_before_max_rounds() {
     let last = decisions(&changes).pop().unwrap();
     assert_eq!(known(&last), Decision::StopSafety);
     assert!(last.round_index < 8);
-    let (used, budget) = (last.signals.tokens_used.unwrap(), last.signals.token_budget.unwrap());
+    let (used, budget) = (
+        last.signals.tokens_used.unwrap(),
+        last.signals.token_budget.unwrap(),
+    );
     assert!(used as f64 > 0.8 * budget as f64);
     let session = last_session(&changes);
     assert_eq!(session.num_rounds, Some(last.round_index));
@@ -127,7 +152,9 @@ impl Case {
     }
 
     fn decide(&self, config: &ControllerConfig) -> (Decision, gavel::domain::Signals) {
-        let roster: Vec<String> = ["theorist", "skeptic", "ethicist"].map(String::from).to_vec();
+        let roster: Vec<String> = ["theorist", "skeptic", "ethicist"]
+            .map(String::from)
+            .to_vec();
         let outcome = should_continue(
             &ControllerState {
                 round: self.round,
@@ -185,25 +212,51 @@ fn thresholds_come_from_configuration() {
 #[test]
 fn min_rounds_floor_is_two_even_if_a_session_asks_for_one() {
     let config = ControllerConfig::default();
-    let mut case = Case::at(1, signals(Some(0.99), "approve", false, 0), signals(None, "approve", false, 0));
+    let mut case = Case::at(
+        1,
+        signals(Some(0.99), "approve", false, 0),
+        signals(None, "approve", false, 0),
+    );
     case.round = 1;
     let (decision, signals) = case.decide(&config);
     assert_eq!(decision, Decision::ContinueBaseline);
-    assert!(signals.reasons.last().unwrap().contains("convergence signals met, but too early"));
+    assert!(
+        signals
+            .reasons
+            .last()
+            .unwrap()
+            .contains("convergence signals met, but too early")
+    );
 }
 
 #[test]
 fn safety_fires_above_the_budget_fraction_only() {
     let config = ControllerConfig::default();
-    let mut case = Case::at(2, signals(Some(0.2), "a", false, 5), signals(None, "b", false, 5));
+    let mut case = Case::at(
+        2,
+        signals(Some(0.2), "a", false, 5),
+        signals(None, "b", false, 5),
+    );
     case.tokens_used = 8_000;
-    assert_eq!(case.decide(&config).0, Decision::ContinueBaseline, "exactly 80% is not more than 80%");
+    assert_eq!(
+        case.decide(&config).0,
+        Decision::ContinueBaseline,
+        "exactly 80% is not more than 80%"
+    );
     case.tokens_used = 8_001;
     assert_eq!(case.decide(&config).0, Decision::StopSafety);
     case.round = 1;
-    assert_eq!(case.decide(&config).0, Decision::StopSafety, "the budget overrides min_rounds");
+    assert_eq!(
+        case.decide(&config).0,
+        Decision::StopSafety,
+        "the budget overrides min_rounds"
+    );
     case.round = 8;
-    assert_eq!(case.decide(&config).0, Decision::StopMaxRounds, "at max_rounds the bound is the reason");
+    assert_eq!(
+        case.decide(&config).0,
+        Decision::StopMaxRounds,
+        "at max_rounds the bound is the reason"
+    );
 }
 
 #[test]
@@ -225,7 +278,11 @@ fn stable_disagreement_picks_an_unused_persona_or_continues() {
 
     case.used.pop();
     case.previous = Some(self::signals(Some(0.4), "approve", false, 2));
-    assert_eq!(case.decide(&config).0, Decision::ContinueBaseline, "one split round is not stable disagreement");
+    assert_eq!(
+        case.decide(&config).0,
+        Decision::ContinueBaseline,
+        "one split round is not stable disagreement"
+    );
 }
 
 #[test]
@@ -252,18 +309,37 @@ fn max_rounds_per_debate_type() {
     assert_eq!(config.max_rounds_for("panel"), 6);
     assert_eq!(config.max_rounds_for("standard"), 8);
     config.max_rounds_by_type.insert("quick".into(), 1);
-    assert!(config.validate().unwrap_err().contains("max_rounds_by_type.quick"));
+    assert!(
+        config
+            .validate()
+            .unwrap_err()
+            .contains("max_rounds_by_type.quick")
+    );
 }
 
 #[test]
 fn every_signal_key_is_written() {
-    let case = Case::at(3, signals(Some(0.5), "a", false, 2), signals(Some(0.4), "a", false, 2));
+    let case = Case::at(
+        3,
+        signals(Some(0.5), "a", false, 2),
+        signals(Some(0.4), "a", false, 2),
+    );
     let (_, signals) = case.decide(&ControllerConfig::default());
     let json = serde_json::to_value(&signals).unwrap();
     for key in [
-        "similarity", "similarity_threshold", "verdict", "previous_verdict", "verdict_stable",
-        "verdict_split", "new_claims", "novelty_threshold", "open_disputes", "tokens_used",
-        "token_budget", "escalate_persona", "reasons",
+        "similarity",
+        "similarity_threshold",
+        "verdict",
+        "previous_verdict",
+        "verdict_stable",
+        "verdict_split",
+        "new_claims",
+        "novelty_threshold",
+        "open_disputes",
+        "tokens_used",
+        "token_budget",
+        "escalate_persona",
+        "reasons",
     ] {
         assert!(json.get(key).is_some(), "signal_json lacks {key}: {json}");
     }

@@ -7,7 +7,11 @@ use gavel::signals::open_items;
 fn empty_markers_do_not_count_as_disputes() {
     for empty in ["none", "None.", "n/a", "N/A", "- none", "nothing", "-", ""] {
         let text = format!("Position.\n\n## DISPUTE\n{empty}\n\n## MISSED\nn/a\n\nVERDICT: accept");
-        assert_eq!(open_items(&text), Some(vec![]), "{empty:?} counted as a dispute");
+        assert_eq!(
+            open_items(&text),
+            Some(vec![]),
+            "{empty:?} counted as a dispute"
+        );
     }
 }
 
@@ -58,6 +62,10 @@ fn the_format_decides_which_check_applies() {
     assert!(format_check(&[("a", "plain text, no sections")]).is_none());
     let disputes = format_check(&[("a", "## DISPUTE\n- x")]).unwrap();
     assert!(!disputes.converged);
-    let findings = format_check(&[("a", "## FINDINGS\n- [F1] x"), ("b", "## FINDINGS\n- [F1] y")]).unwrap();
+    let findings = format_check(&[
+        ("a", "## FINDINGS\n- [F1] x"),
+        ("b", "## FINDINGS\n- [F1] y"),
+    ])
+    .unwrap();
     assert!(findings.converged);
 }

@@ -13,12 +13,17 @@ fn every_bundled_fixture_is_valid_and_embedded() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
-    assert_eq!(embedded.len(), on_disk.len(), "every file in fixtures/ is embedded");
+    assert_eq!(
+        embedded.len(),
+        on_disk.len(),
+        "every file in fixtures/ is embedded"
+    );
     for path in on_disk {
         let fixture = Fixture::load(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(embedded.iter().any(|b| b.session.id == fixture.session.id));
     }
-    let ids: std::collections::BTreeSet<_> = embedded.iter().map(|f| f.session.id.clone()).collect();
+    let ids: std::collections::BTreeSet<_> =
+        embedded.iter().map(|f| f.session.id.clone()).collect();
     assert_eq!(ids.len(), embedded.len(), "session ids are unique");
 }
 
@@ -42,8 +47,14 @@ fn broken_json_names_file_line_and_column() {
 fn an_unknown_mode_is_refused_with_the_choices() {
     let errors = errors("unknown_mode");
     assert_eq!(errors.len(), 1);
-    assert!(errors[0].starts_with("tests/data/invalid/unknown_mode.jsonl:1: "), "{errors:?}");
-    assert!(errors[0].contains("\"sometimes\"") && errors[0].contains("off, shadow, enabled, gated"), "{errors:?}");
+    assert!(
+        errors[0].starts_with("tests/data/invalid/unknown_mode.jsonl:1: "),
+        "{errors:?}"
+    );
+    assert!(
+        errors[0].contains("\"sometimes\"") && errors[0].contains("off, shadow, enabled, gated"),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -64,22 +75,47 @@ fn every_turn_problem_is_reported_at_its_line() {
 #[test]
 fn a_file_without_a_session_is_refused() {
     let errors = errors("no_session");
-    assert!(errors.iter().any(|e| e.contains(":1: no session record")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains(":1: no session record")),
+        "{errors:?}"
+    );
 }
 
 #[test]
 fn unknown_fields_bad_replacements_and_bad_round_records() {
     let errors = errors("bad_fields");
-    assert!(errors[0].contains(":2: column") && errors[0].contains("unknown field `mood`"), "{errors:?}");
-    assert!(errors.iter().any(|e| e.contains(":3: replaces \"synthesizer\", who has not spoken")), "{errors:?}");
-    assert!(errors.iter().any(|e| e.contains(":4: round 1 has no previous round")), "{errors:?}");
-    assert!(errors.iter().any(|e| e.contains(":5: round 2 has no turns")), "{errors:?}");
+    assert!(
+        errors[0].contains(":2: column") && errors[0].contains("unknown field `mood`"),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains(":3: replaces \"synthesizer\", who has not spoken")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains(":4: round 1 has no previous round")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains(":5: round 2 has no turns")),
+        "{errors:?}"
+    );
 }
 
 #[test]
 fn unreadable_files_say_so() {
     let error = Fixture::load(Path::new("tests/data/invalid/missing.jsonl")).unwrap_err();
-    assert!(error.to_string().starts_with("tests/data/invalid/missing.jsonl:0: cannot read"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("tests/data/invalid/missing.jsonl:0: cannot read")
+    );
 }
 
 #[test]

@@ -4,8 +4,14 @@ use gavel::signals::{RoundText, Similarity, TfIdfCosine, extract, new_claims, ve
 
 #[test]
 fn verdict_lines_in_any_case_and_emphasis_last_one_wins() {
-    assert_eq!(verdict("Body.\nVERDICT: Proceed to Phase III."), Some("proceed to phase iii".into()));
-    assert_eq!(verdict("**Verdict:** no   benefit"), Some("no benefit".into()));
+    assert_eq!(
+        verdict("Body.\nVERDICT: Proceed to Phase III."),
+        Some("proceed to phase iii".into())
+    );
+    assert_eq!(
+        verdict("**Verdict:** no   benefit"),
+        Some("no benefit".into())
+    );
     assert_eq!(verdict("verdict: a\nlater\n- VERDICT: b"), Some("b".into()));
     assert_eq!(verdict("The verdict is unclear."), None);
     assert_eq!(verdict("VERDICT:   "), None);
@@ -13,8 +19,14 @@ fn verdict_lines_in_any_case_and_emphasis_last_one_wins() {
 
 #[test]
 fn verdict_from_a_json_field_bare_or_fenced() {
-    assert_eq!(verdict(r#"{"verdict": "Accept", "score": 3}"#), Some("accept".into()));
-    assert_eq!(verdict("Here:\n```json\n{\"verdict\": \"reject\"}\n```\n"), Some("reject".into()));
+    assert_eq!(
+        verdict(r#"{"verdict": "Accept", "score": 3}"#),
+        Some("accept".into())
+    );
+    assert_eq!(
+        verdict("Here:\n```json\n{\"verdict\": \"reject\"}\n```\n"),
+        Some("reject".into())
+    );
     assert_eq!(verdict(r#"{"verdict": 3}"#), None);
     assert_eq!(verdict("{not json"), None);
 }
@@ -35,13 +47,29 @@ fn tfidf_similarity_bounds() {
 #[test]
 fn a_precomputed_similarity_wins_over_the_lexical_one() {
     let rounds = [
-        RoundText { turns: vec!["alpha beta gamma"], precomputed_similarity: None },
-        RoundText { turns: vec!["alpha beta gamma"], precomputed_similarity: Some(0.42) },
+        RoundText {
+            turns: vec!["alpha beta gamma"],
+            precomputed_similarity: None,
+        },
+        RoundText {
+            turns: vec!["alpha beta gamma"],
+            precomputed_similarity: Some(0.42),
+        },
     ];
     assert_eq!(extract(&rounds, &TfIdfCosine).similarity, Some(0.42));
-    let lexical = [rounds[0].clone(), RoundText { precomputed_similarity: None, ..rounds[1].clone() }];
+    let lexical = [
+        rounds[0].clone(),
+        RoundText {
+            precomputed_similarity: None,
+            ..rounds[1].clone()
+        },
+    ];
     assert_eq!(extract(&lexical, &TfIdfCosine).similarity, Some(1.0));
-    assert_eq!(extract(&rounds[..1], &TfIdfCosine).similarity, None, "round 1 has nothing to compare");
+    assert_eq!(
+        extract(&rounds[..1], &TfIdfCosine).similarity,
+        None,
+        "round 1 has nothing to compare"
+    );
 }
 
 #[test]
@@ -52,24 +80,50 @@ fn a_custom_similarity_plugs_in() {
             self.0
         }
     }
-    let rounds = [RoundText { turns: vec!["x"], ..Default::default() }, RoundText { turns: vec!["y"], ..Default::default() }];
+    let rounds = [
+        RoundText {
+            turns: vec!["x"],
+            ..Default::default()
+        },
+        RoundText {
+            turns: vec!["y"],
+            ..Default::default()
+        },
+    ];
     assert_eq!(extract(&rounds, &Always(0.77)).similarity, Some(0.77));
 }
 
 #[test]
 fn new_claims_count_sentences_not_said_before() {
-    let earlier = "Calorie matched trials show no insulin benefit. Weight loss explains the effect.";
-    assert_eq!(new_claims(&[earlier, "Calorie matched trials show no insulin benefit. Agreed."]), 0);
+    let earlier =
+        "Calorie matched trials show no insulin benefit. Weight loss explains the effect.";
     assert_eq!(
-        new_claims(&[earlier, "Calorie matched trials show no insulin benefit. Circadian timing shifts glucose peaks measurably."]),
+        new_claims(&[
+            earlier,
+            "Calorie matched trials show no insulin benefit. Agreed."
+        ]),
+        0
+    );
+    assert_eq!(
+        new_claims(&[
+            earlier,
+            "Calorie matched trials show no insulin benefit. Circadian timing shifts glucose peaks measurably."
+        ]),
         1
     );
     assert_eq!(
-        new_claims(&[earlier, "Circadian timing shifts glucose peaks measurably; circadian timing shifts glucose peaks measurably."]),
+        new_claims(&[
+            earlier,
+            "Circadian timing shifts glucose peaks measurably; circadian timing shifts glucose peaks measurably."
+        ]),
         1,
         "a claim restated within the round counts once"
     );
-    assert_eq!(new_claims(&["Short.", "Also short. VERDICT: accept"]), 0, "fewer than three content words is no claim");
+    assert_eq!(
+        new_claims(&["Short.", "Also short. VERDICT: accept"]),
+        0,
+        "fewer than three content words is no claim"
+    );
 }
 
 #[test]

@@ -8,14 +8,20 @@ use std::time::Duration;
 use common::{decisions, known, last_session, play, run, turns};
 use gavel::config::{Config, SimulatorConfig};
 use gavel::domain::{
-    ActionKind, Change, ControllerMode, Decision, JudgeDecision, OperatorAction, Reported, SessionStatus,
-    TIMEOUT_OPERATOR,
+    ActionKind, Change, ControllerMode, Decision, JudgeDecision, OperatorAction, Reported,
+    SessionStatus, TIMEOUT_OPERATOR,
 };
 use gavel::simulate::{Clock, DebateRun, Ids, Playback, drive};
 use gavel::store::MemoryStore;
 use tokio::sync::watch;
 
-fn action(run: &DebateRun, round: u32, kind: ActionKind, decision: Decision, persona: Option<&str>) -> OperatorAction {
+fn action(
+    run: &DebateRun,
+    round: u32,
+    kind: ActionKind,
+    decision: Decision,
+    persona: Option<&str>,
+) -> OperatorAction {
     OperatorAction {
         session_id: run.session().id.clone(),
         round_index: round,
@@ -34,9 +40,18 @@ fn gated_waits_for_the_operator_after_every_decision() {
     let changes = play(&mut debate, 5);
     assert_eq!(decisions(&changes).len(), 1);
     assert_eq!(debate.awaiting(), Some(1));
-    assert!(debate.play_round().is_empty(), "no round plays while waiting");
+    assert!(
+        debate.play_round().is_empty(),
+        "no round plays while waiting"
+    );
 
-    let accept = action(&debate, 1, ActionKind::Accept, Decision::ContinueBaseline, None);
+    let accept = action(
+        &debate,
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline,
+        None,
+    );
     assert!(debate.resolve(&accept).is_empty());
     assert_eq!(debate.awaiting(), None);
     assert!(debate.resolve(&accept).is_empty(), "a round resolves once");
@@ -64,7 +79,10 @@ fn the_gated_timeout_records_the_controllers_decision_by_operator_timeout() {
     let timeout = debate.timeout_action().expect("waiting");
     assert_eq!(timeout.operator, TIMEOUT_OPERATOR);
     assert_eq!(timeout.action, Reported::Known(ActionKind::Accept));
-    assert_eq!(timeout.decision, Reported::Known(Decision::ContinueBaseline));
+    assert_eq!(
+        timeout.decision,
+        Reported::Known(Decision::ContinueBaseline)
+    );
     debate.resolve(&timeout);
     assert!(debate.timeout_action().is_none());
 }
@@ -75,7 +93,11 @@ fn shadow_records_counterfactuals_while_the_fixed_loop_runs_on() {
     let changes = play(&mut debate, 20);
     let kinds: Vec<Decision> = decisions(&changes).iter().map(known).collect();
     assert_eq!(kinds.len(), 5, "all recorded rounds are played");
-    assert_eq!(kinds[2], Decision::StopConverged, "the controller would have stopped at 3");
+    assert_eq!(
+        kinds[2],
+        Decision::StopConverged,
+        "the controller would have stopped at 3"
+    );
     assert_eq!(last_session(&changes).num_rounds, Some(5));
 }
 
@@ -83,10 +105,23 @@ fn shadow_records_counterfactuals_while_the_fixed_loop_runs_on() {
 fn a_shadow_override_applies_at_the_next_round_boundary() {
     let mut debate = run("never_converges", ControllerMode::Shadow);
     play(&mut debate, 3);
-    let stop = action(&debate, 3, ActionKind::Override, Decision::StopConverged, None);
-    assert!(debate.resolve(&stop).is_empty(), "nothing happens until the boundary");
+    let stop = action(
+        &debate,
+        3,
+        ActionKind::Override,
+        Decision::StopConverged,
+        None,
+    );
+    assert!(
+        debate.resolve(&stop).is_empty(),
+        "nothing happens until the boundary"
+    );
     let changes = debate.play_round();
-    assert_eq!(changes.len(), 1, "the boundary stops the debate before round 4");
+    assert_eq!(
+        changes.len(),
+        1,
+        "the boundary stops the debate before round 4"
+    );
     assert_eq!(last_session(&changes).num_rounds, Some(3));
 }
 
@@ -94,7 +129,13 @@ fn a_shadow_override_applies_at_the_next_round_boundary() {
 fn a_shadow_accept_is_only_a_label() {
     let mut debate = run("never_converges", ControllerMode::Shadow);
     play(&mut debate, 2);
-    let accept = action(&debate, 2, ActionKind::Accept, Decision::ContinueBaseline, None);
+    let accept = action(
+        &debate,
+        2,
+        ActionKind::Accept,
+        Decision::ContinueBaseline,
+        None,
+    );
     debate.resolve(&accept);
     let changes = debate.play_round();
     assert_eq!(decisions(&changes)[0].round_index, 3);
@@ -104,8 +145,18 @@ fn a_shadow_accept_is_only_a_label() {
 fn an_operator_escalation_brings_the_chosen_persona_in_at_the_next_round() {
     let mut debate = run("escalation_new_persona", ControllerMode::Shadow);
     let changes = play(&mut debate, 3);
-    assert!(turns(&changes).iter().all(|t| t.agent_persona != "biostatistician"));
-    let escalate = action(&debate, 3, ActionKind::Escalate, Decision::EscalateNewPersona, Some("biostatistician"));
+    assert!(
+        turns(&changes)
+            .iter()
+            .all(|t| t.agent_persona != "biostatistician")
+    );
+    let escalate = action(
+        &debate,
+        3,
+        ActionKind::Escalate,
+        Decision::EscalateNewPersona,
+        Some("biostatistician"),
+    );
     debate.resolve(&escalate);
     let round4 = turns(&debate.play_round());
     assert!(round4.iter().any(|t| t.agent_persona == "biostatistician"));
@@ -115,10 +166,20 @@ fn an_operator_escalation_brings_the_chosen_persona_in_at_the_next_round() {
 fn a_persona_without_recorded_turns_joins_silently() {
     let mut debate = run("escalation_new_persona", ControllerMode::Gated);
     play(&mut debate, 1);
-    let escalate = action(&debate, 1, ActionKind::Escalate, Decision::EscalateNewPersona, Some("ethicist"));
+    let escalate = action(
+        &debate,
+        1,
+        ActionKind::Escalate,
+        Decision::EscalateNewPersona,
+        Some("ethicist"),
+    );
     debate.resolve(&escalate);
     let round2 = turns(&debate.play_round());
-    assert_eq!(round2.len(), 4, "the recording has no ethicist turn; the others speak");
+    assert_eq!(
+        round2.len(),
+        4,
+        "the recording has no ethicist turn; the others speak"
+    );
     assert_eq!(debate.awaiting(), Some(2));
 }
 
@@ -146,7 +207,9 @@ fn rulings(changes: &[Change]) -> Vec<(u32, String, JudgeDecision)> {
     changes
         .iter()
         .filter_map(|c| match c {
-            Change::Judgment(j) => Some((j.round_index, j.agent_persona.clone(), j.decision.known()?)),
+            Change::Judgment(j) => {
+                Some((j.round_index, j.agent_persona.clone(), j.decision.known()?))
+            }
             _ => None,
         })
         .filter(|(_, _, d)| *d != JudgeDecision::Continue)
@@ -166,20 +229,50 @@ fn judge_warn_then_halt_replace_then_abort_on_an_unverified_pmid() {
         ]
     );
     let turns = turns(&changes);
-    let skeptic2 = turns.iter().find(|t| t.round_number == 2 && t.agent_persona == "skeptic").unwrap();
-    assert!(skeptic2.metadata.judge_warning.as_deref().unwrap().contains("judge warned"));
-    let skeptic3 = turns.iter().find(|t| t.round_number == 3 && t.agent_persona == "skeptic");
-    assert!(skeptic3.is_none(), "the debate aborted at the theorist's turn");
-    let halted = turns.iter().find(|t| t.round_number == 2 && t.agent_persona == "domain_expert").unwrap();
+    let skeptic2 = turns
+        .iter()
+        .find(|t| t.round_number == 2 && t.agent_persona == "skeptic")
+        .unwrap();
+    assert!(
+        skeptic2
+            .metadata
+            .judge_warning
+            .as_deref()
+            .unwrap()
+            .contains("judge warned")
+    );
+    let skeptic3 = turns
+        .iter()
+        .find(|t| t.round_number == 3 && t.agent_persona == "skeptic");
+    assert!(
+        skeptic3.is_none(),
+        "the debate aborted at the theorist's turn"
+    );
+    let halted = turns
+        .iter()
+        .find(|t| t.round_number == 2 && t.agent_persona == "domain_expert")
+        .unwrap();
     assert!(halted.superseded);
-    let replacement = turns.iter().find(|t| t.round_number == 2 && t.agent_persona == "oncologist").unwrap();
-    assert_eq!(replacement.metadata.replaces.as_deref(), Some("domain_expert"));
+    let replacement = turns
+        .iter()
+        .find(|t| t.round_number == 2 && t.agent_persona == "oncologist")
+        .unwrap();
+    assert_eq!(
+        replacement.metadata.replaces.as_deref(),
+        Some("domain_expert")
+    );
     assert!(!replacement.superseded);
     let session = last_session(&changes);
     assert_eq!(session.status.known(), Some(SessionStatus::Aborted));
     assert_eq!(session.num_rounds, Some(3));
-    let round2 = decisions(&changes).into_iter().find(|d| d.round_index == 2).unwrap();
-    assert!(round2.signals.verdict.unwrap().contains("uncertain"), "signals skip the superseded turn");
+    let round2 = decisions(&changes)
+        .into_iter()
+        .find(|d| d.round_index == 2)
+        .unwrap();
+    assert!(
+        round2.signals.verdict.unwrap().contains("uncertain"),
+        "signals skip the superseded turn"
+    );
 }
 
 #[test]
@@ -187,9 +280,22 @@ fn the_panel_debate_plays_parallel_takes_by_aspect() {
     let mut debate = run("panel_wastewater", ControllerMode::Shadow);
     let changes = play(&mut debate, 20);
     let turns = turns(&changes);
-    assert_eq!(turns.iter().filter(|t| t.round_number == 2).count(), 4, "four parallel takes");
+    assert_eq!(
+        turns.iter().filter(|t| t.round_number == 2).count(),
+        4,
+        "four parallel takes"
+    );
     let aspects: Vec<_> = (2..=4)
-        .map(|r| turns.iter().find(|t| t.round_number == r).unwrap().metadata.aspect.clone().unwrap())
+        .map(|r| {
+            turns
+                .iter()
+                .find(|t| t.round_number == r)
+                .unwrap()
+                .metadata
+                .aspect
+                .clone()
+                .unwrap()
+        })
         .collect();
     assert_eq!(aspects, ["privacy", "efficacy", "equity"]);
     let first = turns.first().unwrap().metadata.phase.clone();
@@ -212,7 +318,13 @@ fn the_review_debate_converges_once_disputes_close() {
 fn the_memory_store_resolves_a_decision_once_and_catches_subscribers_up() {
     let store = MemoryStore::new();
     let debate = run("gated_converges_round3", ControllerMode::Gated);
-    let first = action(&debate, 1, ActionKind::Accept, Decision::ContinueBaseline, None);
+    let first = action(
+        &debate,
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline,
+        None,
+    );
     let mut second = action(&debate, 1, ActionKind::Override, Decision::StopSafety, None);
     second.operator = "bob".into();
     assert!(store.resolve(first).is_ok());
@@ -253,7 +365,14 @@ async fn a_driven_gated_debate_times_out_to_the_controllers_decisions() {
             _ => None,
         })
         .collect();
-    assert_eq!(timeouts, [(1, "timeout".into()), (2, "timeout".into()), (3, "timeout".into())]);
+    assert_eq!(
+        timeouts,
+        [
+            (1, "timeout".into()),
+            (2, "timeout".into()),
+            (3, "timeout".into())
+        ]
+    );
     assert_eq!(last_session(&changes).num_rounds, Some(3));
 }
 
@@ -264,7 +383,12 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     let fixture = common::fixture("gated_converges_round3");
     let id = fixture.session.id.clone();
     let debate = DebateRun::new(fixture, Arc::new(Config::default()), Ids::default());
-    let task = tokio::spawn(drive(debate, store.clone(), Clock::new(clock), fast_pace(3600.0)));
+    let task = tokio::spawn(drive(
+        debate,
+        store.clone(),
+        Clock::new(clock),
+        fast_pace(3600.0),
+    ));
 
     let mut rows = store.subscribe();
     let waiting_on = |rows: &mut tokio::sync::mpsc::UnboundedReceiver<Change>| {
@@ -279,7 +403,10 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     tokio::time::sleep(Duration::from_secs(10)).await;
     assert_eq!(waiting_on(&mut rows), Some(1));
 
-    playback.send_replace(Playback { paused: true, speed: 1.0 });
+    playback.send_replace(Playback {
+        paused: true,
+        speed: 1.0,
+    });
     let accept = OperatorAction {
         session_id: id.clone(),
         round_index: 1,
@@ -294,7 +421,10 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     tokio::time::sleep(Duration::from_secs(60)).await;
     assert_eq!(waiting_on(&mut rows), None, "paused: round 2 does not play");
 
-    playback.send_replace(Playback { paused: false, speed: 4.0 });
+    playback.send_replace(Playback {
+        paused: false,
+        speed: 4.0,
+    });
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(waiting_on(&mut rows), Some(2));
 
@@ -305,7 +435,10 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
         ..store_action_template(&id)
     };
     store.resolve(stop).unwrap();
-    tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .unwrap()
+        .unwrap();
 }
 
 fn store_action_template(id: &str) -> OperatorAction {

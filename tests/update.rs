@@ -51,7 +51,10 @@ fn override_chooses_among_the_other_decisions() {
     let Some(Overlay::Choose(chooser)) = &model.overlay else {
         panic!("expected the decision list, got {:?}", model.overlay);
     };
-    assert_eq!(chooser.options, ["stop_converged", "stop_max_rounds", "stop_safety"]);
+    assert_eq!(
+        chooser.options,
+        ["stop_converged", "stop_max_rounds", "stop_safety"]
+    );
     update(&mut model, key(KeyCode::Down));
     update(&mut model, key(KeyCode::Down));
     update(&mut model, key(KeyCode::Down));
@@ -74,7 +77,10 @@ fn escalation_chooses_an_unused_persona() {
     update(&mut model, key(KeyCode::Enter));
     let action = resolve_command(&update(&mut model, char('y')));
     assert_eq!(action.action, Reported::Known(ActionKind::Escalate));
-    assert_eq!(action.decision, Reported::Known(Decision::EscalateNewPersona));
+    assert_eq!(
+        action.decision,
+        Reported::Known(Decision::EscalateNewPersona)
+    );
     assert_eq!(action.persona.as_deref(), Some("clinician"));
 }
 
@@ -94,7 +100,12 @@ fn actions_need_a_pending_decision() {
         update(&mut model, char(c));
         assert!(model.overlay.is_none());
         let flash = model.flash.clone().unwrap();
-        assert!(flash.error && flash.text.contains("no pending decision on sepsis-ml-replacement"));
+        assert!(
+            flash.error
+                && flash
+                    .text
+                    .contains("no pending decision on sepsis-ml-replacement")
+        );
     }
 }
 
@@ -118,7 +129,13 @@ fn losing_a_race_tells_who_won() {
     update(&mut model, Event::Resolved(store.resolve(mine)));
     let flash = model.flash.clone().unwrap();
     assert!(flash.error);
-    assert!(flash.text.contains("already resolved by bob: override -> stop_safety"), "{}", flash.text);
+    assert!(
+        flash
+            .text
+            .contains("already resolved by bob: override -> stop_safety"),
+        "{}",
+        flash.text
+    );
 }
 
 #[test]
@@ -137,7 +154,14 @@ fn the_round_trip_resolves_the_pending_decision_and_the_debate_moves_on() {
         update(&mut model, Event::Store(change));
     }
     assert!(model.debates[0].pending().is_none());
-    assert!(model.flash.as_ref().unwrap().text.starts_with("recorded: alice accept"));
+    assert!(
+        model
+            .flash
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("recorded: alice accept")
+    );
     for change in runs[0].play_round() {
         update(&mut model, Event::Store(change));
     }
@@ -181,14 +205,30 @@ fn arrows_move_and_enter_drills_into_a_round() {
     select(&mut model, "als-phase3-subgroup");
     update(&mut model, key(KeyCode::Enter));
     assert_eq!(model.focus, Focus::Rounds);
-    assert_eq!(model.selected_round(), Some(5), "the rounds table follows the latest round");
+    assert_eq!(
+        model.selected_round(),
+        Some(5),
+        "the rounds table follows the latest round"
+    );
     update(&mut model, key(KeyCode::Up));
     update(&mut model, key(KeyCode::Up));
     assert_eq!(model.selected_round(), Some(3));
     update(&mut model, key(KeyCode::Enter));
-    assert_eq!(model.overlay, Some(Overlay::Round { number: 3, scroll: 0 }));
+    assert_eq!(
+        model.overlay,
+        Some(Overlay::Round {
+            number: 3,
+            scroll: 0
+        })
+    );
     update(&mut model, key(KeyCode::Down));
-    assert_eq!(model.overlay, Some(Overlay::Round { number: 3, scroll: 1 }));
+    assert_eq!(
+        model.overlay,
+        Some(Overlay::Round {
+            number: 3,
+            scroll: 1
+        })
+    );
     update(&mut model, key(KeyCode::Esc));
     assert!(model.overlay.is_none());
     update(&mut model, key(KeyCode::Esc));
@@ -202,7 +242,10 @@ fn new_debates_never_move_the_selection() {
     let mut late = runs[0].session().clone();
     late.id = "late-arrival".into();
     update(&mut model, Event::Store(Change::Session(late)));
-    assert_eq!(model.selected_debate().unwrap().session.id, "als-phase3-subgroup");
+    assert_eq!(
+        model.selected_debate().unwrap().session.id,
+        "als-phase3-subgroup"
+    );
     assert_eq!(model.debates.last().unwrap().session.id, "late-arrival");
 }
 
@@ -218,7 +261,10 @@ fn rows_before_their_session_are_kept() {
     };
     update(&mut model, Event::Store(Change::Decision(orphan)));
     let debate = model.debate("not-yet-seen").unwrap();
-    assert_eq!(debate.latest_decision().unwrap().decision.to_string(), "unknown(pause_for_coffee)");
+    assert_eq!(
+        debate.latest_decision().unwrap().decision.to_string(),
+        "unknown(pause_for_coffee)"
+    );
     let mut session = runs[0].session().clone();
     session.id = "not-yet-seen".into();
     update(&mut model, Event::Store(Change::Session(session)));

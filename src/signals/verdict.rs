@@ -12,7 +12,7 @@ pub fn verdict(text: &str) -> Option<String> {
     let raw = text
         .lines()
         .filter_map(verdict_value)
-        .last()
+        .next_back()
         .map(str::to_owned)
         .or_else(|| json_verdict(text))?;
     let normalised = raw

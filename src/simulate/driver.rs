@@ -28,7 +28,7 @@ pub async fn drive(
                 },
                 () = clock.sleep(pace.gated_timeout()) => {
                     if let Some(timeout) = run.timeout_action() {
-                        let standing = store.resolve(timeout).unwrap_or_else(|taken| taken.existing);
+                        let standing = store.resolve(timeout).unwrap_or_else(|taken| *taken.existing);
                         write(&store, run.resolve(&standing));
                     }
                 }

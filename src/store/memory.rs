@@ -92,7 +92,7 @@ impl MemoryStore {
         let key = (action.session_id.clone(), action.round_index);
         if let Some(existing) = tables.actions.get(&key) {
             return Err(AlreadyResolved {
-                existing: existing.clone(),
+                existing: Box::new(existing.clone()),
             });
         }
         action.created_at = Some(Utc::now());

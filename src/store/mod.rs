@@ -15,5 +15,5 @@ use crate::domain::OperatorAction;
     existing.round_index, existing.session_id, existing.operator, existing.action, existing.decision
 )]
 pub struct AlreadyResolved {
-    pub existing: OperatorAction,
+    pub existing: Box<OperatorAction>,
 }

@@ -28,18 +28,23 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         one_line(&debate.session.question)
     );
     let threshold = model.controller.similarity_threshold;
+    let mut seen: Vec<&str> = Vec::new();
     let rows: Vec<Row> = debate
         .rounds()
         .iter()
-        .map(|r| row(r, threshold, theme))
+        .map(|round| {
+            let row = row(round, &seen, threshold, theme);
+            seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
+            row
+        })
         .collect();
     let table = Table::new(
         rows,
         [
             Constraint::Length(3),
-            Constraint::Fill(2),
+            Constraint::Fill(5),
             Constraint::Length(5),
-            Constraint::Fill(1),
+            Constraint::Fill(2),
             Constraint::Length(4),
             Constraint::Length(17),
             Constraint::Length(20),
@@ -66,23 +71,29 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
     frame.render_stateful_widget(table, area, &mut state);
 }
 
-fn row<'a>(round: &RoundRow<'_>, threshold: f64, theme: &Theme) -> Row<'a> {
+/// One round's cells; `seen` holds the personas of earlier rounds, so that one who joins later
+/// (an escalation, a replacement) is marked `+`.
+fn row<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme) -> Row<'a> {
     let personas: Vec<Span> = round
         .turns
         .iter()
         .enumerate()
         .flat_map(|(i, turn)| {
+            let joined = round.number > 1 && !seen.contains(&turn.agent_persona.as_str());
             let style = if turn.superseded {
                 theme.danger().add_modifier(Modifier::CROSSED_OUT)
-            } else if turn.metadata.replaces.is_some() {
+            } else if joined || turn.metadata.replaces.is_some() {
                 theme.warn()
             } else {
                 theme.text()
             };
+            let name = format!(
+                "{}{}",
+                if joined { "+" } else { "" },
+                one_line(&turn.agent_persona)
+            );
             let separator = (i > 0).then(|| Span::styled(" ", theme.muted()));
-            separator
-                .into_iter()
-                .chain([Span::styled(one_line(&turn.agent_persona), style)])
+            separator.into_iter().chain([Span::styled(name, style)])
         })
         .collect();
     let signals = round.decision.map(|d| &d.signals);

@@ -4,11 +4,14 @@
 use std::sync::Arc;
 
 use gavel::config::Config;
-use gavel::domain::{Change, ControllerDecision, ControllerMode, Decision, Reported, Session, Turn};
+use gavel::domain::{
+    Change, ControllerDecision, ControllerMode, Decision, Reported, Session, Turn,
+};
 use gavel::simulate::{DebateRun, Fixture, Ids};
 
 pub fn fixture(name: &str) -> Fixture {
-    Fixture::load(std::path::Path::new(&format!("fixtures/{name}.jsonl"))).expect("bundled fixture is valid")
+    Fixture::load(std::path::Path::new(&format!("fixtures/{name}.jsonl")))
+        .expect("bundled fixture is valid")
 }
 
 /// A run of fixture `name` with its mode replaced by `mode`.
@@ -77,7 +80,11 @@ use gavel::policy::ControllerConfig;
 /// The console as the demo shows it once every bundled debate has played as far as it can
 /// without an operator: gated debates wait on their first decision, the rest have finished.
 pub fn demo_model() -> (Model, Vec<DebateRun>) {
-    let mut model = Model::new("demo: 8 recorded debates".into(), "alice".into(), ControllerConfig::default());
+    let mut model = Model::new(
+        "demo: 8 recorded debates".into(),
+        "alice".into(),
+        ControllerConfig::default(),
+    );
     let ids = Ids::default();
     let mut runs = Vec::new();
     for fixture in Fixture::bundled().unwrap() {
@@ -91,7 +98,10 @@ pub fn demo_model() -> (Model, Vec<DebateRun>) {
 }
 
 pub fn key(code: crossterm::event::KeyCode) -> Event {
-    Event::Key(crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE))
+    Event::Key(crossterm::event::KeyEvent::new(
+        code,
+        crossterm::event::KeyModifiers::NONE,
+    ))
 }
 
 pub fn char(c: char) -> Event {
@@ -99,5 +109,9 @@ pub fn char(c: char) -> Event {
 }
 
 pub fn select(model: &mut Model, id: &str) {
-    model.selected = model.debates.iter().position(|d| d.session.id == id).expect("debate on screen");
+    model.selected = model
+        .debates
+        .iter()
+        .position(|d| d.session.id == id)
+        .expect("debate on screen");
 }
