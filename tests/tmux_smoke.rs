@@ -1,0 +1,115 @@
+//! End to end: the real binary's demo driven headless in tmux at 160x48. Rounds appear with
+//! their signal columns, a pending decision is accepted with `a` then `y` and the debate moves
+//! on, `?` shows the keys, and `q` leaves the terminal as it found it.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A private tmux server and a scratch directory, both removed when the test ends however it
+/// ends.
+struct Tmux {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Tmux {
+    fn new() -> Tmux {
+        let socket = format!("gavel-smoke-{}", std::process::id());
+        let dir = std::env::temp_dir().join(&socket);
+        std::fs::create_dir_all(&dir).unwrap();
+        Tmux { socket, dir }
+    }
+
+    fn start(&self, command: &str) {
+        self.run(&["new-session", "-d", "-x", "160", "-y", "48", "-s", "smoke", command]);
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux is installed (.ci/run installs it)");
+        assert!(output.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "smoke"])
+    }
+
+    fn keys(&self, keys: &str) {
+        self.run(&["send-keys", "-t", "smoke", keys]);
+    }
+
+    /// Waits until the screen satisfies `ready`, failing with the last screen after 30 s.
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting for {what}; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The first debate's row in the debates list.
+fn fasting_row(screen: &str) -> String {
+    screen.lines().find(|l| l.contains("fasting-insulin-0412  ")).unwrap_or_default().to_owned()
+}
+
+#[test]
+fn demo_in_tmux_accept_help_and_quit() {
+    let binary = env!("CARGO_BIN_EXE_gavel");
+    let tmux = Tmux::new();
+    let config = tmux.dir.join("config.toml");
+    std::fs::write(&config, "operator = \"smoke\"\n[simulator]\ngated_timeout_secs = 3600\n").unwrap();
+    let logs = tmux.dir.join("logs");
+    tmux.start(&format!(
+        "{binary} demo --speed 4 --config {} --log-dir {}; echo gavel-exited-$?; sleep 30",
+        config.display(),
+        logs.display()
+    ));
+
+    let screen = tmux.wait_for("the first gated decision", |s| {
+        s.contains("pending decision") && fasting_row(s).contains("continue_baseline")
+    });
+    for column in ["persona(s)", "sim", "verdict", "new", "judge", "controller", "operator"] {
+        assert!(screen.contains(column), "column {column} missing:\n{screen}");
+    }
+    assert!(screen.contains("theorist skeptic domain_expert synthesizer"));
+    assert!(fasting_row(&screen).contains("1/8"));
+
+    tmux.keys("a");
+    tmux.wait_for("the confirmation", |s| s.contains("accept → continue_baseline") && s.contains("[y] confirm"));
+    tmux.keys("y");
+    tmux.wait_for("the recorded action", |s| s.contains("recorded: smoke accept continue_baseline on fasting-insulin-0412 round 1"));
+    let moved = tmux.wait_for("round 2", |s| fasting_row(s).contains("2/8"));
+    assert!(moved.contains("accept smoke"), "the operator column shows the action:\n{moved}");
+
+    tmux.keys("?");
+    let help = tmux.wait_for("the help overlay", |s| s.contains("╭ keys"));
+    for key in ["accept the pending decision", "force escalation", "pause / resume", "playback speed", "quit"] {
+        assert!(help.contains(key), "help lacks {key}:\n{help}");
+    }
+    tmux.keys("Escape");
+    tmux.wait_for("the help to close", |s| !s.contains("╭ keys"));
+
+    tmux.keys("q");
+    let after = tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));
+    assert!(!after.contains("gavel │"), "the console is gone from the screen:\n{after}");
+    assert_eq!(tmux.run(&["display-message", "-p", "-t", "smoke", "#{alternate_on}"]).trim(), "0");
+    assert_eq!(tmux.run(&["display-message", "-p", "-t", "smoke", "#{cursor_flag}"]).trim(), "1");
+    assert!(logs.join("gavel.log").exists(), "logs went to the log file");
+}
