@@ -52,7 +52,19 @@ async fn execute(
     while let Some(command) = commands.recv().await {
         match command {
             Command::Resolve(action) => {
-                if events.send(Event::Resolved(store.resolve(action))).is_err() {
+                let outcome = store.resolve(action);
+                match &outcome {
+                    Ok(a) => tracing::info!(
+                        session = %a.session_id,
+                        round = a.round_index,
+                        operator = %a.operator,
+                        action = %a.action,
+                        decision = %a.decision,
+                        "operator action recorded"
+                    ),
+                    Err(taken) => tracing::warn!("operator action refused: {taken}"),
+                }
+                if events.send(Event::Resolved(outcome)).is_err() {
                     return;
                 }
             }

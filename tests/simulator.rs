@@ -22,8 +22,18 @@ fn action(
     decision: Decision,
     persona: Option<&str>,
 ) -> OperatorAction {
+    action_on(&run.session().id, round, kind, decision, persona)
+}
+
+fn action_on(
+    session_id: &str,
+    round: u32,
+    kind: ActionKind,
+    decision: Decision,
+    persona: Option<&str>,
+) -> OperatorAction {
     OperatorAction {
-        session_id: run.session().id.clone(),
+        session_id: session_id.to_owned(),
         round_index: round,
         action: kind.into(),
         decision: decision.into(),
@@ -407,16 +417,7 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
         paused: true,
         speed: 1.0,
     });
-    let accept = OperatorAction {
-        session_id: id.clone(),
-        round_index: 1,
-        action: ActionKind::Accept.into(),
-        decision: Decision::ContinueBaseline.into(),
-        persona: None,
-        operator: "alice".into(),
-        note: None,
-        created_at: None,
-    };
+    let accept = action_on(&id, 1, ActionKind::Accept, Decision::ContinueBaseline, None);
     store.resolve(accept).unwrap();
     tokio::time::sleep(Duration::from_secs(60)).await;
     assert_eq!(waiting_on(&mut rows), None, "paused: round 2 does not play");
@@ -428,28 +429,10 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(waiting_on(&mut rows), Some(2));
 
-    let stop = OperatorAction {
-        round_index: 2,
-        action: ActionKind::Override.into(),
-        decision: Decision::StopConverged.into(),
-        ..store_action_template(&id)
-    };
+    let stop = action_on(&id, 2, ActionKind::Override, Decision::StopConverged, None);
     store.resolve(stop).unwrap();
     tokio::time::timeout(Duration::from_secs(5), task)
         .await
         .unwrap()
         .unwrap();
-}
-
-fn store_action_template(id: &str) -> OperatorAction {
-    OperatorAction {
-        session_id: id.to_owned(),
-        round_index: 0,
-        action: ActionKind::Accept.into(),
-        decision: Decision::ContinueBaseline.into(),
-        persona: None,
-        operator: "alice".into(),
-        note: None,
-        created_at: None,
-    }
 }

@@ -22,7 +22,17 @@ impl Tmux {
     }
 
     fn start(&self, command: &str) {
-        self.run(&["new-session", "-d", "-x", "160", "-y", "48", "-s", "smoke", command]);
+        self.run(&[
+            "new-session",
+            "-d",
+            "-x",
+            "160",
+            "-y",
+            "48",
+            "-s",
+            "smoke",
+            command,
+        ]);
     }
 
     fn run(&self, args: &[&str]) -> String {
@@ -31,7 +41,11 @@ impl Tmux {
             .args(args)
             .output()
             .expect("tmux is installed (.ci/run installs it)");
-        assert!(output.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
@@ -51,7 +65,10 @@ impl Tmux {
             if ready(&screen) {
                 return screen;
             }
-            assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting for {what}; screen:\n{screen}");
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -59,14 +76,20 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 /// The first debate's row in the debates list.
 fn fasting_row(screen: &str) -> String {
-    screen.lines().find(|l| l.contains("fasting-insulin-0412  ")).unwrap_or_default().to_owned()
+    screen
+        .lines()
+        .find(|l| l.contains("fasting-insulin-0412  "))
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[test]
@@ -74,7 +97,11 @@ fn demo_in_tmux_accept_help_and_quit() {
     let binary = env!("CARGO_BIN_EXE_gavel");
     let tmux = Tmux::new();
     let config = tmux.dir.join("config.toml");
-    std::fs::write(&config, "operator = \"smoke\"\n[simulator]\ngated_timeout_secs = 3600\n").unwrap();
+    std::fs::write(
+        &config,
+        "operator = \"smoke\"\n[simulator]\ngated_timeout_secs = 3600\n",
+    )
+    .unwrap();
     let logs = tmux.dir.join("logs");
     tmux.start(&format!(
         "{binary} demo --speed 4 --config {} --log-dir {}; echo gavel-exited-$?; sleep 30",
@@ -85,22 +112,46 @@ fn demo_in_tmux_accept_help_and_quit() {
     let screen = tmux.wait_for("the first gated decision", |s| {
         s.contains("pending decision") && fasting_row(s).contains("continue_baseline")
     });
-    for column in ["persona(s)", "sim", "verdict", "new", "judge", "controller", "operator"] {
-        assert!(screen.contains(column), "column {column} missing:\n{screen}");
+    for column in [
+        "persona(s)",
+        "sim",
+        "verdict",
+        "new",
+        "judge",
+        "controller",
+        "operator",
+    ] {
+        assert!(
+            screen.contains(column),
+            "column {column} missing:\n{screen}"
+        );
     }
     assert!(screen.contains("theorist skeptic domain_expert synthesizer"));
     assert!(fasting_row(&screen).contains("1/8"));
 
     tmux.keys("a");
-    tmux.wait_for("the confirmation", |s| s.contains("accept → continue_baseline") && s.contains("[y] confirm"));
+    tmux.wait_for("the confirmation", |s| {
+        s.contains("accept → continue_baseline") && s.contains("[y] confirm")
+    });
     tmux.keys("y");
-    tmux.wait_for("the recorded action", |s| s.contains("recorded: smoke accept continue_baseline on fasting-insulin-0412 round 1"));
+    tmux.wait_for("the recorded action", |s| {
+        s.contains("recorded: smoke accept continue_baseline on fasting-insulin-0412 round 1")
+    });
     let moved = tmux.wait_for("round 2", |s| fasting_row(s).contains("2/8"));
-    assert!(moved.contains("accept smoke"), "the operator column shows the action:\n{moved}");
+    assert!(
+        moved.contains("accept smoke"),
+        "the operator column shows the action:\n{moved}"
+    );
 
     tmux.keys("?");
     let help = tmux.wait_for("the help overlay", |s| s.contains("╭ keys"));
-    for key in ["accept the pending decision", "force escalation", "pause / resume", "playback speed", "quit"] {
+    for key in [
+        "accept the pending decision",
+        "force escalation",
+        "pause / resume",
+        "playback speed",
+        "quit",
+    ] {
         assert!(help.contains(key), "help lacks {key}:\n{help}");
     }
     tmux.keys("Escape");
@@ -108,8 +159,19 @@ fn demo_in_tmux_accept_help_and_quit() {
 
     tmux.keys("q");
     let after = tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));
-    assert!(!after.contains("gavel │"), "the console is gone from the screen:\n{after}");
-    assert_eq!(tmux.run(&["display-message", "-p", "-t", "smoke", "#{alternate_on}"]).trim(), "0");
-    assert_eq!(tmux.run(&["display-message", "-p", "-t", "smoke", "#{cursor_flag}"]).trim(), "1");
+    assert!(
+        !after.contains("gavel │"),
+        "the console is gone from the screen:\n{after}"
+    );
+    assert_eq!(
+        tmux.run(&["display-message", "-p", "-t", "smoke", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+    assert_eq!(
+        tmux.run(&["display-message", "-p", "-t", "smoke", "#{cursor_flag}"])
+            .trim(),
+        "1"
+    );
     assert!(logs.join("gavel.log").exists(), "logs went to the log file");
 }

@@ -21,6 +21,6 @@ pub const KEYS: &[(&str, &str)] = &[
     ("y", "confirm the action; any other key cancels"),
     ("space", "pause / resume the feed"),
     ("+ -", "playback speed x2 / ÷2"),
-    ("?", "this help; any key closes it"),
+    ("?", "this help; q quits, any other key closes it"),
     ("q  Ctrl-C", "quit"),
 ];

@@ -50,6 +50,7 @@ pub async fn drive(
         }
         for change in run.play_round() {
             let landed_turn = matches!(&change, Change::Turn(t) if !t.superseded);
+            log(&change);
             store.write(change);
             if landed_turn {
                 clock.sleep(pace.turn_interval()).await;
@@ -60,7 +61,28 @@ pub async fn drive(
 
 fn write(store: &MemoryStore, changes: Vec<Change>) {
     for change in changes {
+        log(&change);
         store.write(change);
+    }
+}
+
+/// Logs what an operator would look for afterwards: decisions and how each debate ended.
+fn log(change: &Change) {
+    match change {
+        Change::Decision(d) => tracing::info!(
+            session = %d.session_id,
+            round = d.round_index,
+            decision = %d.decision,
+            "controller decision"
+        ),
+        Change::Session(s) if !s.is_running() => tracing::info!(
+            session = %s.id,
+            status = %s.status,
+            rounds = ?s.num_rounds,
+            tokens = s.tokens_used,
+            "debate finished"
+        ),
+        _ => {}
     }
 }
 

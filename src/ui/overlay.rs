@@ -35,8 +35,8 @@ fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
 }
 
 fn help(theme: &Theme, frame: &mut Frame) {
-    let area = centered(frame, 76, KEYS.len() as u16 + 4);
-    let mut lines: Vec<Line> = KEYS
+    let area = centered(frame, 76, KEYS.len() as u16 + 2);
+    let lines: Vec<Line> = KEYS
         .iter()
         .map(|(keys, what)| {
             Line::from(vec![
@@ -45,7 +45,6 @@ fn help(theme: &Theme, frame: &mut Frame) {
             ])
         })
         .collect();
-    lines.push(Line::styled(" any key closes this help", theme.muted()));
     frame.render_widget(Clear, area);
     frame.render_widget(
         Paragraph::new(lines).block(panel("keys".to_owned(), theme, true)),
