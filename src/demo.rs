@@ -8,7 +8,7 @@ use tokio::sync::watch;
 
 use crate::app::{Command, Event};
 use crate::config::Config;
-use crate::simulate::{Clock, DebateRun, Fixture, Ids, Playback, drive};
+use crate::simulate::{Clock, DebateRun, Fixture, Ids, Playback, drive, open};
 use crate::store::MemoryStore;
 
 /// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
@@ -32,8 +32,11 @@ pub fn start(
         }
     });
 
-    for fixture in fixtures {
-        let run = DebateRun::new(fixture, config.clone(), ids.clone());
+    let runs: Vec<DebateRun> = fixtures
+        .into_iter()
+        .map(|fixture| open(DebateRun::new(fixture, config.clone(), ids.clone()), &store))
+        .collect();
+    for run in runs {
         let pace = config.simulator.clone();
         tokio::spawn(drive(run, store.clone(), Clock::new(clock.clone()), pace));
     }

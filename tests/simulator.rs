@@ -11,7 +11,7 @@ use gavel::domain::{
     ActionKind, Change, ControllerMode, Decision, JudgeDecision, OperatorAction, Reported,
     SessionStatus, TIMEOUT_OPERATOR,
 };
-use gavel::simulate::{Clock, DebateRun, Ids, Playback, drive};
+use gavel::simulate::{Clock, DebateRun, Ids, Playback, drive, open};
 use gavel::store::MemoryStore;
 use tokio::sync::watch;
 
@@ -363,6 +363,7 @@ async fn a_driven_gated_debate_times_out_to_the_controllers_decisions() {
     let (_playback, clock) = watch::channel(Playback::default());
     let fixture = common::fixture("gated_converges_round3");
     let debate = DebateRun::new(fixture, Arc::new(Config::default()), Ids::default());
+    let debate = open(debate, &store);
     drive(debate, store.clone(), Clock::new(clock), fast_pace(5.0)).await;
     let mut changes = Vec::new();
     while let Ok(change) = rows.try_recv() {
@@ -393,6 +394,7 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     let fixture = common::fixture("gated_converges_round3");
     let id = fixture.session.id.clone();
     let debate = DebateRun::new(fixture, Arc::new(Config::default()), Ids::default());
+    let debate = open(debate, &store);
     let task = tokio::spawn(drive(
         debate,
         store.clone(),
@@ -435,4 +437,23 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
         .await
         .unwrap()
         .unwrap();
+}
+
+/// On a multi-threaded runtime, where drivers race each other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_lists_debates_in_the_order_given() {
+    let fixtures = gavel::simulate::Fixture::bundled().unwrap();
+    let expected: Vec<String> = fixtures.iter().map(|f| f.session.id.clone()).collect();
+    let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let _commands = gavel::demo::start(fixtures, Arc::new(Config::default()), events);
+    let mut seen: Vec<String> = Vec::new();
+    while seen.len() < expected.len() {
+        let event = tokio::time::timeout(Duration::from_secs(5), received.recv()).await;
+        if let Ok(Some(gavel::app::Event::Store(Change::Session(s)))) = event
+            && !seen.contains(&s.id)
+        {
+            seen.push(s.id);
+        }
+    }
+    assert_eq!(seen, expected);
 }

@@ -9,7 +9,14 @@ use crate::config::SimulatorConfig;
 use crate::domain::{Change, OperatorAction};
 use crate::store::MemoryStore;
 
-/// Plays `run` to its end. Returns when the debate finishes or the store closes.
+/// Opens `run` (writes its session row) and returns it ready for [`drive`]. Opening every
+/// debate before driving any keeps the order in which they appear the order they were given.
+pub fn open(mut run: DebateRun, store: &MemoryStore) -> DebateRun {
+    write(store, run.start());
+    run
+}
+
+/// Plays an opened `run` to its end. Returns when the debate finishes or the store closes.
 pub async fn drive(
     mut run: DebateRun,
     store: MemoryStore,
@@ -18,7 +25,6 @@ pub async fn drive(
 ) {
     let id = run.session().id.clone();
     let mut feed = store.subscribe();
-    write(&store, run.start());
     while !run.is_finished() {
         if run.awaiting().is_some() {
             tokio::select! {
