@@ -448,8 +448,10 @@ async fn the_demo_lists_debates_in_the_order_given() {
     let _commands = gavel::demo::start(fixtures, Arc::new(Config::default()), events);
     let mut seen: Vec<String> = Vec::new();
     while seen.len() < expected.len() {
-        let event = tokio::time::timeout(Duration::from_secs(5), received.recv()).await;
-        if let Ok(Some(gavel::app::Event::Store(Change::Session(s)))) = event
+        let event = tokio::time::timeout(Duration::from_secs(5), received.recv())
+            .await
+            .expect("every session row arrives");
+        if let Some(gavel::app::Event::Store(Change::Session(s))) = event
             && !seen.contains(&s.id)
         {
             seen.push(s.id);
