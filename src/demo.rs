@@ -8,7 +8,7 @@ use tokio::sync::watch;
 
 use crate::app::{Command, Event};
 use crate::config::Config;
-use crate::simulate::{Clock, DebateRun, Fixture, Ids, Playback, drive, open};
+use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
 use crate::store::MemoryStore;
 
 /// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
@@ -32,14 +32,20 @@ pub fn start(
         }
     });
 
-    let runs: Vec<DebateRun> = fixtures
+    let runs: Vec<(DebateRun, MemoryStage)> = fixtures
         .into_iter()
-        .map(|fixture| open(DebateRun::new(fixture, config.clone(), ids.clone()), &store))
+        .map(|fixture| {
+            let run = DebateRun::new(fixture, config.clone(), ids.clone());
+            let stage = MemoryStage::new(store.clone(), &run.session().id);
+            (run, stage)
+        })
         .collect();
-    for run in runs {
-        let pace = config.simulator.clone();
-        tokio::spawn(drive(run, store.clone(), Clock::new(clock.clone()), pace));
-    }
+    let pace = config.simulator.clone();
+    tokio::spawn(async move {
+        if let Err(e) = play(runs, clock, pace).await {
+            tracing::error!("the simulator stopped: {e:#}");
+        }
+    });
 
     let (commands, receiver) = unbounded_channel();
     tokio::spawn(execute(receiver, store, playback, events));
@@ -65,7 +71,7 @@ async fn execute(
                         decision = %a.decision,
                         "operator action recorded"
                     ),
-                    Err(taken) => tracing::warn!("operator action refused: {taken}"),
+                    Err(refused) => tracing::warn!("operator action refused: {refused}"),
                 }
                 if events.send(Event::Resolved(outcome)).is_err() {
                     return;
@@ -74,6 +80,8 @@ async fn execute(
             Command::SetPlayback(setting) => {
                 playback.send_replace(setting);
             }
+            // Every row of the demo is already in memory and on screen.
+            Command::LoadHistory(_) => {}
         }
     }
 }

@@ -11,7 +11,7 @@ use gavel::domain::{
     ActionKind, Change, ControllerMode, Decision, JudgeDecision, OperatorAction, Reported,
     SessionStatus, TIMEOUT_OPERATOR,
 };
-use gavel::simulate::{Clock, DebateRun, Ids, Playback, drive, open};
+use gavel::simulate::{DebateRun, Ids, MemoryStage, Playback};
 use gavel::store::MemoryStore;
 use tokio::sync::watch;
 
@@ -339,7 +339,10 @@ fn the_memory_store_resolves_a_decision_once_and_catches_subscribers_up() {
     second.operator = "bob".into();
     assert!(store.resolve(first).is_ok());
     let lost = store.resolve(second).unwrap_err();
-    assert_eq!(lost.existing.operator, "alice");
+    let gavel::store::ResolveError::AlreadyResolved(existing) = &lost else {
+        panic!("expected a lost race, got {lost:?}");
+    };
+    assert_eq!(existing.operator, "alice");
     assert!(lost.to_string().contains("already resolved by alice"));
     let mut late = store.subscribe();
     match late.try_recv().unwrap() {
@@ -363,8 +366,10 @@ async fn a_driven_gated_debate_times_out_to_the_controllers_decisions() {
     let (_playback, clock) = watch::channel(Playback::default());
     let fixture = common::fixture("gated_converges_round3");
     let debate = DebateRun::new(fixture, Arc::new(Config::default()), Ids::default());
-    let debate = open(debate, &store);
-    drive(debate, store.clone(), Clock::new(clock), fast_pace(5.0)).await;
+    let stage = MemoryStage::new(store.clone(), &debate.session().id);
+    gavel::simulate::play(vec![(debate, stage)], clock, fast_pace(5.0))
+        .await
+        .unwrap();
     let mut changes = Vec::new();
     while let Ok(change) = rows.try_recv() {
         changes.push(change);
@@ -394,11 +399,10 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     let fixture = common::fixture("gated_converges_round3");
     let id = fixture.session.id.clone();
     let debate = DebateRun::new(fixture, Arc::new(Config::default()), Ids::default());
-    let debate = open(debate, &store);
-    let task = tokio::spawn(drive(
-        debate,
-        store.clone(),
-        Clock::new(clock),
+    let stage = MemoryStage::new(store.clone(), &debate.session().id);
+    let task = tokio::spawn(gavel::simulate::play(
+        vec![(debate, stage)],
+        clock,
         fast_pace(3600.0),
     ));
 
@@ -435,8 +439,9 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
     store.resolve(stop).unwrap();
     tokio::time::timeout(Duration::from_secs(5), task)
         .await
+        .expect("the debate ends after the stop")
         .unwrap()
-        .unwrap();
+        .expect("the stage never failed");
 }
 
 /// On a multi-threaded runtime, where drivers race each other.

@@ -258,6 +258,7 @@ fn rows_before_their_session_are_kept() {
         decision: Reported::Unknown("pause_for_coffee".into()),
         signals: Default::default(),
         decided_at: None,
+        issues: Vec::new(),
     };
     update(&mut model, Event::Store(Change::Decision(orphan)));
     let debate = model.debate("not-yet-seen").unwrap();

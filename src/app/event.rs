@@ -1,10 +1,20 @@
 //! What flows into the console, and what it asks of a backend.
 
+use std::time::Duration;
+
 use crossterm::event::KeyEvent;
 
 use crate::domain::{Change, OperatorAction};
 use crate::simulate::Playback;
-use crate::store::AlreadyResolved;
+use crate::store::ResolveError;
+
+/// The state of the connection to a live database, for the status bar.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Link {
+    Connecting,
+    Live,
+    Down { error: String, retry_in: Duration },
+}
 
 /// Every input to the console.
 #[derive(Debug, Clone)]
@@ -16,7 +26,9 @@ pub enum Event {
     /// A row landed in the store.
     Store(Change),
     /// The outcome of a [`Command::Resolve`].
-    Resolved(Result<OperatorAction, AlreadyResolved>),
+    Resolved(Result<OperatorAction, ResolveError>),
+    /// The live database connection changed state.
+    Link(Link),
 }
 
 /// What the console asks a backend to do.
@@ -24,6 +36,8 @@ pub enum Event {
 pub enum Command {
     /// Record an operator's resolution of a decision, exactly once.
     Resolve(OperatorAction),
-    /// Pause, resume or change the speed of the feed.
+    /// Pause, resume or change the speed of the simulated debates.
     SetPlayback(Playback),
+    /// Load every row of a debate (only the start window is loaded from a database).
+    LoadHistory(String),
 }

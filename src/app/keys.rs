@@ -19,6 +19,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("o", "override the pending decision (choose the decision)"),
     ("e", "force escalation (choose the persona)"),
     ("y", "confirm the action; any other key cancels"),
+    ("r", "retry an action whose write failed"),
     ("space", "pause / resume the feed"),
     ("+ -", "playback speed x2 / ÷2"),
     ("?", "this help; q quits, any other key closes it"),

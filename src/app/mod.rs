@@ -9,7 +9,7 @@ mod keys;
 mod model;
 mod update;
 
-pub use event::{Command, Event};
+pub use event::{Command, Event, Link};
 pub use keys::KEYS;
 pub use model::{Chooser, Debate, Flash, Focus, Intent, Model, Overlay, RoundRow, worst_ruling};
 pub use update::update;

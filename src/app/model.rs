@@ -9,6 +9,8 @@ use crate::domain::{
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
 
+use super::event::Link;
+
 /// One debate: its session row and every row that belongs to it.
 #[derive(Debug, Clone)]
 pub struct Debate {
@@ -18,6 +20,8 @@ pub struct Debate {
     pub decisions: BTreeMap<u32, ControllerDecision>,
     pub judgments: Vec<Judgment>,
     pub actions: BTreeMap<u32, OperatorAction>,
+    /// The console asked for this debate's full history.
+    pub history_requested: bool,
 }
 
 /// The rows of one round, gathered for display.
@@ -38,6 +42,7 @@ impl Debate {
             decisions: BTreeMap::new(),
             judgments: Vec::new(),
             actions: BTreeMap::new(),
+            history_requested: false,
         }
     }
 
@@ -247,6 +252,12 @@ pub struct Model {
     pub round_cursor: Option<u32>,
     pub overlay: Option<Overlay>,
     pub playback: Playback,
+    /// Attached to a live database: its connection state, and pausing holds rows back.
+    pub link: Option<Link>,
+    /// Rows that arrived while a live feed was paused, applied on resume.
+    pub held: Vec<Change>,
+    /// An action whose write failed, kept for `r` (retry).
+    pub retry: Option<OperatorAction>,
     pub flash: Option<Flash>,
     pub quit: bool,
 }
@@ -264,8 +275,19 @@ impl Model {
             round_cursor: None,
             overlay: None,
             playback: Playback::default(),
+            link: None,
+            held: Vec::new(),
+            retry: None,
             flash: None,
             quit: false,
+        }
+    }
+
+    /// A model for a live database: pausing holds rows back instead of stopping a simulator.
+    pub fn live(source: String, operator: String, controller: ControllerConfig) -> Model {
+        Model {
+            link: Some(Link::Connecting),
+            ..Model::new(source, operator, controller)
         }
     }
 

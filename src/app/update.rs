@@ -5,15 +5,42 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::event::{Command, Event};
 use super::model::{Chooser, Focus, Intent, Model, Overlay};
 use crate::domain::{ActionKind, Decision, Reported};
+use crate::store::ResolveError;
 
 /// Applies one event; returns what the backend must do.
 pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
+    let mut commands = handle(model, event);
+    commands.extend(request_history(model));
+    commands
+}
+
+/// Attached to a database, the selected debate's full history is loaded once.
+fn request_history(model: &mut Model) -> Option<Command> {
+    model.link.as_ref()?;
+    let debate = model.debates.get_mut(model.selected)?;
+    if debate.history_requested {
+        return None;
+    }
+    debate.history_requested = true;
+    Some(Command::LoadHistory(debate.session.id.clone()))
+}
+
+fn handle(model: &mut Model, event: Event) -> Vec<Command> {
     match event {
+        Event::Store(change) if model.link.is_some() && model.playback.paused => {
+            model.held.push(change);
+            Vec::new()
+        }
         Event::Store(change) => {
             model.apply(change);
             Vec::new()
         }
+        Event::Link(link) => {
+            model.link = Some(link);
+            Vec::new()
+        }
         Event::Resolved(Ok(action)) => {
+            model.retry = None;
             model.flash(
                 format!(
                     "recorded: {} {} {} on {} round {}",
@@ -27,7 +54,19 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
             );
             Vec::new()
         }
+        Event::Resolved(Err(ResolveError::Failed { action, error })) => {
+            model.flash(
+                format!(
+                    "not recorded: {} {} on {} round {}: {error} — press r to retry",
+                    action.action, action.decision, action.session_id, action.round_index
+                ),
+                true,
+            );
+            model.retry = Some(*action);
+            Vec::new()
+        }
         Event::Resolved(Err(taken)) => {
+            model.retry = None;
             model.flash(taken.to_string(), true);
             Vec::new()
         }
@@ -98,7 +137,22 @@ fn on_main_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     match key.code {
         KeyCode::Char('q') => model.quit = true,
         KeyCode::Char('?') => model.overlay = Some(Overlay::Help),
-        KeyCode::Char(' ') => return set_playback(model, model.playback.toggled()),
+        KeyCode::Char(' ') => {
+            let commands = set_playback(model, model.playback.toggled());
+            if !model.playback.paused {
+                for change in std::mem::take(&mut model.held) {
+                    model.apply(change);
+                }
+            }
+            return commands;
+        }
+        KeyCode::Char('r') => {
+            if let Some(action) = model.retry.take() {
+                model.flash("retrying ...", false);
+                return vec![Command::Resolve(action)];
+            }
+            model.flash("nothing to retry", true);
+        }
         KeyCode::Char('+') | KeyCode::Char('=') => {
             return set_playback(model, model.playback.faster());
         }

@@ -66,4 +66,6 @@ pub struct ControllerDecision {
     pub decision: Reported<Decision>,
     pub signals: Signals,
     pub decided_at: Option<DateTime<Utc>>,
+    /// What was wrong with the row as read (for example a malformed `signal_json`).
+    pub issues: Vec<String>,
 }

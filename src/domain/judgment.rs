@@ -36,4 +36,6 @@ pub struct Judgment {
     pub judge_model: Option<String>,
     pub pmids: Vec<PmidCheck>,
     pub created_at: Option<DateTime<Utc>>,
+    /// What was wrong with the row as read.
+    pub issues: Vec<String>,
 }

@@ -23,6 +23,17 @@ impl<T: Copy> Reported<T> {
     }
 }
 
+impl<T: fmt::Display> Reported<T> {
+    /// The string as written to the database: the known value's name, or the unknown one as
+    /// it came.
+    pub fn to_wire(&self) -> String {
+        match self {
+            Reported::Known(v) => v.to_string(),
+            Reported::Unknown(raw) => raw.clone(),
+        }
+    }
+}
+
 impl<T> From<T> for Reported<T> {
     fn from(value: T) -> Self {
         Reported::Known(value)

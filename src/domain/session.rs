@@ -51,6 +51,8 @@ pub struct Session {
     pub metadata: SessionMetadata,
     pub created_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// What was wrong with the row as read (unparseable JSON, a value out of range, ...).
+    pub issues: Vec<String>,
 }
 
 impl Session {
@@ -87,6 +89,7 @@ impl Session {
             metadata: SessionMetadata::default(),
             created_at: None,
             finished_at: None,
+            issues: Vec::new(),
         }
     }
 }

@@ -40,4 +40,6 @@ pub struct Turn {
     pub superseded: bool,
     pub metadata: TurnMetadata,
     pub created_at: Option<DateTime<Utc>>,
+    /// What was wrong with the row as read.
+    pub issues: Vec<String>,
 }

@@ -1,41 +1,126 @@
-//! Paces one [`DebateRun`] in simulated time, writing its rows to the store and feeding it the
-//! operator actions the store records for its debate.
+//! Paces one [`DebateRun`] in simulated time on a [`Stage`]: the store it writes its rows to and
+//! reads its operator actions from (the in-memory store for the demo, PostgreSQL for
+//! `gavel simulate`).
 
+use std::future::Future;
+
+use anyhow::Result;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::clock::Clock;
+use tokio::sync::watch;
+
+use super::clock::{Clock, Playback};
 use super::run::DebateRun;
 use crate::config::SimulatorConfig;
 use crate::domain::{Change, OperatorAction};
-use crate::store::MemoryStore;
+use crate::store::{MemoryStore, ResolveError};
 
-/// Opens `run` (writes its session row) and returns it ready for [`drive`]. Opening every
-/// debate before driving any keeps the order in which they appear the order they were given.
-pub fn open(mut run: DebateRun, store: &MemoryStore) -> DebateRun {
-    write(store, run.start());
-    run
+/// What a simulated orchestrator needs from the store it plays into.
+pub trait Stage {
+    /// Writes rows, in order.
+    fn write(&mut self, changes: Vec<Change>) -> impl Future<Output = Result<()>> + Send;
+    /// Records `action` unless its decision is already resolved; returns the action that
+    /// stands.
+    fn settle(
+        &mut self,
+        action: OperatorAction,
+    ) -> impl Future<Output = Result<OperatorAction>> + Send;
+    /// The next operator action recorded for this stage's debate; `None` when the store is
+    /// gone. Must be cancel-safe: nothing is lost if the future is dropped.
+    fn next_action(&mut self) -> impl Future<Output = Option<OperatorAction>> + Send;
 }
 
-/// Plays an opened `run` to its end. Returns when the debate finishes or the store closes.
-pub async fn drive(
-    mut run: DebateRun,
+/// One debate's view of a [`MemoryStore`].
+pub struct MemoryStage {
     store: MemoryStore,
+    feed: UnboundedReceiver<Change>,
+    session_id: String,
+}
+
+impl MemoryStage {
+    pub fn new(store: MemoryStore, session_id: &str) -> MemoryStage {
+        MemoryStage {
+            feed: store.subscribe(),
+            store,
+            session_id: session_id.to_owned(),
+        }
+    }
+}
+
+impl Stage for MemoryStage {
+    async fn write(&mut self, changes: Vec<Change>) -> Result<()> {
+        for change in changes {
+            log(&change);
+            self.store.write(change);
+        }
+        Ok(())
+    }
+
+    async fn settle(&mut self, action: OperatorAction) -> Result<OperatorAction> {
+        match self.store.resolve(action) {
+            Ok(action) => Ok(action),
+            Err(ResolveError::AlreadyResolved(existing)) => Ok(*existing),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn next_action(&mut self) -> Option<OperatorAction> {
+        loop {
+            match self.feed.recv().await? {
+                Change::Action(action) if action.session_id == self.session_id => {
+                    return Some(action);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Opens every run in the order given, then drives them all at once; returns when every debate
+/// has finished, or with the first stage's error.
+pub async fn play<S: Stage + Send + 'static>(
+    runs: Vec<(DebateRun, S)>,
+    playback: watch::Receiver<Playback>,
+    pace: SimulatorConfig,
+) -> Result<()> {
+    let mut opened = Vec::new();
+    for (mut run, mut stage) in runs {
+        stage.write(run.start()).await?;
+        opened.push((run, stage));
+    }
+    let mut debates = tokio::task::JoinSet::new();
+    for (run, stage) in opened {
+        debates.spawn(drive(
+            run,
+            stage,
+            Clock::new(playback.clone()),
+            pace.clone(),
+        ));
+    }
+    while let Some(done) = debates.join_next().await {
+        done??;
+    }
+    Ok(())
+}
+
+/// Plays an opened `run` to its end; an error is the stage's (the store is unreachable).
+pub async fn drive<S: Stage>(
+    mut run: DebateRun,
+    mut stage: S,
     mut clock: Clock,
     pace: SimulatorConfig,
-) {
-    let id = run.session().id.clone();
-    let mut feed = store.subscribe();
+) -> Result<()> {
     while !run.is_finished() {
         if run.awaiting().is_some() {
             tokio::select! {
-                action = next_action(&mut feed, &id) => match action {
-                    Some(action) => write(&store, run.resolve(&action)),
-                    None => return,
+                action = stage.next_action() => match action {
+                    Some(action) => stage.write(run.resolve(&action)).await?,
+                    None => return Ok(()),
                 },
                 () = clock.sleep(pace.gated_timeout()) => {
                     if let Some(timeout) = run.timeout_action() {
-                        let standing = store.resolve(timeout).unwrap_or_else(|taken| *taken.existing);
-                        write(&store, run.resolve(&standing));
+                        let standing = stage.settle(timeout).await?;
+                        stage.write(run.resolve(&standing)).await?;
                     }
                 }
             }
@@ -47,33 +132,26 @@ pub async fn drive(
             loop {
                 tokio::select! {
                     () = &mut boundary => break,
-                    action = next_action(&mut feed, &id) => match action {
-                        Some(action) => write(&store, run.resolve(&action)),
-                        None => return,
+                    action = stage.next_action() => match action {
+                        Some(action) => stage.write(run.resolve(&action)).await?,
+                        None => return Ok(()),
                     },
                 }
             }
         }
         for change in run.play_round() {
             let landed_turn = matches!(&change, Change::Turn(t) if !t.superseded);
-            log(&change);
-            store.write(change);
+            stage.write(vec![change]).await?;
             if landed_turn {
                 clock.sleep(pace.turn_interval()).await;
             }
         }
     }
-}
-
-fn write(store: &MemoryStore, changes: Vec<Change>) {
-    for change in changes {
-        log(&change);
-        store.write(change);
-    }
+    Ok(())
 }
 
 /// Logs what an operator would look for afterwards: decisions and how each debate ended.
-fn log(change: &Change) {
+pub fn log(change: &Change) {
     match change {
         Change::Decision(d) => tracing::info!(
             session = %d.session_id,
@@ -89,15 +167,5 @@ fn log(change: &Change) {
             "debate finished"
         ),
         _ => {}
-    }
-}
-
-/// The next operator action recorded for debate `id`; `None` when the store is gone.
-async fn next_action(feed: &mut UnboundedReceiver<Change>, id: &str) -> Option<OperatorAction> {
-    loop {
-        match feed.recv().await? {
-            Change::Action(action) if action.session_id == id => return Some(action),
-            _ => {}
-        }
     }
 }

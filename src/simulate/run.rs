@@ -93,6 +93,7 @@ impl DebateRun {
             metadata: spec.metadata.clone(),
             created_at: None,
             finished_at: None,
+            issues: Vec::new(),
         };
         DebateRun {
             used: joined.clone(),
@@ -287,6 +288,7 @@ impl DebateRun {
                 other: Default::default(),
             },
             created_at: Some(Utc::now()),
+            issues: Vec::new(),
         };
         if !self.used.contains(&spec.persona) {
             self.used.push(spec.persona.clone());
@@ -332,6 +334,7 @@ impl DebateRun {
             judge_model: judged.model.clone(),
             pmids: judged.pmids.clone(),
             created_at: Some(Utc::now()),
+            issues: Vec::new(),
         }));
         Some(outcome.decision)
     }
@@ -388,6 +391,7 @@ impl DebateRun {
             decision: outcome.decision.into(),
             signals: outcome.signals,
             decided_at: Some(Utc::now()),
+            issues: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use chrono::Utc;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::AlreadyResolved;
+use super::ResolveError;
 use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
 
 #[derive(Debug, Default)]
@@ -87,13 +87,11 @@ impl MemoryStore {
 
     /// Records an operator action unless its decision is already resolved; then the action that
     /// won is returned instead and nothing is overwritten.
-    pub fn resolve(&self, mut action: OperatorAction) -> Result<OperatorAction, AlreadyResolved> {
+    pub fn resolve(&self, mut action: OperatorAction) -> Result<OperatorAction, ResolveError> {
         let mut tables = self.lock();
         let key = (action.session_id.clone(), action.round_index);
         if let Some(existing) = tables.actions.get(&key) {
-            return Err(AlreadyResolved {
-                existing: Box::new(existing.clone()),
-            });
+            return Err(ResolveError::AlreadyResolved(Box::new(existing.clone())));
         }
         action.created_at = Some(Utc::now());
         tables.publish(Change::Action(action.clone()));

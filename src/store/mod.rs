@@ -1,19 +1,27 @@
-//! Where debate rows live. [`MemoryStore`] is the embedded backend behind the demo: the
-//! simulator writes rows into it, the console subscribes to them, and operator actions are
-//! recorded in it exactly once.
+//! Where debate rows live: [`MemoryStore`], the embedded backend behind the demo, and
+//! [`postgres`], the database an orchestrator writes. Either way rows reach the console as
+//! [`crate::domain::Change`]s and operator actions are recorded exactly once.
 
 mod memory;
+pub mod postgres;
 
 pub use memory::MemoryStore;
 
 use crate::domain::OperatorAction;
 
-/// An operator action lost a race: the decision was already resolved, by `existing`.
+/// Why an operator action was not recorded.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "round {} of {} was already resolved by {}: {} -> {}",
-    existing.round_index, existing.session_id, existing.operator, existing.action, existing.decision
-)]
-pub struct AlreadyResolved {
-    pub existing: Box<OperatorAction>,
+pub enum ResolveError {
+    /// Lost a race: the decision was already resolved, by this action.
+    #[error(
+        "round {} of {} was already resolved by {}: {} -> {}",
+        .0.round_index, .0.session_id, .0.operator, .0.action, .0.decision
+    )]
+    AlreadyResolved(Box<OperatorAction>),
+    /// The write failed (the connection is down, ...); nothing was recorded.
+    #[error("could not record {} {} on {} round {}: {error}", action.action, action.decision, action.session_id, action.round_index)]
+    Failed {
+        action: Box<OperatorAction>,
+        error: String,
+    },
 }

@@ -1,0 +1,170 @@
+//! The live feed: a dedicated connection that LISTENs on `gavel_events` and turns what changed
+//! into [`Event`]s. Its messages are driven through `poll_message` on a task of their own, so
+//! notifications are never dropped and the console never awaits the database.
+//!
+//! On every (re)connect: LISTEN, then load what changed since the watermark (everything in the
+//! start window on the first connect), then consume notifications, fetching the rows they name
+//! in batches. Rows are keyed, so a row read twice is filed once. A keepalive query with a
+//! timeout finds a dead connection; reconnection backs off up to 10 s.
+
+use std::collections::BTreeSet;
+use std::future::poll_fn;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio_postgres::AsyncMessage;
+
+use super::connect::Target;
+use super::queries::{self, Notice, Watermark};
+use crate::app::{Event, Link};
+use crate::domain::Change;
+
+/// Debates loaded at start besides the running ones: the most recent this many.
+pub const START_WINDOW: i64 = 200;
+const KEEPALIVE: Duration = Duration::from_secs(5);
+const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Feeds `events` until the console is gone. `history` carries the ids of debates whose full
+/// history the console wants.
+pub async fn listen(
+    target: Target,
+    events: UnboundedSender<Event>,
+    mut history: UnboundedReceiver<String>,
+) {
+    let mut watermark: Option<Watermark> = None;
+    let mut failures: u32 = 0;
+    loop {
+        if events.send(Event::Link(Link::Connecting)).is_err() {
+            return;
+        }
+        match follow(
+            &target,
+            &mut watermark,
+            &events,
+            &mut history,
+            &mut failures,
+        )
+        .await
+        {
+            Ok(()) => return,
+            Err(e) => {
+                failures += 1;
+                let wait =
+                    (Duration::from_millis(250) * 2u32.pow(failures.min(6))).min(MAX_BACKOFF);
+                tracing::warn!("database feed lost: {e:#}; retrying in {wait:?}");
+                let down = Link::Down {
+                    error: format!("{e:#}"),
+                    retry_in: wait,
+                };
+                if events.send(Event::Link(down)).is_err() {
+                    return;
+                }
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}
+
+/// One connection's life. `Ok` when the console is gone, `Err` when the connection is.
+async fn follow(
+    target: &Target,
+    watermark: &mut Option<Watermark>,
+    events: &UnboundedSender<Event>,
+    history: &mut UnboundedReceiver<String>,
+    failures: &mut u32,
+) -> Result<()> {
+    let (mut client, mut connection) = target.connect().await?;
+    let (notes_tx, mut notes) = unbounded_channel::<String>();
+    let driver = tokio::spawn(async move {
+        loop {
+            match poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(n))) => {
+                    if notes_tx.send(n.payload().to_owned()).is_err() {
+                        return;
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    tracing::warn!("database connection failed: {e}");
+                    return;
+                }
+                None => return,
+            }
+        }
+    });
+    let result = async {
+        client.batch_execute("LISTEN gavel_events").await.context("LISTEN")?;
+        let (rows, mark) = match *watermark {
+            None => queries::initial(&mut client, START_WINDOW).await?,
+            Some(since) => queries::changed_since(&mut client, since).await?,
+        };
+        *watermark = Some(mark);
+        forward(events, rows)?;
+        events.send(Event::Link(Link::Live)).map_err(|_| anyhow!("console gone"))?;
+        *failures = 0;
+
+        let mut keepalive = tokio::time::interval(KEEPALIVE);
+        let mut previous_mark = mark;
+        loop {
+            tokio::select! {
+                note = notes.recv() => {
+                    let first = note.context("the connection closed")?;
+                    let mut batch = BTreeSet::new();
+                    let mut resync = false;
+                    for payload in std::iter::once(first).chain(std::iter::from_fn(|| notes.try_recv().ok())) {
+                        match serde_json::from_str::<Notice>(&payload) {
+                            Ok(notice) if notice.resync => resync = true,
+                            Ok(notice) => {
+                                batch.insert(notice);
+                            }
+                            Err(e) => tracing::warn!("ignoring a notification that is not gavel's ({e}): {payload:.200}"),
+                        }
+                    }
+                    if resync {
+                        let since = watermark.unwrap_or(previous_mark);
+                        let (rows, mark) = queries::changed_since(&mut client, since).await?;
+                        *watermark = Some(mark);
+                        forward(events, rows)?;
+                    } else {
+                        forward(events, queries::named(&client, &batch).await?)?;
+                    }
+                }
+                _ = keepalive.tick() => {
+                    let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, current_mark(&client))
+                        .await
+                        .map_err(|_| anyhow!("no answer to the keepalive within {KEEPALIVE_TIMEOUT:?}"))??;
+                    // Advance by one interval behind: the notifications of transactions that
+                    // ended before the previous tick have arrived and been handled by now.
+                    *watermark = Some(previous_mark);
+                    previous_mark = mark;
+                }
+                id = history.recv() => match id {
+                    Some(id) => forward(events, queries::history(&client, &id).await?)?,
+                    None => return Ok(()),
+                },
+            }
+        }
+    }
+    .await;
+    driver.abort();
+    result
+}
+
+async fn current_mark(client: &tokio_postgres::Client) -> Result<Watermark> {
+    let row = client
+        .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
+        .await?;
+    let raw: String = row.get(0);
+    Ok(raw.parse()?)
+}
+
+fn forward(events: &UnboundedSender<Event>, rows: Vec<Change>) -> Result<()> {
+    for row in rows {
+        events
+            .send(Event::Store(row))
+            .map_err(|_| anyhow!("console gone"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! A throwaway PostgreSQL server from the system's server binaries, for `gavel demo --postgres`
+//! and the tests: a fresh cluster in a temporary directory, reachable only through a unix
+//! socket, removed when dropped. As root it runs as the `postgres` user (postgres refuses
+//! root). Readiness is read from `postmaster.pid`, never guessed with a sleep.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+const PORT: u16 = 5432;
+
+/// A running throwaway server.
+#[derive(Debug)]
+pub struct LocalServer {
+    bin: PathBuf,
+    root: PathBuf,
+    owner: Option<(u32, u32)>,
+    server: Option<Child>,
+}
+
+impl LocalServer {
+    /// Creates a cluster and starts it.
+    pub fn start() -> Result<LocalServer> {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let bin = server_binaries()?;
+        let root = std::env::temp_dir().join(format!(
+            "gavel-pg-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        if root.exists() {
+            std::fs::remove_dir_all(&root)?;
+        }
+        std::fs::create_dir_all(&root)?;
+        let owner = postgres_owner()?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&root, Some(uid), Some(gid))
+                .with_context(|| format!("cannot hand {} to the postgres user", root.display()))?;
+        }
+        let mut server = LocalServer {
+            bin,
+            root,
+            owner,
+            server: None,
+        };
+        let data = server.data_dir();
+        let log = std::fs::File::create(server.root.join("initdb.log"))?;
+        let status = server
+            .command("initdb")
+            .args([
+                "--no-sync",
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--no-instructions",
+                "-D",
+            ])
+            .arg(&data)
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .status()
+            .context("cannot run initdb")?;
+        if !status.success() {
+            bail!(
+                "initdb failed: {}",
+                read_log(&server.root.join("initdb.log"))
+            );
+        }
+        server.resume()?;
+        Ok(server)
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.root.join("data")
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(self.bin.join(program));
+        if let Some((uid, gid)) = self.owner {
+            command.uid(uid).gid(gid);
+        }
+        command.env_remove("PGDATA").stdin(Stdio::null());
+        command
+    }
+
+    /// A connection string for database `dbname` on this server.
+    pub fn url(&self, dbname: &str) -> String {
+        format!(
+            "host={} port={PORT} user=postgres dbname={dbname}",
+            self.root.display()
+        )
+    }
+
+    /// Starts the server (again, after [`LocalServer::stop`]) and waits until it accepts
+    /// connections.
+    pub fn resume(&mut self) -> Result<()> {
+        let data = self.data_dir();
+        let _ = std::fs::remove_file(data.join("postmaster.pid"));
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.root.join("server.log"))?;
+        let child = self
+            .command("postgres")
+            .arg("-D")
+            .arg(&data)
+            .arg("-k")
+            .arg(&self.root)
+            .args(["-p", &PORT.to_string(), "-F", "-c", "listen_addresses="])
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()
+            .context("cannot start postgres")?;
+        self.server = Some(child);
+        self.wait_ready()
+    }
+
+    fn wait_ready(&mut self) -> Result<()> {
+        let pid_file = self.data_dir().join("postmaster.pid");
+        let started = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&pid_file)
+                && text
+                    .lines()
+                    .nth(7)
+                    .is_some_and(|status| status.trim() == "ready")
+            {
+                return Ok(());
+            }
+            if let Some(child) = self.server.as_mut()
+                && let Some(status) = child.try_wait()?
+            {
+                bail!(
+                    "postgres exited ({status}): {}",
+                    read_log(&self.root.join("server.log"))
+                );
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                bail!("postgres did not become ready within 60 s");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Stops the server (fast shutdown: open connections are cut), keeping its data.
+    pub fn stop(&mut self) -> Result<()> {
+        let Some(mut child) = self.server.take() else {
+            return Ok(());
+        };
+        let status = self
+            .command("pg_ctl")
+            .arg("stop")
+            .arg("-D")
+            .arg(self.data_dir())
+            .args(["-m", "fast", "-w"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()?;
+        if !status.success() {
+            child.kill()?;
+        }
+        child.wait()?;
+        Ok(())
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.server.take() {
+            let _ = self
+                .command("pg_ctl")
+                .arg("stop")
+                .arg("-D")
+                .arg(self.data_dir())
+                .args(["-m", "immediate", "-w"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn read_log(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .rev()
+        .take(5)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The directory holding `initdb` and `postgres`: `pg_config --bindir`, else the newest
+/// `/usr/lib/postgresql/*/bin`.
+fn server_binaries() -> Result<PathBuf> {
+    let from_pg_config = Command::new("pg_config")
+        .arg("--bindir")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let mut candidates: Vec<PathBuf> = from_pg_config.into_iter().collect();
+    if let Ok(versions) = std::fs::read_dir("/usr/lib/postgresql") {
+        let mut found: Vec<PathBuf> = versions.flatten().map(|v| v.path().join("bin")).collect();
+        found.sort();
+        candidates.extend(found.into_iter().rev());
+    }
+    candidates
+        .into_iter()
+        .find(|dir| dir.join("initdb").exists() && dir.join("postgres").exists())
+        .context(
+            "no PostgreSQL server binaries found (initdb and postgres): install the server \
+             package, e.g. `apt-get install postgresql`",
+        )
+}
+
+/// As root, the uid and gid of the `postgres` user, whom the server must run as.
+fn postgres_owner() -> Result<Option<(u32, u32)>> {
+    // /proc/self belongs to the effective user.
+    let root =
+        std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)?;
+    if !root {
+        return Ok(None);
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd")?;
+    passwd
+        .lines()
+        .find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            (fields.first() == Some(&"postgres") && fields.len() > 3)
+                .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
+                .flatten()
+        })
+        .map(Some)
+        .context("running as root, but there is no `postgres` user to run the server as")
+}

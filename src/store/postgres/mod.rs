@@ -1,0 +1,16 @@
+//! The PostgreSQL backend, following `../shared/interop.md`: migrations, the live listener,
+//! lenient row reading, exactly-once operator actions, and a throwaway local server.
+
+mod actions;
+mod connect;
+mod listener;
+mod local;
+mod migrate;
+mod queries;
+mod rows;
+
+pub use actions::record;
+pub use connect::Target;
+pub use listener::{START_WINDOW, listen};
+pub use local::LocalServer;
+pub use migrate::migrate;

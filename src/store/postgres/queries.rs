@@ -1,0 +1,366 @@
+//! The reads gavel makes: a window of recent debates at start, one debate's history on demand,
+//! the rows a batch of notifications names, and everything stamped since a watermark.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use tokio_postgres::{Client, GenericClient, IsolationLevel};
+
+use super::rows::{
+    self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
+};
+use crate::domain::Change;
+
+/// The oldest transaction that was still running at a sync: every row stamped by it or a later
+/// transaction may not have been seen yet.
+pub type Watermark = u64;
+
+/// The row a notification names (see the migration for the payload).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+pub struct Notice {
+    pub table: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub id: Option<i64>,
+    #[serde(default)]
+    pub round_index: Option<i32>,
+    /// The key did not fit in a payload: read everything since the watermark instead.
+    #[serde(default)]
+    pub resync: bool,
+}
+
+async fn select<C: GenericClient>(
+    client: &C,
+    table: &str,
+    columns: &str,
+    filter: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    read: fn(&tokio_postgres::Row) -> Change,
+) -> Result<Vec<Change>> {
+    let sql = format!("SELECT {columns} FROM {table} WHERE {filter}");
+    let rows = client
+        .query(&sql, params)
+        .await
+        .with_context(|| format!("reading {table}"))?;
+    Ok(rows.iter().map(read).collect())
+}
+
+fn session(row: &tokio_postgres::Row) -> Change {
+    Change::Session(rows::session(row))
+}
+fn turn(row: &tokio_postgres::Row) -> Change {
+    Change::Turn(rows::turn(row))
+}
+fn decision(row: &tokio_postgres::Row) -> Change {
+    Change::Decision(rows::decision(row))
+}
+fn judgment(row: &tokio_postgres::Row) -> Change {
+    Change::Judgment(rows::judgment(row))
+}
+fn action(row: &tokio_postgres::Row) -> Change {
+    Change::Action(rows::action(row))
+}
+
+async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
+    let row = client
+        .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
+        .await?;
+    let raw: String = row.get(0);
+    raw.parse().context("reading the snapshot's xmin")
+}
+
+/// At start: the running debates and the `window` most recent ones, with their decisions and
+/// actions; turns and judgments only for the running ones (the rest load when opened).
+pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, Watermark)> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
+    let mark = watermark(&tx).await?;
+    let mut changes = select(
+        &tx,
+        "debate_sessions",
+        SESSION_COLUMNS,
+        "status = 'running' OR id IN \
+         (SELECT id FROM debate_sessions ORDER BY created_at DESC NULLS LAST LIMIT $1) \
+         ORDER BY created_at NULLS FIRST, id",
+        &[&window],
+        session,
+    )
+    .await?;
+    let ids: Vec<String> = changes.iter().map(|c| c.session_id().to_owned()).collect();
+    let running: Vec<String> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Session(s) if s.is_running() => Some(s.id.clone()),
+            _ => None,
+        })
+        .collect();
+    let by_session = "session_id = ANY($1)";
+    changes.extend(
+        select(
+            &tx,
+            "debate_rounds",
+            TURN_COLUMNS,
+            &format!("{by_session} ORDER BY id"),
+            &[&running],
+            turn,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_round_decisions",
+            DECISION_COLUMNS,
+            by_session,
+            &[&ids],
+            decision,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_round_judgments",
+            JUDGMENT_COLUMNS,
+            &format!("{by_session} ORDER BY id"),
+            &[&running],
+            judgment,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_operator_actions",
+            ACTION_COLUMNS,
+            by_session,
+            &[&ids],
+            action,
+        )
+        .await?,
+    );
+    tx.commit().await?;
+    Ok((changes, mark))
+}
+
+/// Every row of one debate.
+pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
+    let by_session = "session_id = $1";
+    let mut changes = select(
+        client,
+        "debate_sessions",
+        SESSION_COLUMNS,
+        "id = $1",
+        &[&session_id],
+        session,
+    )
+    .await?;
+    changes.extend(
+        select(
+            client,
+            "debate_rounds",
+            TURN_COLUMNS,
+            &format!("{by_session} ORDER BY id"),
+            &[&session_id],
+            turn,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            client,
+            "debate_round_decisions",
+            DECISION_COLUMNS,
+            by_session,
+            &[&session_id],
+            decision,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            client,
+            "debate_round_judgments",
+            JUDGMENT_COLUMNS,
+            &format!("{by_session} ORDER BY id"),
+            &[&session_id],
+            judgment,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            client,
+            "debate_operator_actions",
+            ACTION_COLUMNS,
+            by_session,
+            &[&session_id],
+            action,
+        )
+        .await?,
+    );
+    Ok(changes)
+}
+
+/// Every row stamped by a transaction at or after `since`, and the new watermark.
+pub async fn changed_since(
+    client: &mut Client,
+    since: Watermark,
+) -> Result<(Vec<Change>, Watermark)> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
+    let mark = watermark(&tx).await?;
+    let since = since.to_string();
+    let filter = "gavel_xid >= $1::text::xid8";
+    let mut changes = select(
+        &tx,
+        "debate_sessions",
+        SESSION_COLUMNS,
+        filter,
+        &[&since],
+        session,
+    )
+    .await?;
+    changes.extend(
+        select(
+            &tx,
+            "debate_rounds",
+            TURN_COLUMNS,
+            &format!("{filter} ORDER BY id"),
+            &[&since],
+            turn,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_round_decisions",
+            DECISION_COLUMNS,
+            filter,
+            &[&since],
+            decision,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_round_judgments",
+            JUDGMENT_COLUMNS,
+            &format!("{filter} ORDER BY id"),
+            &[&since],
+            judgment,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_operator_actions",
+            ACTION_COLUMNS,
+            filter,
+            &[&since],
+            action,
+        )
+        .await?,
+    );
+    tx.commit().await?;
+    Ok((changes, mark))
+}
+
+/// The rows a batch of notifications names, each read once, in table order.
+pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Change>> {
+    let of = |table: &'static str| notices.iter().filter(move |n| n.table == table);
+    let sessions: Vec<String> = of("debate_sessions")
+        .filter_map(|n| n.session_id.clone())
+        .collect();
+    let turns: Vec<i64> = of("debate_rounds").filter_map(|n| n.id).collect();
+    let judgments: Vec<i64> = of("debate_round_judgments").filter_map(|n| n.id).collect();
+    let pairs = |table: &'static str| -> (Vec<String>, Vec<i32>) {
+        of(table)
+            .filter_map(|n| Some((n.session_id.clone()?, n.round_index?)))
+            .unzip()
+    };
+    let (decision_sessions, decision_rounds) = pairs("debate_round_decisions");
+    let (action_sessions, action_rounds) = pairs("debate_operator_actions");
+    let by_pair = "(session_id, round_index) IN (SELECT * FROM unnest($1::text[], $2::int[]))";
+
+    let mut changes = Vec::new();
+    if !sessions.is_empty() {
+        changes.extend(
+            select(
+                client,
+                "debate_sessions",
+                SESSION_COLUMNS,
+                "id = ANY($1)",
+                &[&sessions],
+                session,
+            )
+            .await?,
+        );
+    }
+    if !turns.is_empty() {
+        changes.extend(
+            select(
+                client,
+                "debate_rounds",
+                TURN_COLUMNS,
+                "id = ANY($1) ORDER BY id",
+                &[&turns],
+                turn,
+            )
+            .await?,
+        );
+    }
+    if !decision_sessions.is_empty() {
+        changes.extend(
+            select(
+                client,
+                "debate_round_decisions",
+                DECISION_COLUMNS,
+                by_pair,
+                &[&decision_sessions, &decision_rounds],
+                decision,
+            )
+            .await?,
+        );
+    }
+    if !judgments.is_empty() {
+        changes.extend(
+            select(
+                client,
+                "debate_round_judgments",
+                JUDGMENT_COLUMNS,
+                "id = ANY($1) ORDER BY id",
+                &[&judgments],
+                judgment,
+            )
+            .await?,
+        );
+    }
+    if !action_sessions.is_empty() {
+        changes.extend(
+            select(
+                client,
+                "debate_operator_actions",
+                ACTION_COLUMNS,
+                by_pair,
+                &[&action_sessions, &action_rounds],
+                action,
+            )
+            .await?,
+        );
+    }
+    Ok(changes)
+}
