@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod domain;
+pub mod live;
 pub mod logging;
 pub mod policy;
 pub mod signals;

@@ -1,18 +1,21 @@
 //! Wire-up only: command line -> logging -> configuration -> the chosen command.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Parser;
 use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::watch;
 
 use gavel::app::{Command, Model};
 use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
-use gavel::simulate::{Fixture, Playback};
+use gavel::simulate::{DebateRun, Fixture, Ids, Playback, play};
+use gavel::store::postgres::{LocalServer, Orchestrator, Target, migrate};
 use gavel::theme::Theme;
-use gavel::{demo, logging, tui};
+use gavel::{demo, live, logging, tui};
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
@@ -26,45 +29,163 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
+    let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
+    let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
+        Commands::Migrate { db } => {
+            let target = Target::from_env(db.db.as_deref())?;
+            runtime()?.block_on(async {
+                let mut client = target.connect_plain().await?;
+                let applied = migrate(&mut client).await?;
+                if applied.is_empty() {
+                    println!("{}: up to date", target.describe());
+                } else {
+                    println!("{}: applied {}", target.describe(), applied.join(", "));
+                }
+                anyhow::Ok(())
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Commands::Simulate {
+            db,
+            fixtures,
+            speed,
+        } => {
+            let _guard = logging::init(&log_dir)?;
+            let target = Target::from_env(db.db.as_deref())?;
+            let fixtures = load_fixtures(&fixtures)?;
+            runtime()?.block_on(async {
+                let (_playback, clock) = watch::channel(Playback {
+                    paused: false,
+                    speed,
+                });
+                simulate(&target, fixtures, Arc::new(config), clock, true).await
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Commands::Watch { db, operator } => {
+            let _guard = logging::init(&log_dir)?;
+            let target = Target::from_env(db.db.as_deref())?;
+            let operator = operator.unwrap_or_else(|| config.operator_name());
+            let model = Model::live(
+                format!("watch: {}", target.describe()),
+                operator,
+                config.controller.clone(),
+            );
+            runtime()?.block_on(async {
+                let (events, receiver) = unbounded_channel();
+                let commands = live::start(target, events.clone(), None);
+                tui::run(model, Theme::dark(), (events, receiver), commands).await
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         Commands::Demo {
             fixtures,
             operator,
             speed,
+            postgres,
         } => {
-            let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
             let _guard = logging::init(&log_dir)?;
-            let fixtures = if fixtures.is_empty() {
-                Fixture::bundled()?
-            } else {
-                fixtures
-                    .iter()
-                    .map(|path| Fixture::load(path))
-                    .collect::<Result<_, _>>()?
-            };
+            let fixtures = load_fixtures(&fixtures)?;
             let operator = operator.unwrap_or_else(|| config.operator_name());
-            let source = format!("demo: {} recorded debates", fixtures.len());
-            let mut model = Model::new(source, operator, config.controller.clone());
-            let runtime =
-                tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-            runtime.block_on(async {
-                let (events, receiver) = unbounded_channel();
-                let commands = demo::start(fixtures, Arc::new(config), events.clone());
-                model.playback = Playback {
-                    paused: false,
-                    speed,
-                };
-                let _ = commands.send(Command::SetPlayback(model.playback));
-                tui::run(model, Theme::dark(), (events, receiver), commands).await
-            })?;
-            runtime.shutdown_background();
+            let playback = Playback {
+                paused: false,
+                speed,
+            };
+            let rt = runtime()?;
+            if postgres {
+                eprintln!("gavel: starting a throwaway PostgreSQL ...");
+                let server = LocalServer::start()?;
+                let result =
+                    rt.block_on(demo_postgres(&server, fixtures, config, operator, playback));
+                rt.shutdown_background();
+                drop(server);
+                result?;
+            } else {
+                let source = format!("demo: {} recorded debates", fixtures.len());
+                let mut model = Model::new(source, operator, config.controller.clone());
+                model.playback = playback;
+                rt.block_on(async {
+                    let (events, receiver) = unbounded_channel();
+                    let commands = demo::start(fixtures, Arc::new(config), events.clone());
+                    let _ = commands.send(Command::SetPlayback(playback));
+                    tui::run(model, Theme::dark(), (events, receiver), commands).await
+                })?;
+                rt.shutdown_background();
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn check(paths: &[std::path::PathBuf]) -> ExitCode {
+/// Migrates a throwaway server's database, simulates into it and watches it.
+async fn demo_postgres(
+    server: &LocalServer,
+    fixtures: Vec<Fixture>,
+    config: Config,
+    operator: String,
+    playback: Playback,
+) -> Result<()> {
+    let admin = Target::parse(&server.url("postgres"))?
+        .connect_plain()
+        .await?;
+    admin.batch_execute("CREATE DATABASE gavel").await?;
+    let target = Target::parse(&server.url("gavel"))?;
+    migrate(&mut target.connect_plain().await?).await?;
+    let (clock_tx, clock) = watch::channel(playback);
+    let config = Arc::new(config);
+    let simulator = {
+        let (target, config) = (target.clone(), config.clone());
+        tokio::spawn(async move {
+            if let Err(e) = simulate(&target, fixtures, config, clock, false).await {
+                tracing::error!("the simulator stopped: {e:#}");
+            }
+        })
+    };
+    let mut model = Model::live(
+        "demo --postgres: throwaway local database".to_owned(),
+        operator,
+        config.controller.clone(),
+    );
+    model.playback = playback;
+    let (events, receiver) = unbounded_channel();
+    let commands = live::start(target, events.clone(), Some(clock_tx));
+    let result = tui::run(model, Theme::dark(), (events, receiver), commands).await;
+    simulator.abort();
+    result
+}
+
+/// Plays `fixtures` into the database at `target`, as an orchestrator.
+async fn simulate(
+    target: &Target,
+    fixtures: Vec<Fixture>,
+    config: Arc<Config>,
+    clock: watch::Receiver<Playback>,
+    echo: bool,
+) -> Result<()> {
+    let orchestrator = Orchestrator::connect(target).await?;
+    let ids = Ids::default();
+    let mut runs = Vec::new();
+    for fixture in fixtures {
+        let run = DebateRun::new(fixture, config.clone(), ids.clone());
+        let stage = orchestrator.stage(&run.session().id, echo)?;
+        runs.push((run, stage));
+    }
+    play(runs, clock, config.simulator.clone()).await
+}
+
+fn load_fixtures(paths: &[PathBuf]) -> Result<Vec<Fixture>> {
+    if paths.is_empty() {
+        return Ok(Fixture::bundled()?);
+    }
+    Ok(paths
+        .iter()
+        .map(|p| Fixture::load(p))
+        .collect::<Result<_, _>>()?)
+}
+
+fn check(paths: &[PathBuf]) -> ExitCode {
     let mut failed = false;
     for path in paths {
         match Fixture::load(path) {

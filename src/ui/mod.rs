@@ -13,7 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::app::{Focus, Model};
+use crate::app::{Focus, Link, Model};
 use crate::theme::Theme;
 
 pub use format::{inert, one_line};
@@ -55,10 +55,26 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         .iter()
         .filter(|d| d.pending().is_some())
         .count();
-    let playback = if model.playback.paused {
-        Span::styled(" ⏸ paused ", theme.warn())
-    } else {
-        Span::styled(format!(" ▶ {}x ", model.playback.speed), theme.ok())
+    let playback = match (&model.link, model.playback.paused) {
+        (Some(_), true) => Span::styled(
+            format!(" ⏸ paused, {} rows held ", model.held.len()),
+            theme.warn(),
+        ),
+        (None, true) => Span::styled(" ⏸ paused ", theme.warn()),
+        (_, false) => Span::styled(format!(" ▶ {}x ", model.playback.speed), theme.ok()),
+    };
+    let link = match &model.link {
+        None => Span::raw(""),
+        Some(Link::Live) => Span::styled("│ ● live ", theme.ok()),
+        Some(Link::Connecting) => Span::styled("│ ◌ connecting ", theme.warn()),
+        Some(Link::Down { error, retry_in }) => Span::styled(
+            format!(
+                "│ ✗ down: {} (retry in {:.1}s) ",
+                one_line(error),
+                retry_in.as_secs_f64()
+            ),
+            theme.danger(),
+        ),
     };
     let line = Line::from(vec![
         Span::styled(" gavel ", theme.title()),
@@ -66,6 +82,7 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Span::styled(one_line(&model.source), theme.text()),
         Span::styled(" │", theme.muted()),
         playback,
+        link,
         Span::styled("│ operator ", theme.muted()),
         Span::styled(one_line(&model.operator), theme.text()),
         Span::styled(" │ ", theme.muted()),

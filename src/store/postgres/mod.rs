@@ -8,9 +8,11 @@ mod local;
 mod migrate;
 mod queries;
 mod rows;
+mod stage;
 
 pub use actions::record;
 pub use connect::Target;
 pub use listener::{START_WINDOW, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
+pub use stage::{Orchestrator, PgStage};

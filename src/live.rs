@@ -1,0 +1,99 @@
+//! The live backend: the console attached to a database. Rows arrive from the listener; the
+//! console's commands are carried out on a connection of their own, so a slow or failed write
+//! never holds up the feed.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::watch;
+use tokio_postgres::Client;
+
+use crate::app::{Command, Event};
+use crate::domain::OperatorAction;
+use crate::simulate::Playback;
+use crate::store::ResolveError;
+use crate::store::postgres::{Target, listen, record};
+
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Starts following `target`; returns the sender for the console's commands. `playback`, when
+/// given, is the clock of an in-process simulator (`gavel demo --postgres`) that pause and speed
+/// also steer.
+pub fn start(
+    target: Target,
+    events: UnboundedSender<Event>,
+    playback: Option<watch::Sender<Playback>>,
+) -> UnboundedSender<Command> {
+    let (history, wanted) = unbounded_channel();
+    tokio::spawn(listen(target.clone(), events.clone(), wanted));
+    let (commands, receiver) = unbounded_channel();
+    tokio::spawn(execute(receiver, target, history, events, playback));
+    commands
+}
+
+async fn execute(
+    mut commands: UnboundedReceiver<Command>,
+    target: Target,
+    history: UnboundedSender<String>,
+    events: UnboundedSender<Event>,
+    playback: Option<watch::Sender<Playback>>,
+) {
+    let mut writer: Option<Client> = None;
+    while let Some(command) = commands.recv().await {
+        match command {
+            Command::Resolve(action) => {
+                let outcome = resolve(&target, &mut writer, action).await;
+                match &outcome {
+                    Ok(a) => {
+                        tracing::info!(session = %a.session_id, round = a.round_index, operator = %a.operator, action = %a.action, "operator action recorded")
+                    }
+                    Err(e) => tracing::warn!("operator action not recorded: {e}"),
+                }
+                if events.send(Event::Resolved(outcome)).is_err() {
+                    return;
+                }
+            }
+            Command::LoadHistory(id) => {
+                let _ = history.send(id);
+            }
+            Command::SetPlayback(setting) => {
+                if let Some(playback) = &playback {
+                    playback.send_replace(setting);
+                }
+            }
+        }
+    }
+}
+
+/// Records one action, (re)connecting the writer as needed; a failure leaves nothing written
+/// and the action in hand for a retry.
+async fn resolve(
+    target: &Target,
+    writer: &mut Option<Client>,
+    action: OperatorAction,
+) -> Result<OperatorAction, ResolveError> {
+    let failed = |error: String| ResolveError::Failed {
+        action: Box::new(action.clone()),
+        error,
+    };
+    if writer.as_ref().is_none_or(Client::is_closed) {
+        let connected = tokio::time::timeout(WRITE_TIMEOUT, target.connect_plain())
+            .await
+            .map_err(|_| failed("the database did not answer".to_owned()))?
+            .map_err(|e| failed(format!("{e:#}")))?;
+        *writer = Some(connected);
+    }
+    let client = writer.as_ref().expect("connected above");
+    match tokio::time::timeout(WRITE_TIMEOUT, record(client, &action)).await {
+        Ok(Ok(Ok(recorded))) => Ok(recorded),
+        Ok(Ok(Err(existing))) => Err(ResolveError::AlreadyResolved(Box::new(existing))),
+        Ok(Err(e)) => {
+            *writer = None;
+            Err(failed(format!("{e:#}")))
+        }
+        Err(_) => {
+            *writer = None;
+            Err(failed("the database did not answer within 10 s".to_owned()))
+        }
+    }
+}
