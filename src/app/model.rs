@@ -122,6 +122,19 @@ impl Debate {
         (1..=self.latest_round()).map(|n| self.round(n)).collect()
     }
 
+    /// Every problem found reading this debate's rows, session first.
+    pub fn issues(&self) -> impl Iterator<Item = &str> {
+        let session = self.session.issues.iter();
+        let turns = self.turns.iter().flat_map(|t| &t.issues);
+        let decisions = self.decisions.values().flat_map(|d| &d.issues);
+        let judgments = self.judgments.iter().flat_map(|j| &j.issues);
+        session
+            .chain(turns)
+            .chain(decisions)
+            .chain(judgments)
+            .map(String::as_str)
+    }
+
     /// Roster personas that have not spoken and were not brought in: escalation candidates.
     pub fn unused_personas(&self) -> Vec<String> {
         let brought_in: Vec<&str> = self

@@ -36,7 +36,14 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         let round = format!("{}/{}", debate.latest_round(), session.max_rounds);
         Row::new(vec![
             Cell::from(marker),
-            Cell::from(Span::styled(one_line(&session.id), theme.text())),
+            Cell::from(Line::from(vec![
+                Span::styled(one_line(&session.id), theme.text()),
+                if debate.issues().next().is_some() {
+                    Span::styled(" ⚠", theme.danger())
+                } else {
+                    Span::raw("")
+                },
+            ])),
             Cell::from(Span::styled(one_line(&session.question), theme.muted())),
             Cell::from(Span::styled(
                 one_line(&session.controller_mode.to_string()),

@@ -175,6 +175,16 @@ fn round(model: &Model, number: u32, scroll: u16, theme: &Theme, frame: &mut Fra
             ));
         }
         lines.push(Line::from(head));
+        let judged = row
+            .judgments
+            .iter()
+            .filter(|j| j.agent_persona == turn.agent_persona);
+        for issue in turn.issues.iter().chain(judged.flat_map(|j| &j.issues)) {
+            lines.push(Line::styled(
+                format!("⚠ {}", one_line(issue)),
+                theme.danger(),
+            ));
+        }
         if let Some(warning) = &turn.metadata.judge_warning {
             lines.push(Line::styled(
                 format!("⚠ {}", one_line(warning)),

@@ -37,6 +37,28 @@ pub fn render(debate: Option<&Debate>, theme: &Theme, frame: &mut Frame, area: R
             )],
         ),
     };
+    let mut lines = lines;
+    // The shown decision's own problems first, then the rest of the debate's.
+    let own: Vec<&str> = debate
+        .pending()
+        .or(debate.latest_decision())
+        .map(|d| d.issues.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let issues: Vec<&str> = own
+        .iter()
+        .copied()
+        .chain(debate.issues().filter(|i| !own.contains(i)))
+        .collect();
+    if let Some(first) = issues.first() {
+        let more = match issues.len() {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        lines.insert(
+            1,
+            Line::styled(format!("⚠ {}{more}", one_line(first)), theme.danger()),
+        );
+    }
     let paragraph = Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(panel(title, theme, false));
@@ -67,16 +89,19 @@ fn pending_lines<'a>(
 ) -> Vec<Line<'a>> {
     let mode = match &debate.session.controller_mode {
         Reported::Known(ControllerMode::Gated) => {
-            "gated: the orchestrator waits for you; on timeout the controller's decision stands"
+            "gated: the orchestrator waits for you; on timeout the controller's decision stands".to_owned()
         }
         Reported::Known(ControllerMode::Shadow) => {
-            "shadow: counterfactual, the fixed loop goes on; accept labels agreement, override/escalate apply next round"
+            "shadow: counterfactual, the fixed loop goes on; accept labels agreement, override/escalate apply next round".to_owned()
         }
         Reported::Known(ControllerMode::Enabled) => {
-            "enabled: applied at once; an override or escalation applies at the next round"
+            "enabled: applied at once; an override or escalation applies at the next round".to_owned()
         }
-        Reported::Known(ControllerMode::Off) => "off: the orchestrator ignores decisions",
-        Reported::Unknown(_) => "unknown mode: the orchestrator's handling is not known",
+        Reported::Known(ControllerMode::Off) => "off: the orchestrator ignores decisions".to_owned(),
+        Reported::Unknown(raw) => format!(
+            "unknown mode {:?}: how the orchestrator treats decisions is not known",
+            one_line(raw)
+        ),
     };
     let mut head = headline(decision, theme);
     head.push(Span::styled(format!("  ·  {mode}"), theme.muted()));

@@ -1,0 +1,516 @@
+//! Against a real PostgreSQL that each test starts itself from the system's server binaries
+//! (no mock): migrations on empty and pre-populated databases, rows written by plain SQL reaching
+//! the model, the feed surviving a server restart, racing operators, and a foreign writer's
+//! garbage shown as such. Fails loudly when no server can be started.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use gavel::app::{Event, Link, Model, update};
+use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
+use gavel::policy::ControllerConfig;
+use gavel::store::postgres::{LocalServer, Target, migrate, record};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio_postgres::Client;
+
+fn server() -> LocalServer {
+    LocalServer::start()
+        .expect("a throwaway PostgreSQL must start for these tests (install the server package)")
+}
+
+async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
+    let admin = Target::parse(&server.url("postgres"))
+        .unwrap()
+        .connect_plain()
+        .await
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let target = Target::parse(&server.url(name)).unwrap();
+    let client = target.connect_plain().await.unwrap();
+    (target, client)
+}
+
+/// A console model fed by the live backend.
+struct Console {
+    model: Model,
+    events: UnboundedReceiver<Event>,
+    commands: tokio::sync::mpsc::UnboundedSender<gavel::app::Command>,
+}
+
+impl Console {
+    fn attach(target: Target) -> Console {
+        let (sender, events) = unbounded_channel();
+        let commands = gavel::live::start(target, sender, None);
+        Console {
+            model: Model::live("test".into(), "alice".into(), ControllerConfig::default()),
+            events,
+            commands,
+        }
+    }
+
+    /// Applies events until `done` holds, failing after 20 s.
+    async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done(&self.model) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, self.events.recv()).await {
+                Ok(Some(event)) => {
+                    for command in update(&mut self.model, event) {
+                        let _ = self.commands.send(command);
+                    }
+                }
+                _ => panic!("timed out waiting for {what}; link {:?}", self.model.link),
+            }
+        }
+    }
+}
+
+const SESSION: &str = "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget) \
+    VALUES ($1, 'Is the test debate real?', 'gated', '[\"theorist\", \"skeptic\"]', 10000)";
+
+async fn table_count(client: &Client, sql: &str) -> i64 {
+    client.query_one(sql, &[]).await.unwrap().get(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_creates_the_contract_and_a_second_run_changes_nothing() {
+    let server = server();
+    let (_, mut client) = database(&server, "fresh").await;
+    let applied = migrate(&mut client).await.unwrap();
+    assert_eq!(applied.len(), 1, "{applied:?}");
+    assert!(
+        migrate(&mut client).await.unwrap().is_empty(),
+        "the second run applies nothing"
+    );
+    let tables = table_count(
+        &client,
+        "SELECT count(*) FROM information_schema.tables WHERE table_name IN \
+         ('debate_sessions','debate_rounds','debate_round_decisions','debate_round_judgments','debate_operator_actions')",
+    )
+    .await;
+    assert_eq!(tables, 5);
+    let triggers = table_count(
+        &client,
+        "SELECT count(*) FROM pg_trigger WHERE tgname IN ('gavel_notify','gavel_stamp')",
+    )
+    .await;
+    assert_eq!(
+        triggers, 10,
+        "a stamp and a notification trigger on each of the five tables"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_keeps_an_orchestrators_tables_and_rows() {
+    let server = server();
+    let (_, mut client) = database(&server, "orchestrated").await;
+    client
+        .batch_execute(
+            "CREATE TABLE debate_sessions (id TEXT PRIMARY KEY, question TEXT, status TEXT DEFAULT 'running', \
+                 num_rounds INT, created_at TIMESTAMPTZ DEFAULT now());
+             CREATE TABLE debate_rounds (id BIGSERIAL PRIMARY KEY, session_id TEXT, round_number INT, \
+                 agent_persona TEXT, content TEXT, tokens_used INT);
+             CREATE TABLE debate_round_decisions (session_id TEXT, round_index INT, decision TEXT, \
+                 signal_json JSONB, decided_at TIMESTAMPTZ DEFAULT now(), PRIMARY KEY (session_id, round_index));
+             INSERT INTO debate_sessions (id, question, status, num_rounds) VALUES \
+                 ('old-1', 'Kept?', 'completed', 3), ('old-2', 'Also kept?', 'running', NULL);
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+                 SELECT 'old-1', r, 'theorist', 'round ' || r, 100 FROM generate_series(1, 3) r;
+             INSERT INTO debate_round_decisions VALUES ('old-1', 3, 'stop_converged', '{\"similarity\": 0.95}', now());",
+        )
+        .await
+        .unwrap();
+    let before: Vec<String> = client
+        .query("SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let rounds_before = table_count(
+        &client,
+        "SELECT sum(id * round_number)::bigint FROM debate_rounds",
+    )
+    .await;
+
+    migrate(&mut client).await.unwrap();
+    assert!(migrate(&mut client).await.unwrap().is_empty());
+
+    let after: Vec<String> = client
+        .query("SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(before, after, "existing sessions untouched");
+    assert_eq!(
+        table_count(
+            &client,
+            "SELECT sum(id * round_number)::bigint FROM debate_rounds"
+        )
+        .await,
+        rounds_before
+    );
+    assert_eq!(
+        table_count(&client, "SELECT count(*) FROM debate_round_decisions").await,
+        1
+    );
+    let mode: String = client
+        .query_one(
+            "SELECT controller_mode FROM debate_sessions WHERE id = 'old-1'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        mode, "shadow",
+        "a missing column arrives with the contract's default"
+    );
+    let superseded: bool = client
+        .query_one("SELECT superseded FROM debate_rounds LIMIT 1", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!superseded);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_written_by_plain_sql_reach_the_model() {
+    let server = server();
+    let (target, mut client) = database(&server, "plain").await;
+    migrate(&mut client).await.unwrap();
+    client.execute(SESSION, &[&"before-start"]).await.unwrap();
+    let mut console = Console::attach(target);
+    console
+        .until("the existing debate", |m| {
+            m.debate("before-start").is_some()
+        })
+        .await;
+    console
+        .until("the live link", |m| m.link == Some(Link::Live))
+        .await;
+
+    client.execute(SESSION, &[&"s1"]).await.unwrap();
+    client
+        .batch_execute(
+            "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+                 VALUES ('s1', 1, 'theorist', 'Opening. VERDICT: yes', 900), ('s1', 1, 'skeptic', 'No. VERDICT: no', 800);
+             INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score, reasons, pmids) \
+                 VALUES ('s1', 1, 'skeptic', 'warn_persona', 0.5, '[\"thin\"]', '[{\"pmid\": \"1\", \"verified\": true}]');
+             INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
+                 VALUES ('s1', 1, 'continue_baseline', '{\"similarity\": null, \"verdict\": \"no | yes\", \"verdict_split\": true, \"reasons\": [\"round 1 < min_rounds 2\"]}');",
+        )
+        .await
+        .unwrap();
+    console
+        .until("the debate's rows", |m| {
+            m.debate("s1").is_some_and(|d| {
+                d.turns.len() == 2 && d.pending().is_some() && d.judgments.len() == 1
+            })
+        })
+        .await;
+    let debate = console.model.debate("s1").unwrap();
+    assert_eq!(debate.session.personas, ["theorist", "skeptic"]);
+    assert_eq!(
+        debate.judgments[0].decision.to_string(),
+        "warn",
+        "the long form is understood"
+    );
+    let pending = debate.pending().unwrap();
+    assert_eq!(pending.signals.verdict_split, Some(true));
+    assert!(pending.issues.is_empty());
+
+    let selected = console.model.selected_debate().unwrap().session.id.clone();
+    assert_eq!(
+        selected, "before-start",
+        "selection did not move when s1 arrived"
+    );
+
+    // The console resolves it; the row lands once and comes back through the feed.
+    console.model.selected = console
+        .model
+        .debates
+        .iter()
+        .position(|d| d.session.id == "s1")
+        .unwrap();
+    for key in ['a', 'y'] {
+        let event = Event::Key(crossterm::event::KeyEvent::from(
+            crossterm::event::KeyCode::Char(key),
+        ));
+        for command in update(&mut console.model, event) {
+            console.commands.send(command).unwrap();
+        }
+    }
+    console
+        .until("the action to come back", |m| {
+            m.debate("s1").is_some_and(|d| d.actions.contains_key(&1))
+        })
+        .await;
+    let row = client
+        .query_one("SELECT operator, action, decision FROM debate_operator_actions WHERE session_id = 's1'", &[])
+        .await
+        .unwrap();
+    let (operator, action, decision): (String, String, String) =
+        (row.get(0), row.get(1), row.get(2));
+    assert_eq!(
+        (operator.as_str(), action.as_str(), decision.as_str()),
+        ("alice", "accept", "continue_baseline")
+    );
+    assert!(console.model.debate("s1").unwrap().pending().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_keep_flowing_through_a_server_restart_with_none_missed() {
+    let mut server = server();
+    let (target, mut client) = database(&server, "restart").await;
+    migrate(&mut client).await.unwrap();
+    client.execute(SESSION, &[&"long"]).await.unwrap();
+    drop(client);
+    let mut console = Console::attach(target.clone());
+    console
+        .until("the live link", |m| m.link == Some(Link::Live))
+        .await;
+
+    const ROUNDS: i64 = 60;
+    let writer = tokio::spawn(async move {
+        let mut client: Option<Client> = None;
+        for id in 1..=ROUNDS {
+            loop {
+                if client.as_ref().is_none_or(Client::is_closed) {
+                    client = target.connect_plain().await.ok();
+                }
+                let inserted = match &client {
+                    Some(c) => c
+                        .execute(
+                            "INSERT INTO debate_rounds (id, session_id, round_number, agent_persona, content, tokens_used) \
+                             VALUES ($1, 'long', $2, 'theorist', 'turn', 10) ON CONFLICT (id) DO NOTHING",
+                            &[&id, &(id as i32)],
+                        )
+                        .await
+                        .is_ok(),
+                    None => false,
+                };
+                if inserted {
+                    break;
+                }
+                client = None;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    });
+    console
+        .until("the first rounds", |m| {
+            m.debate("long").is_some_and(|d| d.turns.len() >= 15)
+        })
+        .await;
+    let server = tokio::task::spawn_blocking(move || {
+        server.stop().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        server.resume().unwrap();
+        server
+    })
+    .await
+    .unwrap();
+    writer.await.unwrap();
+    console
+        .until("every round", |m| {
+            m.debate("long")
+                .is_some_and(|d| d.turns.len() as i64 >= ROUNDS)
+        })
+        .await;
+    let turns = &console.model.debate("long").unwrap().turns;
+    let ids: BTreeSet<u64> = turns.iter().map(|t| t.id).collect();
+    assert_eq!(turns.len(), ROUNDS as usize, "no round shown twice");
+    assert_eq!(ids, (1..=ROUNDS as u64).collect(), "no round missed");
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_operators_resolve_each_decision_exactly_once() {
+    let server = server();
+    let (target, mut client) = database(&server, "race").await;
+    migrate(&mut client).await.unwrap();
+    client.execute(SESSION, &[&"raced"]).await.unwrap();
+    let alice = target.connect_plain().await.unwrap();
+    let bob = target.connect_plain().await.unwrap();
+    const TRIALS: u32 = 100;
+    let action = |round: u32, operator: &str, decision: Decision| OperatorAction {
+        session_id: "raced".into(),
+        round_index: round,
+        action: ActionKind::Override.into(),
+        decision: decision.into(),
+        persona: None,
+        operator: operator.into(),
+        note: Some(format!("{operator}'s call")),
+        created_at: None,
+    };
+    for round in 1..=TRIALS {
+        let a = action(round, "alice", Decision::StopConverged);
+        let b = action(round, "bob", Decision::StopSafety);
+        let (ra, rb) = tokio::join!(record(&alice, &a), record(&bob, &b));
+        let (ra, rb) = (ra.unwrap(), rb.unwrap());
+        let (winner, loser_saw) = match (ra, rb) {
+            (Ok(w), Err(seen)) | (Err(seen), Ok(w)) => (w, seen),
+            other => panic!("round {round}: expected one winner, got {other:?}"),
+        };
+        assert_eq!(
+            loser_saw, winner,
+            "round {round}: the loser is told who won and how"
+        );
+    }
+    let rows = table_count(&client, "SELECT count(*) FROM debate_operator_actions").await;
+    assert_eq!(rows, i64::from(TRIALS));
+    let distinct = table_count(
+        &client,
+        "SELECT count(DISTINCT round_index) FROM debate_operator_actions",
+    )
+    .await;
+    assert_eq!(distinct, i64::from(TRIALS));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_writers_garbage_is_shown_as_such() {
+    let server = server();
+    let (target, mut client) = database(&server, "garbage").await;
+    // This orchestrator keeps signal_json as TEXT, so it can hold anything.
+    client
+        .batch_execute(
+            "CREATE TABLE debate_round_decisions (session_id TEXT, round_index INT, decision TEXT, \
+             signal_json TEXT, decided_at TIMESTAMPTZ DEFAULT now(), PRIMARY KEY (session_id, round_index))",
+        )
+        .await
+        .unwrap();
+    migrate(&mut client).await.unwrap();
+    let mut console = Console::attach(target);
+    console
+        .until("the live link", |m| m.link == Some(Link::Live))
+        .await;
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, controller_mode, personas, metadata, token_budget) \
+                 VALUES ('g', E'Topic \\x1b[2J', 'turbo', '{\"not\": \"a list\"}', '[1, 2]', 100);
+             INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) VALUES \
+                 ('g', 1, 'pause_for_coffee', '{\"similarity\": \"NaN\", \"new_claims\": \"many\"}'), \
+                 ('g', 2, 'stop_converged', '{oops');
+             INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score, pmids) \
+                 VALUES ('g', 1, 'theorist', 'shrug', 'NaN', '\"12345\"');",
+        )
+        .await
+        .unwrap();
+    console
+        .until("the garbage", |m| {
+            m.debate("g")
+                .is_some_and(|d| d.decisions.len() == 2 && d.judgments.len() == 1)
+        })
+        .await;
+    let debate = console.model.debate("g").unwrap();
+    assert_eq!(
+        debate.session.controller_mode,
+        Reported::Unknown("turbo".into())
+    );
+    assert!(
+        debate
+            .session
+            .issues
+            .iter()
+            .any(|i| i.starts_with("debate_sessions (g): personas: expected an array")),
+        "{:?}",
+        debate.session.issues
+    );
+    assert!(
+        debate
+            .session
+            .issues
+            .iter()
+            .any(|i| i.starts_with("debate_sessions (g): metadata: unreadable")),
+        "{:?}",
+        debate.session.issues
+    );
+    let first = &debate.decisions[&1];
+    assert_eq!(first.decision, Reported::Unknown("pause_for_coffee".into()));
+    assert!(first.signals.similarity.unwrap().is_nan());
+    assert!(
+        first
+            .issues
+            .iter()
+            .any(|i| i.contains("new_claims: \"many\" is not a number")),
+        "{:?}",
+        first.issues
+    );
+    let second = &debate.decisions[&2];
+    assert!(
+        second.issues[0].starts_with("debate_round_decisions (g, 2): signal_json: not JSON"),
+        "{:?}",
+        second.issues
+    );
+    let judgment = &debate.judgments[0];
+    assert_eq!(judgment.decision, Reported::Unknown("shrug".into()));
+    assert!(judgment.score.unwrap().is_nan());
+    assert!(
+        judgment.issues.iter().any(|i| i.contains("pmids")),
+        "{:?}",
+        judgment.issues
+    );
+
+    let mut model = console.model.clone();
+    model.selected = model
+        .debates
+        .iter()
+        .position(|d| d.session.id == "g")
+        .unwrap();
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    terminal
+        .draw(|f| gavel::ui::view(&model, &gavel::theme::Theme::dark(), f))
+        .unwrap();
+    let screen = terminal.backend().to_string();
+    assert!(
+        screen.contains("unknown mode \"turbo\"") && screen.contains("Topic ␛[2J"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("signal_json: not JSON"),
+        "the issue is on screen:\n{screen}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_loads_lazily() {
+    let server = server();
+    let (target, mut client) = database(&server, "history").await;
+    migrate(&mut client).await.unwrap();
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, status, created_at) \
+                 SELECT 'old-' || n, 'q', 'completed', now() - n * interval '1 minute' FROM generate_series(1, 400) n;
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+                 SELECT 'old-' || n, r, 'theorist', 'text', 10 FROM generate_series(1, 400) n, generate_series(1, 25) r;
+             INSERT INTO debate_sessions (id, question) VALUES ('now-running', 'q');
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+                 VALUES ('now-running', 1, 'theorist', 'live', 10);",
+        )
+        .await
+        .unwrap();
+    let mut console = Console::attach(target);
+    console
+        .until("the live link", |m| m.link == Some(Link::Live))
+        .await;
+    let model = &console.model;
+    assert_eq!(
+        model.debates.len(),
+        gavel::store::postgres::START_WINDOW as usize,
+        "the most recent debates (the running one among them), not all 401"
+    );
+    let turns: usize = model.debates.iter().map(|d| d.turns.len()).sum();
+    assert_eq!(turns, 1, "only the running debate's turns load at start");
+    console
+        .until("the selected debate's history", |m| {
+            m.selected_debate().is_some_and(|d| d.turns.len() == 25)
+        })
+        .await;
+}
