@@ -34,7 +34,7 @@ fn accept_then_y_records_the_controllers_decision() {
 #[test]
 fn any_key_but_y_cancels_a_confirmation() {
     let (mut model, _) = demo_model();
-    for cancel in [char('n'), char('q'), key(KeyCode::Esc), char('a')] {
+    for cancel in [char('x'), char('q'), key(KeyCode::Esc), char('a')] {
         update(&mut model, char('a'));
         assert!(update(&mut model, cancel).is_empty());
         assert!(model.overlay.is_none());
@@ -270,4 +270,29 @@ fn rows_before_their_session_are_kept() {
     session.id = "not-yet-seen".into();
     update(&mut model, Event::Store(Change::Session(session)));
     assert_eq!(model.debate("not-yet-seen").unwrap().decisions.len(), 1);
+}
+
+#[test]
+fn a_note_can_be_added_before_confirming() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('a'));
+    update(&mut model, char('n'));
+    for c in "agree, tokens low".chars() {
+        update(&mut model, char(c));
+    }
+    update(&mut model, key(KeyCode::Backspace));
+    update(&mut model, key(KeyCode::Enter));
+    assert!(
+        matches!(model.overlay, Some(Overlay::Confirm(_))),
+        "back to the confirmation"
+    );
+    let action = resolve_command(&update(&mut model, char('y')));
+    assert_eq!(action.note.as_deref(), Some("agree, tokens lo"));
+
+    update(&mut model, char('a'));
+    update(&mut model, char('n'));
+    update(&mut model, char('x'));
+    update(&mut model, key(KeyCode::Esc));
+    let action = resolve_command(&update(&mut model, char('y')));
+    assert_eq!(action.note, None, "Esc drops the note");
 }

@@ -18,7 +18,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("a", "accept the pending decision"),
     ("o", "override the pending decision (choose the decision)"),
     ("e", "force escalation (choose the persona)"),
-    ("y", "confirm the action; any other key cancels"),
+    (
+        "y",
+        "confirm the action; n adds a note; any other key cancels",
+    ),
     ("r", "retry an action whose write failed"),
     ("space", "pause / resume the feed"),
     ("+ -", "playback speed x2 / ÷2"),

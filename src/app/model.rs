@@ -181,9 +181,14 @@ pub struct Intent {
     /// The decision that will stand.
     pub decision: Reported<Decision>,
     pub persona: Option<String>,
+    /// The operator's reason, recorded with the action.
+    pub note: Option<String>,
 }
 
 impl Intent {
+    /// The longest note kept.
+    pub const MAX_NOTE: usize = 500;
+
     /// The action to record, by `operator`.
     pub fn into_action(self, operator: &str) -> OperatorAction {
         OperatorAction {
@@ -193,7 +198,7 @@ impl Intent {
             decision: self.decision,
             persona: self.persona,
             operator: operator.to_owned(),
-            note: None,
+            note: self.note.filter(|n| !n.trim().is_empty()),
             created_at: None,
         }
     }
@@ -223,6 +228,7 @@ impl Chooser {
             action: self.action,
             decision,
             persona,
+            note: None,
         }
     }
 }
@@ -233,6 +239,8 @@ pub enum Overlay {
     Help,
     Choose(Chooser),
     Confirm(Intent),
+    /// Typing the note for an intent; back to its confirmation on Enter.
+    Note(Intent),
     /// A round's turns and rulings, scrolled by `scroll` lines.
     Round {
         number: u32,

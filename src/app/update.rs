@@ -87,6 +87,27 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             model.quit = key.code == KeyCode::Char('q');
             Vec::new()
         }
+        Some(Overlay::Note(mut intent)) => {
+            let note = intent.note.get_or_insert_with(String::new);
+            match key.code {
+                KeyCode::Char(c) if note.chars().count() < Intent::MAX_NOTE => note.push(c),
+                KeyCode::Backspace => {
+                    note.pop();
+                }
+                KeyCode::Esc => intent.note = None,
+                _ => {}
+            }
+            model.overlay = Some(if matches!(key.code, KeyCode::Enter | KeyCode::Esc) {
+                Overlay::Confirm(intent)
+            } else {
+                Overlay::Note(intent)
+            });
+            Vec::new()
+        }
+        Some(Overlay::Confirm(intent)) if key.code == KeyCode::Char('n') => {
+            model.overlay = Some(Overlay::Note(intent));
+            Vec::new()
+        }
         Some(Overlay::Confirm(intent)) => {
             if key.code == KeyCode::Char('y') {
                 model.flash(
@@ -233,6 +254,7 @@ fn start_action(model: &mut Model, action: ActionKind) {
                 action,
                 decision: pending.decision.clone(),
                 persona: pending.signals.escalate_persona.clone(),
+                note: None,
             }));
             return;
         }

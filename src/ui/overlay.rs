@@ -19,6 +19,7 @@ pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame
         Overlay::Help => help(theme, frame),
         Overlay::Choose(chooser) => choose(chooser, theme, frame),
         Overlay::Confirm(intent) => confirm(intent, theme, frame),
+        Overlay::Note(intent) => note(intent, theme, frame),
         Overlay::Round { number, scroll } => round(model, *number, *scroll, theme, frame),
     }
 }
@@ -96,10 +97,18 @@ fn confirm(intent: &Intent, theme: &Theme, frame: &mut Frame) {
             ),
             Span::styled(what, theme.pending()),
         ]),
-        Line::raw(""),
+        Line::styled(
+            match &intent.note {
+                Some(note) => format!("note: {}", one_line(note)),
+                None => String::new(),
+            },
+            theme.text(),
+        ),
         Line::from(vec![
             Span::styled("[y]", theme.pending()),
             Span::styled(" confirm    ", theme.text()),
+            Span::styled("[n]", theme.pending()),
+            Span::styled(" note    ", theme.text()),
             Span::styled("any other key cancels", theme.muted()),
         ]),
     ];
@@ -108,6 +117,24 @@ fn confirm(intent: &Intent, theme: &Theme, frame: &mut Frame) {
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(panel("confirm".to_owned(), theme, true)),
+        area,
+    );
+}
+
+fn note(intent: &Intent, theme: &Theme, frame: &mut Frame) {
+    let area = centered(frame, 72, 5);
+    let text = intent.note.as_deref().unwrap_or("");
+    let lines = vec![Line::from(vec![
+        Span::styled(one_line(text), theme.text()),
+        Span::styled("▏", theme.pending()),
+    ])];
+    let block = panel("note for this action".to_owned(), theme, true)
+        .title_bottom(" Enter done · Esc drop the note ");
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block),
         area,
     );
 }
