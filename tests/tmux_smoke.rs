@@ -1,6 +1,8 @@
-//! End to end: the real binary's demo driven headless in tmux at 160x48. Rounds appear with
+//! End to end: the real binary driven headless in tmux at 160x48. The demo: rounds appear with
 //! their signal columns, a pending decision is accepted with `a` then `y` and the debate moves
-//! on, `?` shows the keys, and `q` leaves the terminal as it found it.
+//! on, `?` shows the keys, and `q` leaves the terminal as it found it. `gavel watch` on a
+//! throwaway PostgreSQL: rows written by plain SQL appear, an action taken on screen lands in
+//! the database, a racing operator's action shows, and the feed survives a server restart.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -15,7 +17,9 @@ struct Tmux {
 
 impl Tmux {
     fn new() -> Tmux {
-        let socket = format!("gavel-smoke-{}", std::process::id());
+        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = format!("gavel-smoke-{}-{n}", std::process::id());
         let dir = std::env::temp_dir().join(&socket);
         std::fs::create_dir_all(&dir).unwrap();
         Tmux { socket, dir }
@@ -174,4 +178,110 @@ fn demo_in_tmux_accept_help_and_quit() {
         "1"
     );
     assert!(logs.join("gavel.log").exists(), "logs went to the log file");
+}
+
+/// Runs `sql` on the throwaway server's database with a fresh connection.
+fn sql(runtime: &tokio::runtime::Runtime, url: &str, sql: &str) {
+    runtime.block_on(async {
+        let client = gavel::store::postgres::Target::parse(url)
+            .unwrap()
+            .connect_plain()
+            .await
+            .unwrap();
+        client.batch_execute(sql).await.unwrap();
+    });
+}
+
+#[test]
+fn watch_in_tmux_against_a_live_database() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut server =
+        gavel::store::postgres::LocalServer::start().expect("a throwaway PostgreSQL must start");
+    sql(&runtime, &server.url("postgres"), "CREATE DATABASE watched");
+    let url = server.url("watched");
+    let binary = env!("CARGO_BIN_EXE_gavel");
+    let migrate = Command::new(binary)
+        .args(["migrate", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(
+        migrate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrate.stderr)
+    );
+    assert!(String::from_utf8_lossy(&migrate.stdout).contains("applied V1__contract"));
+    sql(
+        &runtime,
+        &url,
+        "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used) \
+             VALUES ('live-1', 'Should the trial stop early?', 'gated', '[\"theorist\", \"skeptic\", \"ethicist\"]', 20000, 3000);
+         INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES ('live-1', 1, 'theorist', 'Stop. VERDICT: stop', 1500), ('live-1', 1, 'skeptic', 'Go on. VERDICT: continue', 1500);
+         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
+             VALUES ('live-1', 1, 'continue_baseline', '{\"similarity\": null, \"new_claims\": 4, \"reasons\": [\"round 1 < min_rounds 2\"]}');",
+    );
+
+    let tmux = Tmux::new();
+    tmux.start(&format!(
+        "{binary} watch --db '{url}' --operator carol --log-dir {}; echo gavel-exited-$?; sleep 30",
+        tmux.dir.join("logs").display()
+    ));
+    tmux.wait_for("the live debate", |s| {
+        s.contains("● live") && s.contains("live-1") && s.contains("theorist skeptic")
+    });
+
+    tmux.keys("a");
+    tmux.wait_for("the confirmation", |s| s.contains("[y] confirm"));
+    tmux.keys("y");
+    tmux.wait_for("the recorded action", |s| {
+        s.contains("recorded: carol accept continue_baseline on live-1 round 1")
+    });
+    let recorded = runtime.block_on(async {
+        let client = gavel::store::postgres::Target::parse(&url).unwrap().connect_plain().await.unwrap();
+        client
+            .query_one("SELECT operator || ' ' || action FROM debate_operator_actions WHERE session_id = 'live-1'", &[])
+            .await
+            .unwrap()
+            .get::<_, String>(0)
+    });
+    assert_eq!(recorded, "carol accept");
+
+    // A second operator resolves round 2 first, outside this console.
+    sql(
+        &runtime,
+        &url,
+        "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES ('live-1', 2, 'theorist', 'Still stop. VERDICT: stop', 1200);
+         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
+             VALUES ('live-1', 2, 'continue_baseline', '{}');
+         INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
+             VALUES ('live-1', 2, 'override', 'stop_safety', 'dave');",
+    );
+    tmux.wait_for("the other operator's action", |s| {
+        s.contains("override dave")
+    });
+    tmux.keys("a");
+    let refused = tmux.wait_for("no pending decision", |s| {
+        s.contains("no pending decision on live-1")
+    });
+    assert!(!refused.contains("recorded: carol"), "{refused}");
+
+    server.stop().unwrap();
+    tmux.wait_for("the link to go down", |s| {
+        s.contains("✗ down") || s.contains("◌ connecting")
+    });
+    server.resume().unwrap();
+    tmux.wait_for("the link to come back", |s| s.contains("● live"));
+    sql(
+        &runtime,
+        &url,
+        "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES ('live-1', 3, 'ethicist', 'After the restart. VERDICT: stop', 900);",
+    );
+    tmux.wait_for("the round written after the restart", |s| {
+        s.contains("theorist ethicist") || s.contains("+ethicist")
+    });
+
+    tmux.keys("q");
+    tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));
 }
