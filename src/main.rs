@@ -12,8 +12,8 @@ use tokio::sync::watch;
 use gavel::app::{Command, Model};
 use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
-use gavel::simulate::{DebateRun, Fixture, Ids, Playback, play};
-use gavel::store::postgres::{LocalServer, Orchestrator, Target, migrate};
+use gavel::simulate::{Fixture, Playback};
+use gavel::store::postgres::{LocalServer, Target, migrate, simulate};
 use gavel::theme::Theme;
 use gavel::{demo, live, logging, tui};
 
@@ -154,25 +154,6 @@ async fn demo_postgres(
     let result = tui::run(model, Theme::dark(), (events, receiver), commands).await;
     simulator.abort();
     result
-}
-
-/// Plays `fixtures` into the database at `target`, as an orchestrator.
-async fn simulate(
-    target: &Target,
-    fixtures: Vec<Fixture>,
-    config: Arc<Config>,
-    clock: watch::Receiver<Playback>,
-    echo: bool,
-) -> Result<()> {
-    let orchestrator = Orchestrator::connect(target).await?;
-    let ids = Ids::default();
-    let mut runs = Vec::new();
-    for fixture in fixtures {
-        let run = DebateRun::new(fixture, config.clone(), ids.clone());
-        let stage = orchestrator.stage(&run.session().id, echo)?;
-        runs.push((run, stage));
-    }
-    play(runs, clock, config.simulator.clone()).await
 }
 
 fn load_fixtures(paths: &[PathBuf]) -> Result<Vec<Fixture>> {

@@ -296,3 +296,44 @@ fn a_note_can_be_added_before_confirming() {
     let action = resolve_command(&update(&mut model, char('y')));
     assert_eq!(action.note, None, "Esc drops the note");
 }
+
+#[test]
+fn a_failed_write_is_shown_and_r_retries_it() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('a'));
+    let action = resolve_command(&update(&mut model, char('y')));
+    let failed = gavel::store::ResolveError::Failed {
+        action: Box::new(action.clone()),
+        error: "connection refused".into(),
+    };
+    update(&mut model, Event::Resolved(Err(failed)));
+    let flash = model.flash.clone().unwrap();
+    assert!(flash.error);
+    assert!(
+        flash.text.contains("not recorded")
+            && flash.text.contains("connection refused")
+            && flash.text.contains("press r"),
+        "{}",
+        flash.text
+    );
+    let retried = resolve_command(&update(&mut model, char('r')));
+    assert_eq!(retried, action, "the same action, nothing lost");
+    assert!(
+        update(&mut model, char('r')).is_empty(),
+        "nothing left to retry"
+    );
+}
+
+#[test]
+fn a_paused_live_feed_holds_rows_until_resumed() {
+    let (demo, runs) = demo_model();
+    let mut model = gavel::app::Model::live("live".into(), "alice".into(), demo.controller.clone());
+    update(&mut model, char(' '));
+    let session = runs[0].session().clone();
+    update(&mut model, Event::Store(Change::Session(session)));
+    assert!(model.debates.is_empty(), "held while paused");
+    assert_eq!(model.held.len(), 1);
+    update(&mut model, char(' '));
+    assert_eq!(model.debates.len(), 1);
+    assert!(model.held.is_empty());
+}

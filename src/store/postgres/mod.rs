@@ -15,4 +15,4 @@ pub use connect::Target;
 pub use listener::{START_WINDOW, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
-pub use stage::{Orchestrator, PgStage};
+pub use stage::{Orchestrator, PgStage, simulate};

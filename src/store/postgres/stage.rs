@@ -13,8 +13,29 @@ use super::actions;
 use super::connect::Target;
 use super::queries::Notice;
 use super::rows::{self, ACTION_COLUMNS};
+use crate::config::Config;
 use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
-use crate::simulate::{Stage, log};
+use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
+
+/// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
+/// until every debate has ended. `echo` prints each decision and ending.
+pub async fn simulate(
+    target: &Target,
+    fixtures: Vec<Fixture>,
+    config: Arc<Config>,
+    clock: tokio::sync::watch::Receiver<Playback>,
+    echo: bool,
+) -> Result<()> {
+    let orchestrator = Orchestrator::connect(target).await?;
+    let ids = Ids::default();
+    let mut runs = Vec::new();
+    for fixture in fixtures {
+        let run = DebateRun::new(fixture, config.clone(), ids.clone());
+        let stage = orchestrator.stage(&run.session().id, echo)?;
+        runs.push((run, stage));
+    }
+    play(runs, clock, config.simulator.clone()).await
+}
 
 /// One connection that writes for every simulated debate, and one that listens for operator
 /// actions and hands each debate the rounds resolved.
