@@ -149,20 +149,23 @@ impl LocalServer {
         }
     }
 
+    fn pg_ctl_stop(&self, mode: &str) -> std::io::Result<std::process::ExitStatus> {
+        self.command("pg_ctl")
+            .arg("stop")
+            .arg("-D")
+            .arg(self.data_dir())
+            .args(["-m", mode, "-w"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+    }
+
     /// Stops the server (fast shutdown: open connections are cut), keeping its data.
     pub fn stop(&mut self) -> Result<()> {
         let Some(mut child) = self.server.take() else {
             return Ok(());
         };
-        let status = self
-            .command("pg_ctl")
-            .arg("stop")
-            .arg("-D")
-            .arg(self.data_dir())
-            .args(["-m", "fast", "-w"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()?;
+        let status = self.pg_ctl_stop("fast")?;
         if !status.success() {
             child.kill()?;
         }
@@ -174,15 +177,7 @@ impl LocalServer {
 impl Drop for LocalServer {
     fn drop(&mut self) {
         if let Some(mut child) = self.server.take() {
-            let _ = self
-                .command("pg_ctl")
-                .arg("stop")
-                .arg("-D")
-                .arg(self.data_dir())
-                .args(["-m", "immediate", "-w"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
+            let _ = self.pg_ctl_stop("immediate");
             let _ = child.kill();
             let _ = child.wait();
         }

@@ -149,15 +149,21 @@ pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, W
     Ok((changes, mark))
 }
 
-/// Every row of one debate.
-pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
-    let by_session = "session_id = $1";
+/// The rows of all five tables that match: `sessions` filters debate_sessions, `rows` the
+/// other four; both take the one parameter `$1`.
+async fn every_table<C: GenericClient>(
+    client: &C,
+    sessions: &str,
+    rows: &str,
+    param: &(dyn tokio_postgres::types::ToSql + Sync),
+) -> Result<Vec<Change>> {
+    let ordered = format!("{rows} ORDER BY id");
     let mut changes = select(
         client,
         "debate_sessions",
         SESSION_COLUMNS,
-        "id = $1",
-        &[&session_id],
+        sessions,
+        &[param],
         session,
     )
     .await?;
@@ -166,8 +172,8 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
             client,
             "debate_rounds",
             TURN_COLUMNS,
-            &format!("{by_session} ORDER BY id"),
-            &[&session_id],
+            &ordered,
+            &[param],
             turn,
         )
         .await?,
@@ -177,8 +183,8 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
             client,
             "debate_round_decisions",
             DECISION_COLUMNS,
-            by_session,
-            &[&session_id],
+            rows,
+            &[param],
             decision,
         )
         .await?,
@@ -188,8 +194,8 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
             client,
             "debate_round_judgments",
             JUDGMENT_COLUMNS,
-            &format!("{by_session} ORDER BY id"),
-            &[&session_id],
+            &ordered,
+            &[param],
             judgment,
         )
         .await?,
@@ -199,13 +205,18 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
             client,
             "debate_operator_actions",
             ACTION_COLUMNS,
-            by_session,
-            &[&session_id],
+            rows,
+            &[param],
             action,
         )
         .await?,
     );
     Ok(changes)
+}
+
+/// Every row of one debate.
+pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
+    every_table(client, "id = $1", "session_id = $1", &session_id).await
 }
 
 /// Every row stamped by a transaction at or after `since`, and the new watermark.
@@ -220,61 +231,8 @@ pub async fn changed_since(
         .start()
         .await?;
     let mark = watermark(&tx).await?;
-    let since = since.to_string();
     let filter = "gavel_xid >= $1::text::xid8";
-    let mut changes = select(
-        &tx,
-        "debate_sessions",
-        SESSION_COLUMNS,
-        filter,
-        &[&since],
-        session,
-    )
-    .await?;
-    changes.extend(
-        select(
-            &tx,
-            "debate_rounds",
-            TURN_COLUMNS,
-            &format!("{filter} ORDER BY id"),
-            &[&since],
-            turn,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            &tx,
-            "debate_round_decisions",
-            DECISION_COLUMNS,
-            filter,
-            &[&since],
-            decision,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            &tx,
-            "debate_round_judgments",
-            JUDGMENT_COLUMNS,
-            &format!("{filter} ORDER BY id"),
-            &[&since],
-            judgment,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            &tx,
-            "debate_operator_actions",
-            ACTION_COLUMNS,
-            filter,
-            &[&since],
-            action,
-        )
-        .await?,
-    );
+    let changes = every_table(&tx, filter, filter, &since.to_string()).await?;
     tx.commit().await?;
     Ok((changes, mark))
 }

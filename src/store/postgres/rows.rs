@@ -217,14 +217,7 @@ fn lenient_signals(map: &serde_json::Map<String, Value>, r: &mut Reader<'_>) -> 
         Value::String(s) => s.parse().ok(),
         _ => None,
     };
-    let reasons = match map.get("reasons") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
-            .collect(),
-        Some(Value::String(s)) => vec![s.clone()],
-        _ => Vec::new(),
-    };
+    let reasons = map.get("reasons").map(strings).unwrap_or_default();
     Signals {
         similarity,
         similarity_threshold,
@@ -242,18 +235,23 @@ fn lenient_signals(map: &serde_json::Map<String, Value>, r: &mut Reader<'_>) -> 
     }
 }
 
-pub fn judgment(row: &Row) -> Judgment {
-    let id = key(row, 0);
-    let mut r = Reader::new(row, "debate_round_judgments", format!("id {id}"));
-    let reasons: Value = r.json(6, "reasons");
-    let reasons = match reasons {
+/// A list of strings as a writer may have meant it: an array (other values shown as JSON), or
+/// one string.
+fn strings(value: &Value) -> Vec<String> {
+    match value {
         Value::Array(items) => items
             .iter()
             .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
             .collect(),
-        Value::String(s) => vec![s],
+        Value::String(s) => vec![s.clone()],
         _ => Vec::new(),
-    };
+    }
+}
+
+pub fn judgment(row: &Row) -> Judgment {
+    let id = key(row, 0);
+    let mut r = Reader::new(row, "debate_round_judgments", format!("id {id}"));
+    let reasons = strings(&r.json(6, "reasons"));
     let pmids: Value = r.json(8, "pmids");
     let pmids = match pmids {
         Value::Null => Vec::new(),
