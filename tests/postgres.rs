@@ -656,3 +656,81 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
         "every signal key is written: {signals}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_require_encrypts_and_verify_full_checks_the_certificate() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let scratch = std::env::temp_dir().join(format!("gavel-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let (cert, key) = (scratch.join("server.crt"), scratch.join("server.key"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl makes a self-signed certificate");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    LocalServer::give(&key).unwrap();
+    LocalServer::give(&cert).unwrap();
+    let server = LocalServer::start_with(
+        port,
+        &[
+            ("listen_addresses", "127.0.0.1"),
+            ("ssl", "on"),
+            ("ssl_cert_file", cert.to_str().unwrap()),
+            ("ssl_key_file", key.to_str().unwrap()),
+        ],
+    )
+    .expect("a TLS-enabled throwaway PostgreSQL");
+    let url = |mode: &str| format!("postgres://postgres@127.0.0.1:{port}/postgres?sslmode={mode}");
+
+    let client = Target::parse(&url("require"))
+        .unwrap()
+        .connect_plain()
+        .await
+        .unwrap();
+    let encrypted: bool = client
+        .query_one(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(encrypted, "sslmode=require encrypts");
+
+    let refused = Target::parse(&url("verify-full")).unwrap().connect().await;
+    let error = format!(
+        "{:#}",
+        refused
+            .err()
+            .expect("a self-signed certificate is not trusted")
+    );
+    assert!(
+        error.contains("cannot connect to 127.0.0.1/postgres"),
+        "{error}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -1,6 +1,6 @@
 //! A throwaway PostgreSQL server from the system's server binaries, for `gavel demo --postgres`
 //! and the tests: a fresh cluster in a temporary directory, reachable only through a unix
-//! socket, removed when dropped. As root it runs as the `postgres` user (postgres refuses
+//! socket unless asked for TCP, removed when dropped. As root it runs as the `postgres` user (postgres refuses
 //! root). Readiness is read from `postmaster.pid`, never guessed with a sleep.
 
 use std::os::unix::process::CommandExt;
@@ -11,20 +11,27 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-const PORT: u16 = 5432;
-
 /// A running throwaway server.
 #[derive(Debug)]
 pub struct LocalServer {
     bin: PathBuf,
     root: PathBuf,
     owner: Option<(u32, u32)>,
+    port: u16,
+    /// `-c name=value` settings the server starts with.
+    settings: Vec<(String, String)>,
     server: Option<Child>,
 }
 
 impl LocalServer {
-    /// Creates a cluster and starts it.
+    /// Creates a cluster and starts it, reachable through its unix socket only.
     pub fn start() -> Result<LocalServer> {
+        LocalServer::start_with(5432, &[("listen_addresses", "")])
+    }
+
+    /// Creates a cluster and starts it on `port` with `settings` (for example
+    /// `listen_addresses=127.0.0.1` and `ssl=on`); its files are in [`LocalServer::dir`].
+    pub fn start_with(port: u16, settings: &[(&str, &str)]) -> Result<LocalServer> {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let bin = server_binaries()?;
         let root = std::env::temp_dir().join(format!(
@@ -45,6 +52,11 @@ impl LocalServer {
             bin,
             root,
             owner,
+            port,
+            settings: settings
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
             server: None,
         };
         let data = server.data_dir();
@@ -90,11 +102,25 @@ impl LocalServer {
         command
     }
 
+    /// The directory holding the cluster, its socket and logs (owned by the server's user).
+    pub fn dir(&self) -> &Path {
+        &self.root
+    }
+
+    /// Hands a file to the user servers run as (as PostgreSQL wants of its key files).
+    pub fn give(path: &Path) -> Result<()> {
+        if let Some((uid, gid)) = postgres_owner()? {
+            std::os::unix::fs::chown(path, Some(uid), Some(gid))?;
+        }
+        Ok(())
+    }
+
     /// A connection string for database `dbname` on this server.
     pub fn url(&self, dbname: &str) -> String {
         format!(
-            "host={} port={PORT} user=postgres dbname={dbname}",
-            self.root.display()
+            "host={} port={} user=postgres dbname={dbname}",
+            self.root.display(),
+            self.port
         )
     }
 
@@ -107,13 +133,17 @@ impl LocalServer {
             .create(true)
             .append(true)
             .open(self.root.join("server.log"))?;
-        let child = self
-            .command("postgres")
+        let mut command = self.command("postgres");
+        command
             .arg("-D")
             .arg(&data)
             .arg("-k")
             .arg(&self.root)
-            .args(["-p", &PORT.to_string(), "-F", "-c", "listen_addresses="])
+            .args(["-p", &self.port.to_string(), "-F"]);
+        for (name, value) in &self.settings {
+            command.arg("-c").arg(format!("{name}={value}"));
+        }
+        let child = command
             .stdout(log.try_clone()?)
             .stderr(log)
             .spawn()
