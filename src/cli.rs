@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::simulate::Playback;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gavel",
@@ -83,9 +85,10 @@ fn parse_speed(raw: &str) -> Result<f64, String> {
     let speed: f64 = raw
         .parse()
         .map_err(|_| format!("{raw:?} is not a number"))?;
-    if (0.25..=16.0).contains(&speed) {
+    let (min, max) = (Playback::MIN_SPEED, Playback::MAX_SPEED);
+    if (min..=max).contains(&speed) {
         Ok(speed)
     } else {
-        Err(format!("speed {speed} is outside 0.25..16"))
+        Err(format!("speed {speed} is outside {min}..{max}"))
     }
 }

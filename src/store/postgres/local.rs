@@ -30,7 +30,7 @@ impl LocalServer {
     }
 
     /// Creates a cluster and starts it on `port` with `settings` (for example
-    /// `listen_addresses=127.0.0.1` and `ssl=on`); its files are in [`LocalServer::dir`].
+    /// `listen_addresses=127.0.0.1` and `ssl=on`).
     pub fn start_with(port: u16, settings: &[(&str, &str)]) -> Result<LocalServer> {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let bin = server_binaries()?;
@@ -100,11 +100,6 @@ impl LocalServer {
         }
         command.env_remove("PGDATA").stdin(Stdio::null());
         command
-    }
-
-    /// The directory holding the cluster, its socket and logs (owned by the server's user).
-    pub fn dir(&self) -> &Path {
-        &self.root
     }
 
     /// Hands a file to the user servers run as (as PostgreSQL wants of its key files).
