@@ -71,6 +71,20 @@ impl Console {
 const SESSION: &str = "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget) \
     VALUES ($1, 'Is the test debate real?', 'gated', '[\"theorist\", \"skeptic\"]', 10000)";
 
+/// Every session row as one string, to compare before and after.
+async fn session_rows(client: &Client) -> Vec<String> {
+    client
+        .query(
+            "SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
 async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
 }
@@ -123,13 +137,7 @@ async fn migrate_keeps_an_orchestrators_tables_and_rows() {
         )
         .await
         .unwrap();
-    let before: Vec<String> = client
-        .query("SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let before = session_rows(&client).await;
     let rounds_before = table_count(
         &client,
         "SELECT sum(id * round_number)::bigint FROM debate_rounds",
@@ -139,13 +147,7 @@ async fn migrate_keeps_an_orchestrators_tables_and_rows() {
     migrate(&mut client).await.unwrap();
     assert!(migrate(&mut client).await.unwrap().is_empty());
 
-    let after: Vec<String> = client
-        .query("SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let after = session_rows(&client).await;
     assert_eq!(before, after, "existing sessions untouched");
     assert_eq!(
         table_count(
