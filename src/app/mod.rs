@@ -11,5 +11,5 @@ mod update;
 
 pub use event::{Command, Event, Link};
 pub use keys::KEYS;
-pub use model::{Chooser, Debate, Flash, Focus, Intent, Model, Overlay, RoundRow, worst_ruling};
+pub use model::{Chooser, Flash, Focus, Intent, Model, Overlay, worst_ruling};
 pub use update::update;

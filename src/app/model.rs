@@ -1,156 +1,15 @@
 //! The console's state: the debates as their rows arrived, and what the operator is doing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashSet;
 
 use crate::domain::{
-    ActionKind, Change, ControllerDecision, Decision, JudgeDecision, Judgment, OperatorAction,
-    Reported, Session, Turn,
+    ActionKind, Change, Debate, Debates, Decision, JudgeDecision, Judgment, OperatorAction,
+    Reported,
 };
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
 
 use super::event::Link;
-
-/// One debate: its session row and every row that belongs to it.
-#[derive(Debug, Clone)]
-pub struct Debate {
-    pub session: Session,
-    /// In arrival order; a superseded turn is updated in place.
-    pub turns: Vec<Turn>,
-    pub decisions: BTreeMap<u32, ControllerDecision>,
-    pub judgments: Vec<Judgment>,
-    pub actions: BTreeMap<u32, OperatorAction>,
-    /// The console asked for this debate's full history.
-    pub history_requested: bool,
-}
-
-/// The rows of one round, gathered for display.
-#[derive(Debug, Clone)]
-pub struct RoundRow<'a> {
-    pub number: u32,
-    pub turns: Vec<&'a Turn>,
-    pub judgments: Vec<&'a Judgment>,
-    pub decision: Option<&'a ControllerDecision>,
-    pub action: Option<&'a OperatorAction>,
-}
-
-impl Debate {
-    fn new(id: &str) -> Debate {
-        Debate {
-            session: Session::placeholder(id),
-            turns: Vec::new(),
-            decisions: BTreeMap::new(),
-            judgments: Vec::new(),
-            actions: BTreeMap::new(),
-            history_requested: false,
-        }
-    }
-
-    fn apply(&mut self, change: Change) {
-        match change {
-            Change::Session(session) => self.session = session,
-            Change::Turn(turn) => match self.turns.iter_mut().find(|t| t.id == turn.id) {
-                Some(existing) => *existing = turn,
-                None => self.turns.push(turn),
-            },
-            Change::Decision(decision) => {
-                self.decisions.insert(decision.round_index, decision);
-            }
-            Change::Judgment(judgment) => {
-                match self.judgments.iter_mut().find(|j| j.id == judgment.id) {
-                    Some(existing) => *existing = judgment,
-                    None => self.judgments.push(judgment),
-                }
-            }
-            Change::Action(action) => {
-                self.actions.insert(action.round_index, action);
-            }
-        }
-    }
-
-    /// The highest round any row mentions.
-    pub fn latest_round(&self) -> u32 {
-        let turns = self.turns.iter().map(|t| t.round_number);
-        let decisions = self.decisions.keys().copied();
-        turns.chain(decisions).max().unwrap_or(0)
-    }
-
-    pub fn latest_decision(&self) -> Option<&ControllerDecision> {
-        self.decisions.values().next_back()
-    }
-
-    /// The decision awaiting the operator: the latest one, while the debate runs, if no action
-    /// resolved it.
-    pub fn pending(&self) -> Option<&ControllerDecision> {
-        let latest = self.latest_decision()?;
-        (self.session.is_running() && !self.actions.contains_key(&latest.round_index))
-            .then_some(latest)
-    }
-
-    /// Decisions of a running debate that no action resolved.
-    pub fn unresolved(&self) -> usize {
-        if !self.session.is_running() {
-            return 0;
-        }
-        self.decisions
-            .keys()
-            .filter(|round| !self.actions.contains_key(round))
-            .count()
-    }
-
-    /// One round's rows.
-    pub fn round(&self, number: u32) -> RoundRow<'_> {
-        RoundRow {
-            number,
-            turns: self
-                .turns
-                .iter()
-                .filter(|t| t.round_number == number)
-                .collect(),
-            judgments: self
-                .judgments
-                .iter()
-                .filter(|j| j.round_index == number)
-                .collect(),
-            decision: self.decisions.get(&number),
-            action: self.actions.get(&number),
-        }
-    }
-
-    /// Every round so far, first to latest.
-    pub fn rounds(&self) -> Vec<RoundRow<'_>> {
-        (1..=self.latest_round()).map(|n| self.round(n)).collect()
-    }
-
-    /// Every problem found reading this debate's rows, session first.
-    pub fn issues(&self) -> impl Iterator<Item = &str> {
-        let session = self.session.issues.iter();
-        let turns = self.turns.iter().flat_map(|t| &t.issues);
-        let decisions = self.decisions.values().flat_map(|d| &d.issues);
-        let judgments = self.judgments.iter().flat_map(|j| &j.issues);
-        session
-            .chain(turns)
-            .chain(decisions)
-            .chain(judgments)
-            .map(String::as_str)
-    }
-
-    /// Roster personas that have not spoken and were not brought in: escalation candidates.
-    pub fn unused_personas(&self) -> Vec<String> {
-        let brought_in: Vec<&str> = self
-            .actions
-            .values()
-            .filter_map(|a| a.persona.as_deref())
-            .collect();
-        self.session
-            .personas
-            .iter()
-            .filter(|p| !self.turns.iter().any(|t| &t.agent_persona == *p))
-            .filter(|p| !brought_in.contains(&p.as_str()))
-            .cloned()
-            .collect()
-    }
-}
 
 /// The most severe ruling among `judgments`: abort, then halt_replace, warn, continue; an
 /// unknown ruling ranks above all, so that it is seen.
@@ -265,8 +124,9 @@ pub struct Model {
     /// The thresholds drawn on charts.
     pub controller: ControllerConfig,
     /// Debates in the order they first appeared; positions never change.
-    pub debates: Vec<Debate>,
-    index: HashMap<String, usize>,
+    pub debates: Debates,
+    /// Debates whose full history the console has asked a database for.
+    pub history_requested: HashSet<String>,
     pub selected: usize,
     pub focus: Focus,
     /// The round selected in the rounds table; `None` follows the latest.
@@ -289,8 +149,8 @@ impl Model {
             source,
             operator,
             controller,
-            debates: Vec::new(),
-            index: HashMap::new(),
+            debates: Debates::default(),
+            history_requested: HashSet::new(),
             selected: 0,
             focus: Focus::Debates,
             round_cursor: None,
@@ -314,20 +174,11 @@ impl Model {
 
     /// Files a row under its debate, creating the debate on first sight.
     pub fn apply(&mut self, change: Change) {
-        let id = change.session_id();
-        let position = match self.index.get(id) {
-            Some(&position) => position,
-            None => {
-                self.debates.push(Debate::new(id));
-                self.index.insert(id.to_owned(), self.debates.len() - 1);
-                self.debates.len() - 1
-            }
-        };
-        self.debates[position].apply(change);
+        self.debates.apply(change);
     }
 
     pub fn debate(&self, id: &str) -> Option<&Debate> {
-        self.index.get(id).map(|&i| &self.debates[i])
+        self.debates.get_by_id(id)
     }
 
     pub fn selected_debate(&self) -> Option<&Debate> {

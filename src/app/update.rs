@@ -17,12 +17,11 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
 /// Attached to a database, the selected debate's full history is loaded once.
 fn request_history(model: &mut Model) -> Option<Command> {
     model.link.as_ref()?;
-    let debate = model.debates.get_mut(model.selected)?;
-    if debate.history_requested {
+    let id = &model.debates.get(model.selected)?.session.id;
+    if !model.history_requested.insert(id.clone()) {
         return None;
     }
-    debate.history_requested = true;
-    Some(Command::LoadHistory(debate.session.id.clone()))
+    Some(Command::LoadHistory(id.clone()))
 }
 
 fn handle(model: &mut Model, event: Event) -> Vec<Command> {

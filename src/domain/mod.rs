@@ -6,6 +6,7 @@
 //! as such instead of being rejected or guessed.
 
 mod action;
+mod debate;
 mod decision;
 mod judgment;
 mod reported;
@@ -13,6 +14,7 @@ mod session;
 mod turn;
 
 pub use action::{ActionKind, OperatorAction, TIMEOUT_OPERATOR};
+pub use debate::{Debate, Debates, RoundRow};
 pub use decision::{ControllerDecision, Decision, Signals};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};
 pub use reported::Reported;

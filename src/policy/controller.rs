@@ -123,110 +123,140 @@ pub struct Outcome {
     pub signals: Signals,
 }
 
-/// Decides what happens after the last round in `state`.
+/// What the controller reads off a state before it rules.
+struct Checks<'a> {
+    similar: bool,
+    stable: bool,
+    settled: bool,
+    format_ok: bool,
+    min_rounds: u32,
+    /// Share of the token budget spent.
+    spent: f64,
+    disagreement: bool,
+    unused: Option<&'a String>,
+}
+
+impl<'a> Checks<'a> {
+    fn of(state: &ControllerState<'a>, config: &ControllerConfig) -> Checks<'a> {
+        let current = state.current;
+        let previous = state.previous;
+        let similar = current
+            .similarity
+            .is_some_and(|s| s >= config.similarity_threshold);
+        Checks {
+            similar,
+            stable: !current.verdict_split
+                && current.verdict.is_some()
+                && previous.is_some_and(|p| !p.verdict_split && p.verdict == current.verdict),
+            settled: current.new_claims < config.novelty_threshold,
+            format_ok: state.format_check.is_none_or(|c| c.converged),
+            min_rounds: state.min_rounds.max(config.min_rounds),
+            spent: if state.token_budget == 0 {
+                0.0
+            } else {
+                state.tokens_used as f64 / state.token_budget as f64
+            },
+            disagreement: similar
+                && current.verdict_split
+                && previous.is_some_and(|p| p.verdict_split),
+            unused: state
+                .roster
+                .iter()
+                .find(|p| !state.used_personas.contains(p)),
+        }
+    }
+
+    fn converged(&self) -> bool {
+        self.similar && self.stable && self.settled && self.format_ok
+    }
+
+    /// The rules in order; an escalation names the persona it brings in.
+    fn rule(
+        &self,
+        state: &ControllerState<'_>,
+        config: &ControllerConfig,
+    ) -> (Decision, Option<&'a String>) {
+        if self.spent > config.budget_fraction && state.round < state.max_rounds {
+            (Decision::StopSafety, None)
+        } else if state.round >= state.max_rounds {
+            (Decision::StopMaxRounds, None)
+        } else if state.round < self.min_rounds {
+            (Decision::ContinueBaseline, None)
+        } else if self.converged() {
+            (Decision::StopConverged, None)
+        } else if self.disagreement && self.unused.is_some() {
+            (Decision::EscalateNewPersona, self.unused)
+        } else {
+            (Decision::ContinueBaseline, None)
+        }
+    }
+}
+
+/// The decision after the last round in `state`, and the persona an escalation brings in;
+/// [`should_continue`] without the explanation, for replaying many settings quickly.
+pub fn decide<'a>(
+    state: &ControllerState<'a>,
+    config: &ControllerConfig,
+) -> (Decision, Option<&'a String>) {
+    Checks::of(state, config).rule(state, config)
+}
+
+/// Decides what happens after the last round in `state`, with the signals and reasons behind it.
 pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -> Outcome {
     let round = state.round;
     let current = state.current;
     let previous = state.previous;
-
-    let similar = current
-        .similarity
-        .is_some_and(|s| s >= config.similarity_threshold);
-    let stable = !current.verdict_split
-        && current.verdict.is_some()
-        && previous.is_some_and(|p| !p.verdict_split && p.verdict == current.verdict);
-    let settled = current.new_claims < config.novelty_threshold;
-    let format_ok = state.format_check.is_none_or(|c| c.converged);
+    let checks = Checks::of(state, config);
+    let (decision, escalate_persona) = checks.rule(state, config);
 
     let mut reasons = vec![
         match current.similarity {
-            Some(s) if similar => {
+            Some(s) if checks.similar => {
                 format!("similarity {s:.2} >= {:.2}", config.similarity_threshold)
             }
             Some(s) => format!("similarity {s:.2} < {:.2}", config.similarity_threshold),
             None => "no similarity: first round".to_owned(),
         },
-        verdict_reason(current, previous, stable),
-        if settled {
-            format!(
-                "{} new claims < {}",
-                current.new_claims, config.novelty_threshold
-            )
-        } else {
-            format!(
-                "{} new claims >= {}",
-                current.new_claims, config.novelty_threshold
-            )
-        },
+        verdict_reason(current, previous, checks.stable),
+        format!(
+            "{} new claims {} {}",
+            current.new_claims,
+            if checks.settled { "<" } else { ">=" },
+            config.novelty_threshold
+        ),
     ];
     if let Some(check) = state.format_check {
         reasons.push(check.reason.clone());
     }
-
-    let min_rounds = state.min_rounds.max(config.min_rounds);
-    let spent = if state.token_budget == 0 {
-        0.0
-    } else {
-        state.tokens_used as f64 / state.token_budget as f64
-    };
-    let unused = state
-        .roster
-        .iter()
-        .find(|p| !state.used_personas.contains(p))
-        .cloned();
-    let disagreement =
-        similar && current.verdict_split && previous.is_some_and(|p| p.verdict_split);
-
-    let mut escalate_persona = None;
-    let (decision, rule) = if spent > config.budget_fraction && round < state.max_rounds {
-        (
-            Decision::StopSafety,
-            format!(
-                "tokens {:.0}% of budget > {:.0}% before max_rounds {}",
-                spent * 100.0,
-                config.budget_fraction * 100.0,
-                state.max_rounds
-            ),
-        )
-    } else if round >= state.max_rounds {
-        (
-            Decision::StopMaxRounds,
-            format!("round {round} reached max_rounds {}", state.max_rounds),
-        )
-    } else if round < min_rounds {
-        let met = similar && stable && settled && format_ok;
-        (
-            Decision::ContinueBaseline,
-            format!(
-                "round {round} < min_rounds {min_rounds}{}",
-                if met {
-                    ": convergence signals met, but too early"
-                } else {
-                    ""
-                }
-            ),
-        )
-    } else if similar && stable && settled && format_ok {
-        (
-            Decision::StopConverged,
-            "converged: similar, stable verdict, no new claims".to_owned(),
-        )
-    } else if disagreement {
-        match unused {
-            Some(persona) => {
-                let rule = format!("stable disagreement for 2 rounds: bring in {persona}");
-                escalate_persona = Some(persona);
-                (Decision::EscalateNewPersona, rule)
-            }
-            None => (
-                Decision::ContinueBaseline,
-                "stable disagreement, but every roster persona is already used".to_owned(),
-            ),
+    reasons.push(match decision {
+        Decision::StopSafety => format!(
+            "tokens {:.0}% of budget > {:.0}% before max_rounds {}",
+            checks.spent * 100.0,
+            config.budget_fraction * 100.0,
+            state.max_rounds
+        ),
+        Decision::StopMaxRounds => {
+            format!("round {round} reached max_rounds {}", state.max_rounds)
         }
-    } else {
-        (Decision::ContinueBaseline, "not converged".to_owned())
-    };
-    reasons.push(rule);
+        Decision::ContinueBaseline if round < checks.min_rounds => format!(
+            "round {round} < min_rounds {}{}",
+            checks.min_rounds,
+            if checks.converged() {
+                ": convergence signals met, but too early"
+            } else {
+                ""
+            }
+        ),
+        Decision::StopConverged => "converged: similar, stable verdict, no new claims".to_owned(),
+        Decision::EscalateNewPersona => format!(
+            "stable disagreement for 2 rounds: bring in {}",
+            escalate_persona.map_or("", String::as_str)
+        ),
+        Decision::ContinueBaseline if checks.disagreement => {
+            "stable disagreement, but every roster persona is already used".to_owned()
+        }
+        Decision::ContinueBaseline => "not converged".to_owned(),
+    });
 
     Outcome {
         decision,
@@ -235,14 +265,14 @@ pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -
             similarity_threshold: Some(config.similarity_threshold),
             verdict: current.verdict.clone(),
             previous_verdict: previous.and_then(|p| p.verdict.clone()),
-            verdict_stable: Some(stable),
+            verdict_stable: Some(checks.stable),
             verdict_split: Some(current.verdict_split),
             new_claims: Some(current.new_claims),
             novelty_threshold: Some(config.novelty_threshold),
             open_disputes: current.open_disputes,
             tokens_used: Some(state.tokens_used),
             token_budget: Some(state.token_budget),
-            escalate_persona,
+            escalate_persona: escalate_persona.cloned(),
             reasons,
         },
     }

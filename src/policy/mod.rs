@@ -7,6 +7,6 @@ pub mod controller;
 pub mod convergence;
 pub mod judge;
 
-pub use controller::{ControllerConfig, ControllerState, Outcome, should_continue};
+pub use controller::{ControllerConfig, ControllerState, Outcome, decide, should_continue};
 pub use convergence::{Convergence, debate_converged, format_check, review_converged};
 pub use judge::{JudgeConfig, JudgeFlag, JudgeInput, JudgeOutcome, judge};

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, Gauge, GraphType, Paragraph};
 
 use super::format::{panel, thousands};
-use crate::app::Debate;
+use crate::domain::Debate;
 use crate::policy::ControllerConfig;
 use crate::theme::Theme;
 

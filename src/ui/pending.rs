@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::format::{decision_style, figure, one_line, panel};
-use crate::app::Debate;
+use crate::domain::Debate;
 use crate::domain::{ControllerDecision, ControllerMode, Reported, Signals};
 use crate::theme::Theme;
 

@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
 use super::format::{decision_style, figure, one_line, panel, ruling_style};
-use crate::app::{Model, RoundRow, worst_ruling};
+use crate::app::{Model, worst_ruling};
+use crate::domain::RoundRow;
 use crate::theme::Theme;
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {

@@ -1,0 +1,198 @@
+//! One debate's rows gathered by debate: what the console shows and what calibration replays.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Deref;
+
+use super::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
+
+/// One debate: its session row and every row that belongs to it.
+#[derive(Debug, Clone)]
+pub struct Debate {
+    pub session: Session,
+    /// In arrival order; a superseded turn is updated in place.
+    pub turns: Vec<Turn>,
+    pub decisions: BTreeMap<u32, ControllerDecision>,
+    pub judgments: Vec<Judgment>,
+    pub actions: BTreeMap<u32, OperatorAction>,
+}
+
+/// The rows of one round, gathered.
+#[derive(Debug, Clone)]
+pub struct RoundRow<'a> {
+    pub number: u32,
+    pub turns: Vec<&'a Turn>,
+    pub judgments: Vec<&'a Judgment>,
+    pub decision: Option<&'a ControllerDecision>,
+    pub action: Option<&'a OperatorAction>,
+}
+
+impl Debate {
+    /// A debate known only by its id, until its rows arrive.
+    pub fn new(id: &str) -> Debate {
+        Debate {
+            session: Session::placeholder(id),
+            turns: Vec::new(),
+            decisions: BTreeMap::new(),
+            judgments: Vec::new(),
+            actions: BTreeMap::new(),
+        }
+    }
+
+    /// Files one of this debate's rows: a newer version of a row replaces the older.
+    pub fn apply(&mut self, change: Change) {
+        match change {
+            Change::Session(session) => self.session = session,
+            Change::Turn(turn) => match self.turns.iter_mut().find(|t| t.id == turn.id) {
+                Some(existing) => *existing = turn,
+                None => self.turns.push(turn),
+            },
+            Change::Decision(decision) => {
+                self.decisions.insert(decision.round_index, decision);
+            }
+            Change::Judgment(judgment) => {
+                match self.judgments.iter_mut().find(|j| j.id == judgment.id) {
+                    Some(existing) => *existing = judgment,
+                    None => self.judgments.push(judgment),
+                }
+            }
+            Change::Action(action) => {
+                self.actions.insert(action.round_index, action);
+            }
+        }
+    }
+
+    /// The highest round any row mentions.
+    pub fn latest_round(&self) -> u32 {
+        let turns = self.turns.iter().map(|t| t.round_number);
+        let decisions = self.decisions.keys().copied();
+        turns.chain(decisions).max().unwrap_or(0)
+    }
+
+    pub fn latest_decision(&self) -> Option<&ControllerDecision> {
+        self.decisions.values().next_back()
+    }
+
+    /// The decision awaiting the operator: the latest one, while the debate runs, if no action
+    /// resolved it.
+    pub fn pending(&self) -> Option<&ControllerDecision> {
+        let latest = self.latest_decision()?;
+        (self.session.is_running() && !self.actions.contains_key(&latest.round_index))
+            .then_some(latest)
+    }
+
+    /// Decisions of a running debate that no action resolved.
+    pub fn unresolved(&self) -> usize {
+        if !self.session.is_running() {
+            return 0;
+        }
+        self.decisions
+            .keys()
+            .filter(|round| !self.actions.contains_key(round))
+            .count()
+    }
+
+    /// One round's rows.
+    pub fn round(&self, number: u32) -> RoundRow<'_> {
+        RoundRow {
+            number,
+            turns: self
+                .turns
+                .iter()
+                .filter(|t| t.round_number == number)
+                .collect(),
+            judgments: self
+                .judgments
+                .iter()
+                .filter(|j| j.round_index == number)
+                .collect(),
+            decision: self.decisions.get(&number),
+            action: self.actions.get(&number),
+        }
+    }
+
+    /// Every round so far, first to latest.
+    pub fn rounds(&self) -> Vec<RoundRow<'_>> {
+        (1..=self.latest_round()).map(|n| self.round(n)).collect()
+    }
+
+    /// Every problem found reading this debate's rows, session first.
+    pub fn issues(&self) -> impl Iterator<Item = &str> {
+        let session = self.session.issues.iter();
+        let turns = self.turns.iter().flat_map(|t| &t.issues);
+        let decisions = self.decisions.values().flat_map(|d| &d.issues);
+        let judgments = self.judgments.iter().flat_map(|j| &j.issues);
+        session
+            .chain(turns)
+            .chain(decisions)
+            .chain(judgments)
+            .map(String::as_str)
+    }
+
+    /// Roster personas that have not spoken and were not brought in: escalation candidates.
+    pub fn unused_personas(&self) -> Vec<String> {
+        let brought_in: Vec<&str> = self
+            .actions
+            .values()
+            .filter_map(|a| a.persona.as_deref())
+            .collect();
+        self.session
+            .personas
+            .iter()
+            .filter(|p| !self.turns.iter().any(|t| &t.agent_persona == *p))
+            .filter(|p| !brought_in.contains(&p.as_str()))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Debates in the order they first appeared, each found by id; positions never change.
+#[derive(Debug, Clone, Default)]
+pub struct Debates {
+    list: Vec<Debate>,
+    index: HashMap<String, usize>,
+}
+
+impl Debates {
+    /// Files a row under its debate, creating the debate on first sight; returns its position.
+    pub fn apply(&mut self, change: Change) -> usize {
+        let id = change.session_id();
+        let position = match self.index.get(id) {
+            Some(&position) => position,
+            None => {
+                self.list.push(Debate::new(id));
+                self.index.insert(id.to_owned(), self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        self.list[position].apply(change);
+        position
+    }
+
+    /// The debate with this id.
+    pub fn get_by_id(&self, id: &str) -> Option<&Debate> {
+        self.index.get(id).map(|&i| &self.list[i])
+    }
+
+    /// The position of the debate with this id.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+}
+
+impl Deref for Debates {
+    type Target = [Debate];
+
+    fn deref(&self) -> &[Debate] {
+        &self.list
+    }
+}
+
+impl FromIterator<Change> for Debates {
+    fn from_iter<I: IntoIterator<Item = Change>>(changes: I) -> Debates {
+        let mut debates = Debates::default();
+        for change in changes {
+            debates.apply(change);
+        }
+        debates
+    }
+}
