@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::calibrate::AxisSpec;
 use crate::simulate::Playback;
 
 #[derive(Debug, Parser)]
@@ -65,6 +66,29 @@ pub enum Commands {
         /// Playback speed (0.25 to 16).
         #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
         speed: f64,
+    },
+    /// Replay the round controller over finished debates with each setting of a threshold
+    /// grid: rounds used, tokens saved, verdict flips, escalations, stops by kind, agreement
+    /// with operator labels; the frontier and the setting in force are marked.
+    Calibrate {
+        /// Fixture files to replay, played in shadow mode (default: the bundled recordings).
+        #[arg(value_name = "FIXTURE", conflicts_with = "db")]
+        fixtures: Vec<PathBuf>,
+        /// Replay the finished debates of a database instead: a URL, or with no value
+        /// DATABASE_URL, else the libpq environment (PGHOST, ...).
+        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+        db: Option<String>,
+        /// A grid axis: similarity, novelty, min_rounds, max_rounds or budget, with values
+        /// start:end:step, a,b,c or one value; repeat for more axes (default: the config's
+        /// [calibration] grid).
+        #[arg(long = "grid", value_name = "AXIS=VALUES")]
+        grid: Vec<AxisSpec>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Include each debate's outcome under every setting.
+        #[arg(long)]
+        per_debate: bool,
     },
     /// Validate fixture files and report every problem as file:line.
     Check {

@@ -9,6 +9,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
+use crate::calibrate::Setting;
+use crate::calibrate::grid::{AxisSpec, default_grid, settings};
 use crate::policy::{ControllerConfig, JudgeConfig};
 
 /// The validated configuration.
@@ -20,6 +22,23 @@ pub struct Config {
     pub controller: ControllerConfig,
     pub judge: JudgeConfig,
     pub simulator: SimulatorConfig,
+    pub calibration: CalibrationConfig,
+}
+
+/// What `gavel calibrate` and the console's calibration view replay by default.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CalibrationConfig {
+    /// Grid axes, e.g. `["similarity=0.80:0.95:0.05", "novelty=0,1,2"]`.
+    pub grid: Vec<AxisSpec>,
+}
+
+impl Default for CalibrationConfig {
+    fn default() -> Self {
+        CalibrationConfig {
+            grid: default_grid(),
+        }
+    }
 }
 
 /// The simulator's pace at 1x speed, and how long a gated debate waits for an operator.
@@ -86,6 +105,12 @@ impl Config {
                 .simulator
                 .validate()
                 .map_err(|e| format!("[simulator] {e}")),
+            settings(
+                &config.calibration.grid,
+                &Setting::current(&config.controller),
+            )
+            .map(drop)
+            .map_err(|e| format!("[calibration] grid: {e}")),
         ];
         for check in checks {
             if let Err(e) = check {

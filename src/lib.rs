@@ -8,6 +8,7 @@
 //! [`app::Command`], is recorded in the store, and comes back as a row.
 
 pub mod app;
+pub mod calibrate;
 pub mod cli;
 pub mod config;
 pub mod demo;
@@ -18,6 +19,7 @@ pub mod policy;
 pub mod signals;
 pub mod simulate;
 pub mod store;
+pub mod text;
 pub mod theme;
 pub mod tui;
 pub mod ui;

@@ -15,7 +15,7 @@ use gavel::config::Config;
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, migrate, simulate};
 use gavel::theme::Theme;
-use gavel::{demo, live, logging, tui};
+use gavel::{calibrate, demo, live, logging, tui};
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
@@ -33,6 +33,54 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
+        Commands::Calibrate {
+            fixtures,
+            db,
+            grid,
+            json,
+            per_debate,
+        } => {
+            let records = match db {
+                Some(url) => {
+                    let target = Target::from_env(Some(url.as_str()).filter(|u| !u.is_empty()))?;
+                    runtime()?.block_on(async {
+                        let mut client = target.connect_plain().await?;
+                        calibrate::from_database(&mut client).await
+                    })?
+                }
+                None => {
+                    calibrate::from_fixtures(&load_fixtures(&fixtures)?, &Arc::new(config.clone()))
+                }
+            };
+            let grid = if grid.is_empty() {
+                config.calibration.grid
+            } else {
+                grid
+            };
+            let current = calibrate::Setting::current(&config.controller);
+            let (settings, skipped) =
+                calibrate::settings(&grid, &current).map_err(anyhow::Error::msg)?;
+            let report = calibrate::Report::run(
+                &records,
+                settings,
+                skipped,
+                &current,
+                &config.controller,
+                per_debate,
+            );
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                for issue in &report.issues {
+                    eprintln!("gavel: note: {}", gavel::text::inert(issue));
+                }
+                print!("{}", report.table());
+                if per_debate {
+                    print!("{}", report.outcomes_table());
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Commands::Migrate { db } => {
             let target = Target::from_env(db.db.as_deref())?;
             runtime()?.block_on(async {

@@ -28,6 +28,13 @@ fn a_valid_file_overrides_the_defaults_it_names() {
     assert_eq!(config.judge.continue_min_score, 0.7);
     assert_eq!(config.judge.warn_min_score, 0.4);
     assert_eq!(config.simulator.gated_timeout_secs, 30.0);
+    let axes: Vec<Vec<f64>> = config
+        .calibration
+        .grid
+        .iter()
+        .map(|a| a.values.clone())
+        .collect();
+    assert_eq!(axes, vec![vec![0.85, 0.9, 0.95], vec![0.6, 0.75]]);
 }
 
 #[test]
@@ -63,6 +70,12 @@ fn invalid_files_say_where_and_what() {
     assert!(
         judge.contains("[judge]") && judge.contains("warn_min_score (0.9)"),
         "{judge}"
+    );
+    let grid = error("bad_grid");
+    assert!(
+        grid.contains("bad_grid.toml")
+            && grid.contains("\"novelty=1:3\": values are start:end:step"),
+        "{grid}"
     );
     let pace = error("negative_pace");
     assert!(pace.contains("[simulator] turn_interval_secs -1"), "{pace}");

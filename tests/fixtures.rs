@@ -109,6 +109,31 @@ fn unknown_fields_bad_replacements_and_bad_round_records() {
 }
 
 #[test]
+fn operator_action_records_are_checked_line_by_line() {
+    let errors = errors("bad_actions");
+    let expected = [
+        ":5: a second action for round 1",
+        ":6: an override needs the decision that stands",
+        ":7: round 3 has no turns",
+        ":8: operator must be non-empty printable text",
+        ":8: persona \"zed\" is not in the session's personas",
+        ":9: column",
+    ];
+    for line in expected {
+        assert!(
+            errors.iter().any(|e| e.contains(line)),
+            "{line}: {errors:?}"
+        );
+    }
+    assert_eq!(errors.len(), expected.len(), "{errors:?}");
+    assert!(
+        errors[5]
+            .contains("unknown ActionKind \"shrug\" (expected one of: accept, override, escalate)"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn unreadable_files_say_so() {
     let error = Fixture::load(Path::new("tests/data/invalid/missing.jsonl")).unwrap_err();
     assert!(

@@ -51,7 +51,14 @@ impl Stage for MemoryStage {
     async fn write(&mut self, changes: Vec<Change>) -> Result<()> {
         for change in changes {
             log(&change);
-            self.store.write(change);
+            match change {
+                // A recorded operator action, like any other, resolves its decision once.
+                Change::Action(action) => match self.store.resolve(action) {
+                    Ok(_) | Err(ResolveError::AlreadyResolved(_)) => {}
+                    Err(e) => return Err(e.into()),
+                },
+                change => self.store.write(change),
+            }
         }
         Ok(())
     }

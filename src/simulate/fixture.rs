@@ -1,7 +1,8 @@
 //! Fixture files: recorded debates the simulator plays, in JSON Lines.
 //!
 //! One JSON object per line, blank lines ignored. The first record is the session; then turns in
-//! the order they were spoken; optional round records carry a precomputed similarity.
+//! the order they were spoken; optional round records carry a precomputed similarity; optional
+//! action records carry an operator's resolution of a round's decision (a shadow week's labels).
 //!
 //! ```text
 //! {"session": {"id": "...", "question": "...", "debate_type": "standard", "controller_mode": "gated",
@@ -9,17 +10,19 @@
 //! {"turn": {"round": 1, "persona": "theorist", "tokens": 1400, "content": "...",
 //!           "judge": {"score": 0.82, "flags": [], "reasons": [], "model": "...", "pmids": []}}}
 //! {"round": {"round": 2, "similarity": 0.93}}
+//! {"action": {"round": 2, "action": "override", "decision": "continue_baseline", "operator": "ana"}}
 //! ```
 //!
 //! Every problem is reported as `file:line: what is wrong`, all of them at once.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::domain::{ControllerMode, Phase, PmidCheck, SessionMetadata};
+use crate::domain::{ActionKind, ControllerMode, Decision, Phase, PmidCheck, SessionMetadata};
 use crate::policy::JudgeFlag;
 
 /// `(source, text)` of a file in `fixtures/`, embedded in the binary.
@@ -107,12 +110,27 @@ struct RoundSpec {
     similarity: f64,
 }
 
+/// An action line: how an operator resolved the controller's decision after a round.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    pub round: u32,
+    pub action: ActionKind,
+    /// The decision that stands; for accept, the controller's own when left out.
+    pub decision: Option<Decision>,
+    /// For escalate: the persona brought in.
+    pub persona: Option<String>,
+    pub operator: String,
+    pub note: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 enum Record {
     Session(SessionSpec),
     Turn(TurnSpec),
     Round(RoundSpec),
+    Action(ActionSpec),
 }
 
 /// A validated recorded debate.
@@ -124,6 +142,8 @@ pub struct Fixture {
     pub turns: Vec<TurnSpec>,
     /// Precomputed similarity per round.
     pub similarity: BTreeMap<u32, f64>,
+    /// Recorded operator actions, by the round whose decision they resolve.
+    pub actions: BTreeMap<u32, ActionSpec>,
 }
 
 /// One problem in a fixture file.
@@ -184,6 +204,7 @@ impl Fixture {
         let mut session: Option<(usize, SessionSpec)> = None;
         let mut turns: Vec<TurnSpec> = Vec::new();
         let mut rounds: Vec<(usize, RoundSpec)> = Vec::new();
+        let mut action_lines: Vec<(usize, ActionSpec)> = Vec::new();
         let mut first_record_failed = None;
 
         for (index, raw) in text.lines().enumerate() {
@@ -208,9 +229,11 @@ impl Fixture {
                             format!("a second session record (the first is on line {first})"),
                         );
                     } else {
-                        if !turns.is_empty() || !rounds.is_empty() {
-                            check
-                                .fail(line, "the session record must come before turns and rounds");
+                        if !turns.is_empty() || !rounds.is_empty() || !action_lines.is_empty() {
+                            check.fail(
+                                line,
+                                "the session record must come before turns, rounds and actions",
+                            );
                         }
                         check.session(line, &spec);
                         session = Some((line, spec));
@@ -221,6 +244,7 @@ impl Fixture {
                     turns.push(spec);
                 }
                 Record::Round(spec) => rounds.push((line, spec)),
+                Record::Action(spec) => action_lines.push((line, spec)),
             }
         }
 
@@ -258,12 +282,27 @@ impl Fixture {
             }
         }
 
+        let mut actions = BTreeMap::new();
+        for (line, spec) in action_lines {
+            if check.action(line, &session, &played, &spec) {
+                match actions.entry(spec.round) {
+                    Entry::Occupied(_) => {
+                        check.fail(line, format!("a second action for round {}", spec.round));
+                    }
+                    Entry::Vacant(slot) => {
+                        slot.insert(spec);
+                    }
+                }
+            }
+        }
+
         if check.errors.is_empty() {
             Ok(Fixture {
                 source: source.to_owned(),
                 session,
                 turns,
                 similarity,
+                actions,
             })
         } else {
             check.errors.sort_by_key(|e| e.line);
@@ -327,6 +366,53 @@ impl Checker<'_> {
         if spec.max_rounds == Some(0) {
             self.fail(line, "max_rounds must be at least 1");
         }
+    }
+
+    /// Checks an action line; true when it is usable.
+    fn action(
+        &mut self,
+        line: usize,
+        session: &SessionSpec,
+        played: &BTreeSet<u32>,
+        spec: &ActionSpec,
+    ) -> bool {
+        let before = self.errors.len();
+        if session.controller_mode == ControllerMode::Off {
+            self.fail(
+                line,
+                "an action resolves a controller decision, and controller_mode off makes none",
+            );
+        }
+        if !played.contains(&spec.round) {
+            self.fail(line, format!("round {} has no turns", spec.round));
+        }
+        if spec.operator.trim().is_empty() || spec.operator.chars().any(char::is_control) {
+            self.fail(line, "operator must be non-empty printable text");
+        }
+        match spec.action {
+            ActionKind::Accept => {}
+            ActionKind::Override if spec.decision.is_none() => {
+                self.fail(line, "an override needs the decision that stands");
+            }
+            ActionKind::Override => {}
+            ActionKind::Escalate => match &spec.persona {
+                None => self.fail(line, "an escalate needs the persona brought in"),
+                Some(p) if !session.personas.contains(p) => self.fail(
+                    line,
+                    format!("persona {p:?} is not in the session's personas"),
+                ),
+                Some(_) => {}
+            },
+        }
+        if spec.action != ActionKind::Escalate
+            && spec.decision == Some(Decision::EscalateNewPersona)
+        {
+            self.fail(
+                line,
+                "an escalation is recorded as action escalate, with its persona",
+            );
+        }
+        self.errors.len() == before
     }
 
     fn turns(&mut self, session: &SessionSpec, turns: &[TurnSpec]) {

@@ -268,7 +268,32 @@ impl DebateRun {
                 }
             }
         }
+        if let Some(action) = self.recorded_action(round) {
+            changes.push(Change::Action(action.clone()));
+            changes.extend(self.resolve(&action));
+        }
         changes
+    }
+
+    /// The operator action the recording holds for this round's decision.
+    fn recorded_action(&self, round: u32) -> Option<OperatorAction> {
+        let spec = self.fixture.actions.get(&round)?;
+        let latest = self.latest.as_ref()?;
+        Some(OperatorAction {
+            session_id: self.session.id.clone(),
+            round_index: round,
+            action: spec.action.into(),
+            decision: match spec.action {
+                ActionKind::Escalate => Decision::EscalateNewPersona.into(),
+                _ => spec
+                    .decision
+                    .map_or_else(|| latest.decision.clone(), Reported::Known),
+            },
+            persona: spec.persona.clone(),
+            operator: spec.operator.clone(),
+            note: spec.note.clone(),
+            created_at: Some(Utc::now()),
+        })
     }
 
     fn play_turn(&mut self, spec: &TurnSpec, changes: &mut Vec<Change>) {

@@ -219,6 +219,25 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
     every_table(client, "id = $1", "session_id = $1", &session_id).await
 }
 
+/// Every row of every debate that is no longer running, read in one snapshot.
+pub async fn finished_debates(client: &mut Client) -> Result<Vec<Change>> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
+    let changes = every_table(
+        &tx,
+        "status <> $1",
+        "session_id IN (SELECT id FROM debate_sessions WHERE status <> $1)",
+        &"running",
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(changes)
+}
+
 /// Every row stamped by a transaction at or after `since`, and the new watermark.
 pub async fn changed_since(
     client: &mut Client,

@@ -1,0 +1,20 @@
+//! Threshold calibration from recorded debates: what would the controller have done with other
+//! thresholds? Each finished debate is reduced once to its rounds' signals ([`record`]); every
+//! setting of a grid ([`grid`]) is replayed over those records with no further I/O
+//! ([`replay`]) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
+//! escalations, stops by kind, agreement with operator labels, and the frontier of tokens saved
+//! against verdict flips.
+
+pub mod grid;
+pub mod record;
+pub mod replay;
+pub mod report;
+pub mod source;
+pub mod tracker;
+
+pub use grid::{AxisSpec, default_grid, settings};
+pub use record::{Class, Label, RecordedDebate, RoundFacts};
+pub use replay::{DebateOutcome, Setting, replay};
+pub use report::{Report, Row, Stops};
+pub use source::{from_database, from_fixtures};
+pub use tracker::Tracker;

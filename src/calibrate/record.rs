@@ -1,0 +1,238 @@
+//! A finished debate reduced to what a replay of the controller needs, round by round: the
+//! signals (recorded where a decision row holds them, measured from the turns where not), the
+//! format's own check, tokens spent, who had spoken, the verdict standing, and the operators'
+//! labels. Nothing here depends on a threshold, so one record serves every setting of a grid.
+
+use crate::domain::{ActionKind, Debate, Decision, Reported, TIMEOUT_OPERATOR, Turn};
+use crate::policy::{self, Convergence};
+use crate::signals::{self, RoundSignals, RoundText, TfIdfCosine};
+
+/// What a replay needs of one round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundFacts {
+    pub signals: RoundSignals,
+    pub format_check: Option<Convergence>,
+    /// Tokens spent by the end of this round, superseded turns included.
+    pub tokens_after: u64,
+    /// Personas who had spoken by the end of this round.
+    pub spoken: Vec<String>,
+    /// The latest verdict any round up to this one stated.
+    pub standing_verdict: Option<String>,
+}
+
+/// What an operator's action says the decision should have been.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    Stop,
+    Continue,
+    Escalate,
+}
+
+impl Class {
+    pub fn of(decision: Decision) -> Class {
+        match decision {
+            Decision::EscalateNewPersona => Class::Escalate,
+            Decision::ContinueBaseline => Class::Continue,
+            Decision::StopConverged | Decision::StopMaxRounds | Decision::StopSafety => Class::Stop,
+        }
+    }
+}
+
+/// An operator's accept or override of the decision after `round`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub round: u32,
+    pub class: Class,
+}
+
+/// One finished debate, ready to replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedDebate {
+    pub id: String,
+    pub min_rounds: u32,
+    pub max_rounds: u32,
+    pub token_budget: u64,
+    pub roster: Vec<String>,
+    /// A follow-up debate's prior conclusion, which round 1 is compared with.
+    pub prior: Option<RoundSignals>,
+    /// Round `r` at index `r - 1`: every round the debate actually ran.
+    pub rounds: Vec<RoundFacts>,
+    pub labels: Vec<Label>,
+    /// Rows that could not be used, with table and key.
+    pub issues: Vec<String>,
+}
+
+impl RecordedDebate {
+    /// Reduces a debate's rows. Rounds run are the highest round any turn or decision names.
+    pub fn from_debate(debate: &Debate) -> RecordedDebate {
+        let session = &debate.session;
+        let run = debate.latest_round();
+        let mut issues = Vec::new();
+        let live = |round: u32| -> Vec<&Turn> {
+            debate
+                .turns
+                .iter()
+                .filter(|t| t.round_number == round && !t.superseded)
+                .collect()
+        };
+        let prior_text = session.metadata.prior.as_deref();
+        let texts: Vec<RoundText<'_>> = prior_text
+            .map(|text| RoundText {
+                turns: vec![text],
+                precomputed_similarity: None,
+            })
+            .into_iter()
+            .chain((1..=run).map(|round| {
+                RoundText {
+                    turns: live(round).iter().map(|t| t.content.as_str()).collect(),
+                    precomputed_similarity: debate
+                        .decisions
+                        .get(&round)
+                        .and_then(|d| d.signals.similarity),
+                }
+            }))
+            .collect();
+        let offset = usize::from(prior_text.is_some());
+
+        let mut rounds = Vec::with_capacity(run as usize);
+        let mut spoken: Vec<String> = Vec::new();
+        let mut standing_verdict = None;
+        let mut recorded_tokens = 0;
+        for round in 1..=run {
+            let turns = live(round);
+            let recorded = debate.decisions.get(&round).map(|d| &d.signals);
+            let signals = match recorded {
+                Some(s) if s.new_claims.is_some() && s.verdict_split.is_some() => RoundSignals {
+                    similarity: s.similarity,
+                    verdict: s.verdict.clone(),
+                    verdict_split: s.verdict_split.unwrap_or_default(),
+                    new_claims: s.new_claims.unwrap_or_default(),
+                    open_disputes: s.open_disputes,
+                },
+                _ if !turns.is_empty() => {
+                    signals::extract(&texts[..offset + round as usize], &TfIdfCosine)
+                }
+                _ => {
+                    issues.push(format!(
+                        "debate_round_decisions ({}, round {round}): no signals recorded and no \
+                         turns to measure them from; the round counts as not converging",
+                        session.id
+                    ));
+                    RoundSignals {
+                        similarity: recorded.and_then(|s| s.similarity),
+                        ..RoundSignals::default()
+                    }
+                }
+            };
+            let format_check = if turns.is_empty() {
+                signals.open_disputes.map(|open| Convergence {
+                    converged: open == 0,
+                    reason: format!("{open} open DISPUTE/MISSED items recorded"),
+                })
+            } else {
+                let latest: Vec<(&str, &str)> = turns
+                    .iter()
+                    .map(|t| (t.agent_persona.as_str(), t.content.as_str()))
+                    .collect();
+                policy::format_check(&latest)
+            };
+            for turn in debate.turns.iter().filter(|t| t.round_number == round) {
+                if !spoken.contains(&turn.agent_persona) {
+                    spoken.push(turn.agent_persona.clone());
+                }
+            }
+            if let Some(tokens) = recorded.and_then(|s| s.tokens_used) {
+                recorded_tokens = tokens;
+            }
+            let tokens_after = if debate.turns.is_empty() {
+                recorded_tokens
+            } else {
+                debate
+                    .turns
+                    .iter()
+                    .filter(|t| t.round_number <= round)
+                    .map(|t| u64::from(t.tokens_used))
+                    .sum()
+            };
+            if signals.verdict.is_some() {
+                standing_verdict = signals.verdict.clone();
+            }
+            rounds.push(RoundFacts {
+                signals,
+                format_check,
+                tokens_after,
+                spoken: spoken.clone(),
+                standing_verdict: standing_verdict.clone(),
+            });
+        }
+
+        RecordedDebate {
+            id: session.id.clone(),
+            min_rounds: session.min_rounds,
+            max_rounds: session.max_rounds,
+            token_budget: session.token_budget,
+            roster: session.personas.clone(),
+            prior: prior_text.map(|text| RoundSignals {
+                verdict: signals::verdict(text),
+                ..RoundSignals::default()
+            }),
+            rounds,
+            labels: labels(debate, run, &mut issues),
+            issues,
+        }
+    }
+
+    /// Rounds the debate actually ran.
+    pub fn rounds_run(&self) -> u32 {
+        self.rounds.len() as u32
+    }
+
+    /// Tokens spent by the end of `round` (0 before round 1).
+    pub fn tokens_after(&self, round: u32) -> u64 {
+        match round {
+            0 => 0,
+            r => self.rounds[r as usize - 1].tokens_after,
+        }
+    }
+
+    /// The verdict standing at the end of `round`.
+    pub fn verdict_after(&self, round: u32) -> Option<&str> {
+        match round {
+            0 => None,
+            r => self.rounds[r as usize - 1].standing_verdict.as_deref(),
+        }
+    }
+}
+
+/// The operators' accepts, overrides and escalations of rounds the debate ran; gated timeouts
+/// are the controller's own decision standing, not a label.
+fn labels(debate: &Debate, run: u32, issues: &mut Vec<String>) -> Vec<Label> {
+    let mut labels = Vec::new();
+    for action in debate.actions.values() {
+        if action.operator == TIMEOUT_OPERATOR || action.round_index > run {
+            continue;
+        }
+        let decision = match (&action.action, &action.decision) {
+            (Reported::Known(ActionKind::Escalate), _) => Some(Decision::EscalateNewPersona),
+            (Reported::Known(_), Reported::Known(decision)) => Some(*decision),
+            (Reported::Known(ActionKind::Accept), Reported::Unknown(_)) => debate
+                .decisions
+                .get(&action.round_index)
+                .and_then(|d| d.decision.known()),
+            _ => None,
+        };
+        match decision {
+            Some(decision) => labels.push(Label {
+                round: action.round_index,
+                class: Class::of(decision),
+            }),
+            None => issues.push(format!(
+                "debate_operator_actions ({}, round {}): action {} with decision {} is not a \
+                 label gavel can read; not counted",
+                action.session_id, action.round_index, action.action, action.decision
+            )),
+        }
+    }
+    labels
+}

@@ -1,0 +1,336 @@
+//! A calibration report: every setting of a grid replayed over every recorded debate, summed
+//! per setting, with the frontier of tokens saved against verdict flips and the setting in
+//! force marked. Rendered as a text table (the same cells the console shows) or as JSON.
+
+use serde::Serialize;
+
+use super::record::RecordedDebate;
+use super::replay::{DebateOutcome, Setting, replay};
+use crate::domain::Decision;
+use crate::policy::ControllerConfig;
+use crate::text::{inert, thousands};
+
+/// Where replays stopped, by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stops {
+    pub converged: u32,
+    pub max_rounds: u32,
+    pub safety: u32,
+    /// Ran to the real end without the setting stopping it.
+    pub none: u32,
+}
+
+/// One setting's totals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub setting: Setting,
+    /// The setting in force today.
+    pub current: bool,
+    /// No other setting saves at least as many tokens with at most as many flips, and is
+    /// better in one of the two.
+    pub frontier: bool,
+    pub debates: u32,
+    pub mean_rounds_used: f64,
+    pub mean_rounds_run: f64,
+    pub tokens_run: u64,
+    pub tokens_saved: u64,
+    pub tokens_saved_share: f64,
+    pub verdict_flips: u32,
+    pub verdict_flip_share: f64,
+    pub escalations: u32,
+    pub stops: Stops,
+    pub labels: u32,
+    pub labels_agreed: u32,
+    /// Share of labels agreed with; `None` without labels.
+    pub agreement: Option<f64>,
+    /// Each debate's outcome, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcomes: Option<Vec<DebateOutcome>>,
+}
+
+impl Row {
+    fn new(
+        setting: Setting,
+        current: bool,
+        records: &[RecordedDebate],
+        base: &ControllerConfig,
+        keep_outcomes: bool,
+    ) -> Row {
+        let config = setting.config(base);
+        let mut row = Row {
+            setting,
+            current,
+            frontier: false,
+            debates: records.len() as u32,
+            mean_rounds_used: 0.0,
+            mean_rounds_run: 0.0,
+            tokens_run: 0,
+            tokens_saved: 0,
+            tokens_saved_share: 0.0,
+            verdict_flips: 0,
+            verdict_flip_share: 0.0,
+            escalations: 0,
+            stops: Stops::default(),
+            labels: 0,
+            labels_agreed: 0,
+            agreement: None,
+            outcomes: keep_outcomes.then(Vec::new),
+        };
+        let (mut used, mut run) = (0u64, 0u64);
+        for record in records {
+            let outcome = replay(record, &row.setting, &config);
+            used += u64::from(outcome.rounds_used);
+            run += u64::from(outcome.rounds_run);
+            row.tokens_run += outcome.tokens_run;
+            row.tokens_saved += outcome.tokens_saved;
+            row.verdict_flips += u32::from(outcome.verdict_flip);
+            row.escalations += outcome.escalations;
+            row.labels += outcome.labels;
+            row.labels_agreed += outcome.agreed;
+            match outcome.stop {
+                Some(Decision::StopConverged) => row.stops.converged += 1,
+                Some(Decision::StopMaxRounds) => row.stops.max_rounds += 1,
+                Some(Decision::StopSafety) => row.stops.safety += 1,
+                _ => row.stops.none += 1,
+            }
+            if let Some(outcomes) = &mut row.outcomes {
+                outcomes.push(outcome);
+            }
+        }
+        let share = |part: f64, whole: f64| if whole > 0.0 { part / whole } else { 0.0 };
+        let debates = f64::from(row.debates);
+        row.mean_rounds_used = share(used as f64, debates);
+        row.mean_rounds_run = share(run as f64, debates);
+        row.tokens_saved_share = share(row.tokens_saved as f64, row.tokens_run as f64);
+        row.verdict_flip_share = share(f64::from(row.verdict_flips), debates);
+        row.agreement =
+            (row.labels > 0).then(|| f64::from(row.labels_agreed) / f64::from(row.labels));
+        row
+    }
+
+    /// The cells of the table, in [`Report::HEADER`] order.
+    pub fn cells(&self) -> [String; 12] {
+        let bound = |b: Option<u32>| b.map_or_else(|| "own".to_owned(), |b| b.to_string());
+        let s = &self.setting;
+        [
+            format!(
+                "{}{}",
+                if self.current { "*" } else { " " },
+                if self.frontier { "+" } else { " " }
+            ),
+            format!("{:.2}", s.similarity_threshold),
+            s.novelty_threshold.to_string(),
+            bound(s.min_rounds),
+            bound(s.max_rounds),
+            format!("{:.2}", s.budget_fraction),
+            format!("{:.1}/{:.1}", self.mean_rounds_used, self.mean_rounds_run),
+            format!(
+                "{} ({:.1}%)",
+                thousands(self.tokens_saved),
+                self.tokens_saved_share * 100.0
+            ),
+            format!(
+                "{} ({:.1}%)",
+                self.verdict_flips,
+                self.verdict_flip_share * 100.0
+            ),
+            self.escalations.to_string(),
+            format!(
+                "{}/{}/{}/{}",
+                self.stops.converged, self.stops.max_rounds, self.stops.safety, self.stops.none
+            ),
+            match self.agreement {
+                Some(share) => format!(
+                    "{}/{} ({:.0}%)",
+                    self.labels_agreed,
+                    self.labels,
+                    share * 100.0
+                ),
+                None => "-".to_owned(),
+            },
+        ]
+    }
+}
+
+/// Every setting's row over a set of recorded debates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub debates: u32,
+    pub labels: u32,
+    /// Grid combinations left out because their min_rounds exceeds their max_rounds.
+    pub skipped_settings: usize,
+    pub rows: Vec<Row>,
+    /// What could not be used from the debates' rows.
+    pub issues: Vec<String>,
+}
+
+impl Report {
+    pub const HEADER: [&str; 12] = [
+        "",
+        "similarity",
+        "novelty",
+        "min",
+        "max",
+        "budget",
+        "rounds used/run",
+        "tokens saved",
+        "verdict flips",
+        "escalations",
+        "stops conv/max/safety/none",
+        "label agreement",
+    ];
+
+    pub const LEGEND: &str = "* in force today   + frontier: no other setting saves more tokens \
+                              with as few verdict flips   own: each debate's own bound";
+
+    /// Replays every setting over `records`; `current` is added when the grid lacks it.
+    pub fn run(
+        records: &[RecordedDebate],
+        mut settings: Vec<Setting>,
+        skipped_settings: usize,
+        current: &Setting,
+        base: &ControllerConfig,
+        keep_outcomes: bool,
+    ) -> Report {
+        if !settings.iter().any(|s| s.same_as(current)) {
+            settings.push(current.clone());
+        }
+        let mut rows: Vec<Row> = std::thread::scope(|scope| {
+            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let chunk = settings.len().div_ceil(workers).max(1);
+            let handles: Vec<_> = settings
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|s| {
+                                Row::new(
+                                    s.clone(),
+                                    s.same_as(current),
+                                    records,
+                                    base,
+                                    keep_outcomes,
+                                )
+                            })
+                            .collect::<Vec<Row>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a replay thread panicked"))
+                .collect()
+        });
+        let points: Vec<(u64, u32)> = rows
+            .iter()
+            .map(|r| (r.tokens_saved, r.verdict_flips))
+            .collect();
+        for row in &mut rows {
+            let (saved, flips) = (row.tokens_saved, row.verdict_flips);
+            row.frontier = !points
+                .iter()
+                .any(|&(s, f)| s >= saved && f <= flips && (s > saved || f < flips));
+        }
+        Report {
+            debates: records.len() as u32,
+            labels: records.iter().map(|r| r.labels.len() as u32).sum(),
+            skipped_settings,
+            rows,
+            issues: records.iter().flat_map(|r| r.issues.clone()).collect(),
+        }
+    }
+
+    /// The table as text, columns padded, the legend under it.
+    pub fn table(&self) -> String {
+        let rows: Vec<Vec<String>> = self.rows.iter().map(|r| r.cells().to_vec()).collect();
+        let mut out = format!(
+            "{} finished debates, {} operator labels, {} settings\n",
+            self.debates,
+            self.labels,
+            self.rows.len()
+        );
+        out.push_str(&columns(&Report::HEADER, &rows));
+        out.push_str(Report::LEGEND);
+        out.push('\n');
+        if self.skipped_settings > 0 {
+            out.push_str(&format!(
+                "{} grid settings left out: min_rounds above max_rounds\n",
+                self.skipped_settings
+            ));
+        }
+        out
+    }
+
+    /// Each debate's outcome under each setting, when the report kept them.
+    pub fn outcomes_table(&self) -> String {
+        const HEADER: [&str; 8] = [
+            "setting",
+            "debate",
+            "rounds used/run",
+            "stop",
+            "tokens saved/run",
+            "verdict at stop",
+            "verdict at end",
+            "labels agreed",
+        ];
+        let mut rows = Vec::new();
+        for row in &self.rows {
+            let cells = row.cells();
+            let setting = format!(
+                "{} {}/{}/{}/{}/{}",
+                cells[0].trim(),
+                cells[1],
+                cells[2],
+                cells[3],
+                cells[4],
+                cells[5]
+            );
+            for o in row.outcomes.iter().flatten() {
+                let verdict = |v: &Option<String>| inert(v.as_deref().unwrap_or("-"));
+                rows.push(vec![
+                    setting.trim().to_owned(),
+                    inert(&o.session_id),
+                    format!("{}/{}", o.rounds_used, o.rounds_run),
+                    o.stop.map_or_else(|| "none".to_owned(), |d| d.to_string()),
+                    format!("{}/{}", thousands(o.tokens_saved), thousands(o.tokens_run)),
+                    verdict(&o.verdict_at_stop),
+                    format!(
+                        "{}{}",
+                        verdict(&o.verdict_at_end),
+                        if o.verdict_flip { "  (flip)" } else { "" }
+                    ),
+                    format!("{}/{}", o.agreed, o.labels),
+                ]);
+            }
+        }
+        format!(
+            "\nper debate (setting: similarity/novelty/min/max/budget)\n{}",
+            columns(&HEADER, &rows)
+        )
+    }
+}
+
+/// Rows under a header, each column padded to its widest cell, two spaces apart.
+fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
+        let padded: Vec<String> = cells
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        padded.join("  ").trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&mut header.iter().copied());
+    for row in rows {
+        out.push_str(&line(&mut row.iter().map(String::as_str)));
+    }
+    out
+}

@@ -1,0 +1,83 @@
+//! The console's calibration: a report over the finished debates on screen, kept current as
+//! debates finish or their rows arrive. Debates are marked as their rows land and only the
+//! marked ones are reduced again, once per frame at most.
+
+use std::collections::BTreeSet;
+
+use super::grid::{self, AxisSpec};
+use super::record::RecordedDebate;
+use super::replay::Setting;
+use super::report::Report;
+use crate::domain::Debates;
+use crate::policy::ControllerConfig;
+
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    settings: Vec<Setting>,
+    skipped: usize,
+    current: Setting,
+    base: ControllerConfig,
+    /// Sorted by id.
+    records: Vec<RecordedDebate>,
+    stale: BTreeSet<String>,
+    report: Report,
+}
+
+impl Tracker {
+    /// A tracker replaying the grid `specs` over `base`, the configuration in force.
+    pub fn new(specs: &[AxisSpec], base: &ControllerConfig) -> Result<Tracker, String> {
+        let current = Setting::current(base);
+        let (settings, skipped) = grid::settings(specs, &current)?;
+        let report = Report::run(&[], settings.clone(), skipped, &current, base, false);
+        Ok(Tracker {
+            settings,
+            skipped,
+            current,
+            base: base.clone(),
+            records: Vec::new(),
+            stale: BTreeSet::new(),
+            report,
+        })
+    }
+
+    /// A row of this debate changed.
+    pub fn mark(&mut self, session_id: &str) {
+        if !self.stale.contains(session_id) {
+            self.stale.insert(session_id.to_owned());
+        }
+    }
+
+    /// Reduces the marked debates that have finished and replays the grid when any changed.
+    pub fn refresh(&mut self, debates: &Debates) {
+        if self.stale.is_empty() {
+            return;
+        }
+        for id in std::mem::take(&mut self.stale) {
+            let at = self.records.binary_search_by(|r| r.id.cmp(&id));
+            match (debates.get_by_id(&id), at) {
+                (Some(debate), Ok(i)) if !debate.session.is_running() => {
+                    self.records[i] = RecordedDebate::from_debate(debate);
+                }
+                (Some(debate), Err(i)) if !debate.session.is_running() => {
+                    self.records.insert(i, RecordedDebate::from_debate(debate));
+                }
+                (_, Ok(i)) => {
+                    self.records.remove(i);
+                }
+                (_, Err(_)) => {}
+            }
+        }
+        self.report = Report::run(
+            &self.records,
+            self.settings.clone(),
+            self.skipped,
+            &self.current,
+            &self.base,
+            false,
+        );
+    }
+
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+}
