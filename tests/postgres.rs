@@ -736,3 +736,74 @@ async fn tls_require_encrypts_and_verify_full_checks_the_certificate() {
     drop(server);
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calibration_from_the_database_matches_the_recordings_it_was_played_from() {
+    use gavel::calibrate::{self, RecordedDebate};
+    use gavel::config::{Config, SimulatorConfig};
+    use gavel::simulate::{Fixture, Playback};
+    use std::sync::Arc;
+
+    let server = server();
+    let (target, mut client) = database(&server, "calibrated").await;
+    migrate(&mut client).await.unwrap();
+    let config = Arc::new(Config {
+        simulator: SimulatorConfig {
+            round_interval_secs: 0.0,
+            turn_interval_secs: 0.0,
+            gated_timeout_secs: 0.0,
+        },
+        ..Config::default()
+    });
+    let fixtures: Vec<Fixture> = ["converges_round3", "verdict_changes_round5"]
+        .iter()
+        .map(|n| {
+            Fixture::load(std::path::Path::new(&format!(
+                "tests/data/calibration/{n}.jsonl"
+            )))
+            .unwrap()
+        })
+        .collect();
+    let (_playback, clock) = tokio::sync::watch::channel(Playback::default());
+    gavel::store::postgres::simulate(&target, fixtures.clone(), config.clone(), clock, false)
+        .await
+        .unwrap();
+    // A running debate is not calibrated; an `off` debate written by plain SQL has no
+    // decisions, so its signals are measured from its turns.
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, status, controller_mode, token_budget, personas) \
+             VALUES ('still-going', 'q', 'running', 'shadow', 1000, '[\"a\"]'), \
+                    ('fixed-loop', 'q', 'completed', 'off', 1000, '[\"a\"]'); \
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) VALUES \
+             ('fixed-loop', 1, 'a', 'Cats sleep a lot.\n\nVERDICT: yes', 10), \
+             ('fixed-loop', 2, 'a', 'Dogs bark at night.\n\nVERDICT: yes', 20), \
+             ('fixed-loop', 3, 'a', 'Dogs bark at night.\n\nVERDICT: yes', 30);",
+        )
+        .await
+        .unwrap();
+
+    let mut from_db = calibrate::from_database(&mut client).await.unwrap();
+    from_db.sort_by(|a, b| a.id.cmp(&b.id));
+    let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["fixed-loop", "salt-converges-r3", "salt-verdict-r5"]);
+    let from_files = calibrate::from_fixtures(&fixtures, &config);
+    assert_eq!(from_db[1..], from_files[..]);
+    assert_eq!(from_db[1].labels.len(), 2, "the recorded labels came back");
+
+    let fixed: &RecordedDebate = &from_db[0];
+    assert_eq!(fixed.rounds.len(), 3);
+    assert_eq!(fixed.rounds[2].signals.similarity, Some(1.0));
+    assert_eq!(fixed.tokens_after(3), 60);
+    let base = ControllerConfig::default();
+    let current = calibrate::Setting::current(&base);
+    let (settings, skipped) = calibrate::settings(&[], &current).unwrap();
+    let report = calibrate::Report::run(&from_db, settings, skipped, &current, &base, true);
+    let outcomes = report.rows[0].outcomes.as_ref().unwrap();
+    let fixed_loop = outcomes
+        .iter()
+        .find(|o| o.session_id == "fixed-loop")
+        .unwrap();
+    assert_eq!((fixed_loop.rounds_used, fixed_loop.tokens_saved), (3, 0));
+    assert_eq!(report.rows[0].tokens_saved, 6000);
+}

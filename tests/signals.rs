@@ -35,7 +35,19 @@ fn verdict_from_a_json_field_bare_or_fenced() {
 fn tfidf_similarity_bounds() {
     let a = "Calorie matched trials show insulin sensitivity tracks weight loss.";
     let b = "Microglial activation drives early motor neuron death in ALS.";
-    assert!((TfIdfCosine.similarity(&[a, a]) - 1.0).abs() < 1e-9);
+    // Exactly 1, every time: a threshold of 1.0 must hold for a repeated round.
+    let long = "Pooled randomized trials agree: a two gram cut in daily sodium lowers systolic \
+                pressure by about five points in hypertensive adults, less in others.";
+    let mut rounds = vec![a, long];
+    for _ in 0..8 {
+        rounds.push(long);
+        assert_eq!(
+            TfIdfCosine.similarity(&rounds),
+            1.0,
+            "{} rounds",
+            rounds.len()
+        );
+    }
     assert_eq!(TfIdfCosine.similarity(&[a, b]), 0.0);
     let c = "Calorie matched trials show insulin sensitivity tracks weight loss, not meal timing.";
     let partial = TfIdfCosine.similarity(&[a, c]);

@@ -1,6 +1,6 @@
 //! Similarity between consecutive rounds.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::text::tokens;
 
@@ -11,7 +11,8 @@ pub trait Similarity: Send + Sync {
 }
 
 /// TF-IDF cosine: rounds are documents, weighted by smoothed inverse document frequency over
-/// the rounds so far (so later rounds never change an earlier round's figure).
+/// the rounds so far (so later rounds never change an earlier round's figure). Sums run in term
+/// order, so a figure is the same on every run, and identical rounds measure exactly 1.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TfIdfCosine;
 
@@ -20,8 +21,8 @@ impl Similarity for TfIdfCosine {
         if rounds.len() < 2 {
             return 0.0;
         }
-        let counts: Vec<HashMap<String, f64>> = rounds.iter().map(|r| term_counts(r)).collect();
-        let mut document_frequency: HashMap<&str, f64> = HashMap::new();
+        let counts: Vec<BTreeMap<String, f64>> = rounds.iter().map(|r| term_counts(r)).collect();
+        let mut document_frequency: BTreeMap<&str, f64> = BTreeMap::new();
         for doc in &counts {
             for term in doc.keys() {
                 *document_frequency.entry(term).or_default() += 1.0;
@@ -29,14 +30,14 @@ impl Similarity for TfIdfCosine {
         }
         let n = rounds.len() as f64;
         let idf = |term: &str| ((1.0 + n) / (1.0 + document_frequency[term])).ln() + 1.0;
-        let weights = |doc: &HashMap<String, f64>| -> HashMap<String, f64> {
+        let weights = |doc: &BTreeMap<String, f64>| -> BTreeMap<String, f64> {
             doc.iter().map(|(t, c)| (t.clone(), c * idf(t))).collect()
         };
         let a = weights(&counts[counts.len() - 2]);
         let b = weights(&counts[counts.len() - 1]);
         let dot: f64 = a.iter().filter_map(|(t, w)| b.get(t).map(|v| w * v)).sum();
-        let norm = |v: &HashMap<String, f64>| v.values().map(|w| w * w).sum::<f64>().sqrt();
-        let denominator = norm(&a) * norm(&b);
+        let squares = |v: &BTreeMap<String, f64>| v.values().map(|w| w * w).sum::<f64>();
+        let denominator = (squares(&a) * squares(&b)).sqrt();
         if denominator == 0.0 {
             0.0
         } else {
@@ -45,8 +46,8 @@ impl Similarity for TfIdfCosine {
     }
 }
 
-fn term_counts(text: &str) -> HashMap<String, f64> {
-    let mut counts = HashMap::new();
+fn term_counts(text: &str) -> BTreeMap<String, f64> {
+    let mut counts = BTreeMap::new();
     for token in tokens(text) {
         *counts.entry(token).or_default() += 1.0;
     }

@@ -63,6 +63,16 @@ fn action(row: &tokio_postgres::Row) -> Change {
     Change::Action(rows::action(row))
 }
 
+/// A read-only transaction that sees one consistent snapshot of every table.
+async fn snapshot(client: &mut Client) -> Result<tokio_postgres::Transaction<'_>> {
+    Ok(client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?)
+}
+
 async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
     let row = client
         .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
@@ -74,12 +84,7 @@ async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
 /// At start: the running debates and the `window` most recent ones, with their decisions and
 /// actions; turns and judgments only for the running ones (the rest load when opened).
 pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, Watermark)> {
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await?;
+    let tx = snapshot(client).await?;
     let mark = watermark(&tx).await?;
     let mut changes = select(
         &tx,
@@ -221,12 +226,7 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
 
 /// Every row of every debate that is no longer running, read in one snapshot.
 pub async fn finished_debates(client: &mut Client) -> Result<Vec<Change>> {
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await?;
+    let tx = snapshot(client).await?;
     let changes = every_table(
         &tx,
         "status <> $1",
@@ -243,12 +243,7 @@ pub async fn changed_since(
     client: &mut Client,
     since: Watermark,
 ) -> Result<(Vec<Change>, Watermark)> {
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await?;
+    let tx = snapshot(client).await?;
     let mark = watermark(&tx).await?;
     let filter = "gavel_xid >= $1::text::xid8";
     let changes = every_table(&tx, filter, filter, &since.to_string()).await?;
