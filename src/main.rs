@@ -116,11 +116,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let _guard = logging::init(&log_dir)?;
             let target = Target::from_env(db.db.as_deref())?;
             let operator = operator.unwrap_or_else(|| config.operator_name());
-            let model = Model::live(
-                format!("watch: {}", target.describe()),
-                operator,
-                config.controller.clone(),
-            );
+            let model = Model::live(format!("watch: {}", target.describe()), operator, &config);
             runtime()?.block_on(async {
                 let (events, receiver) = unbounded_channel();
                 let commands = live::start(target, events.clone(), None);
@@ -152,7 +148,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 result?;
             } else {
                 let source = format!("demo: {} recorded debates", fixtures.len());
-                let mut model = Model::new(source, operator, config.controller.clone());
+                let mut model = Model::new(source, operator, &config);
                 model.playback = playback;
                 rt.block_on(async {
                     let (events, receiver) = unbounded_channel();
@@ -194,7 +190,7 @@ async fn demo_postgres(
     let mut model = Model::live(
         "demo --postgres: throwaway local database".to_owned(),
         operator,
-        config.controller.clone(),
+        &config,
     );
     model.playback = playback;
     let (events, receiver) = unbounded_channel();

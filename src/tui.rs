@@ -32,6 +32,7 @@ pub async fn run(
     let reader = spawn_key_reader(sender, stop.clone());
 
     let result = async {
+        model.settle();
         terminal.draw(|frame| view(&model, &theme, frame))?;
         let mut last_draw = Instant::now();
         while let Some(event) = receiver.recv().await {
@@ -55,6 +56,7 @@ pub async fn run(
             if model.quit {
                 break;
             }
+            model.settle();
             terminal.draw(|frame| view(&model, &theme, frame))?;
             last_draw = Instant::now();
         }

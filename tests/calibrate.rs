@@ -296,8 +296,8 @@ fn a_round_with_neither_signals_nor_turns_is_reported_and_never_converges() {
 #[test]
 fn a_tracker_follows_debates_as_they_finish() {
     let config = Config::default();
-    let mut tracker =
-        calibrate::Tracker::new(&config.calibration.grid, &config.controller).unwrap();
+    let mut tracker = calibrate::Tracker::new(&config.calibration.grid, &config.controller);
+    assert!(tracker.problem.is_none());
     let mut debates = gavel::domain::Debates::default();
     let mut debate = with_recorded_signals(0.97);
     debate.session.status = SessionStatus::Running.into();

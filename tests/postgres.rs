@@ -45,7 +45,11 @@ impl Console {
         let (sender, events) = unbounded_channel();
         let commands = gavel::live::start(target, sender, None);
         Console {
-            model: Model::live("test".into(), "alice".into(), ControllerConfig::default()),
+            model: Model::live(
+                "test".into(),
+                "alice".into(),
+                &gavel::config::Config::default(),
+            ),
             events,
             commands,
         }

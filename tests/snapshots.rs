@@ -42,6 +42,23 @@ fn help_overlay() {
 }
 
 #[test]
+fn calibration_over_the_finished_demo_debates() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('c'));
+    let report = model.calibration.report();
+    // Seven demo debates finish without an operator; the two gated ones wait.
+    assert_eq!(report.debates, 7);
+    // The shadow-week debate: the setting in force would stop it at round 3 and save rounds
+    // 4..6, flipping its verdict; its two operator labels both said continue.
+    let current = report.rows.iter().find(|r| r.current).unwrap();
+    assert_eq!(current.verdict_flips, 1);
+    assert_eq!(current.tokens_saved, 2 * (400 + 500 + 600));
+    assert_eq!((current.labels_agreed, current.labels), (1, 2));
+    assert_eq!(report.rows.iter().filter(|r| r.current).count(), 1);
+    insta::assert_snapshot!("calibration", screen(&model).backend());
+}
+
+#[test]
 fn override_chooser_and_confirmation() {
     let (mut model, _) = demo_model();
     update(&mut model, char('o'));

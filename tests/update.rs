@@ -326,8 +326,12 @@ fn a_failed_write_is_shown_and_r_retries_it() {
 
 #[test]
 fn a_paused_live_feed_holds_rows_until_resumed() {
-    let (demo, runs) = demo_model();
-    let mut model = gavel::app::Model::live("live".into(), "alice".into(), demo.controller.clone());
+    let (_, runs) = demo_model();
+    let mut model = gavel::app::Model::live(
+        "live".into(),
+        "alice".into(),
+        &gavel::config::Config::default(),
+    );
     update(&mut model, char(' '));
     let session = runs[0].session().clone();
     update(&mut model, Event::Store(Change::Session(session)));

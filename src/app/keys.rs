@@ -23,6 +23,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "confirm the action; n adds a note; any other key cancels",
     ),
     ("r", "retry an action whose write failed"),
+    (
+        "c",
+        "calibration: the threshold grid replayed over finished debates",
+    ),
     ("space", "pause / resume the feed"),
     ("+ -", "playback speed x2 / ÷2"),
     ("?", "this help; q quits, any other key closes it"),

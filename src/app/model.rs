@@ -2,6 +2,8 @@
 
 use std::collections::HashSet;
 
+use crate::calibrate::Tracker;
+use crate::config::Config;
 use crate::domain::{
     ActionKind, Change, Debate, Debates, Decision, JudgeDecision, Judgment, OperatorAction,
     Reported,
@@ -105,6 +107,10 @@ pub enum Overlay {
         number: u32,
         scroll: u16,
     },
+    /// The calibration grid over the finished debates, scrolled by `scroll` rows.
+    Calibration {
+        scroll: u16,
+    },
 }
 
 /// A one-line message for the operator.
@@ -123,6 +129,8 @@ pub struct Model {
     pub operator: String,
     /// The thresholds drawn on charts.
     pub controller: ControllerConfig,
+    /// The calibration grid replayed over the finished debates on screen.
+    pub calibration: Tracker,
     /// Debates in the order they first appeared; positions never change.
     pub debates: Debates,
     /// Debates whose full history the console has asked a database for.
@@ -144,11 +152,12 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(source: String, operator: String, controller: ControllerConfig) -> Model {
+    pub fn new(source: String, operator: String, config: &Config) -> Model {
         Model {
             source,
             operator,
-            controller,
+            controller: config.controller.clone(),
+            calibration: Tracker::new(&config.calibration.grid, &config.controller),
             debates: Debates::default(),
             history_requested: HashSet::new(),
             selected: 0,
@@ -165,16 +174,23 @@ impl Model {
     }
 
     /// A model for a live database: pausing holds rows back instead of stopping a simulator.
-    pub fn live(source: String, operator: String, controller: ControllerConfig) -> Model {
+    pub fn live(source: String, operator: String, config: &Config) -> Model {
         Model {
             link: Some(Link::Connecting),
-            ..Model::new(source, operator, controller)
+            ..Model::new(source, operator, config)
         }
     }
 
     /// Files a row under its debate, creating the debate on first sight.
     pub fn apply(&mut self, change: Change) {
+        self.calibration.mark(change.session_id());
         self.debates.apply(change);
+    }
+
+    /// Work done once per frame rather than once per row: the calibration of debates whose rows
+    /// changed.
+    pub fn settle(&mut self) {
+        self.calibration.refresh(&self.debates);
     }
 
     pub fn debate(&self, id: &str) -> Option<&Debate> {

@@ -135,21 +135,31 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             Vec::new()
         }
         Some(Overlay::Round { number, scroll }) => {
-            let scroll = match key.code {
-                KeyCode::Up | KeyCode::Char('k') => Some(scroll.saturating_sub(1)),
-                KeyCode::Down | KeyCode::Char('j') => Some(scroll.saturating_add(1)),
-                KeyCode::PageUp => Some(scroll.saturating_sub(20)),
-                KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(20)),
-                KeyCode::Home => Some(0),
-                KeyCode::Char('q') => {
-                    model.quit = true;
-                    None
-                }
-                _ => None,
-            };
-            model.overlay = scroll.map(|scroll| Overlay::Round { number, scroll });
+            model.overlay =
+                scrolled(model, key, scroll).map(|scroll| Overlay::Round { number, scroll });
             Vec::new()
         }
+        Some(Overlay::Calibration { scroll }) => {
+            model.overlay =
+                scrolled(model, key, scroll).map(|scroll| Overlay::Calibration { scroll });
+            Vec::new()
+        }
+    }
+}
+
+/// A scrolling window's keys: the new offset, or `None` when the key closes it (`q` also quits).
+fn scrolled(model: &mut Model, key: KeyEvent, scroll: u16) -> Option<u16> {
+    match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Some(scroll.saturating_sub(1)),
+        KeyCode::Down | KeyCode::Char('j') => Some(scroll.saturating_add(1)),
+        KeyCode::PageUp => Some(scroll.saturating_sub(20)),
+        KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(20)),
+        KeyCode::Home => Some(0),
+        KeyCode::Char('q') => {
+            model.quit = true;
+            None
+        }
+        _ => None,
     }
 }
 
@@ -157,6 +167,7 @@ fn on_main_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     match key.code {
         KeyCode::Char('q') => model.quit = true,
         KeyCode::Char('?') => model.overlay = Some(Overlay::Help),
+        KeyCode::Char('c') => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
         KeyCode::Char(' ') => {
             let commands = set_playback(model, model.playback.toggled());
             if !model.playback.paused {

@@ -310,9 +310,9 @@ impl Report {
     }
 }
 
-/// Rows under a header, each column padded to its widest cell, two spaces apart.
-fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
-    let widths: Vec<usize> = (0..header.len())
+/// The width of each column: its widest cell, header included.
+pub fn widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    (0..header.len())
         .map(|i| {
             rows.iter()
                 .map(|r| r[i].chars().count())
@@ -320,7 +320,12 @@ fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
                 .max()
                 .unwrap_or(0)
         })
-        .collect();
+        .collect()
+}
+
+/// Rows under a header, each column padded to its widest cell, two spaces apart.
+fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let widths = widths(header, rows);
     let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
         let padded: Vec<String> = cells
             .zip(&widths)

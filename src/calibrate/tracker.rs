@@ -21,15 +21,21 @@ pub struct Tracker {
     records: Vec<RecordedDebate>,
     stale: BTreeSet<String>,
     report: Report,
+    /// Why the configured grid could not be used (only the setting in force is replayed).
+    pub problem: Option<String>,
 }
 
 impl Tracker {
-    /// A tracker replaying the grid `specs` over `base`, the configuration in force.
-    pub fn new(specs: &[AxisSpec], base: &ControllerConfig) -> Result<Tracker, String> {
+    /// A tracker replaying the grid `specs` over `base`, the configuration in force; a grid
+    /// that cannot be used leaves the setting in force alone, and says why.
+    pub fn new(specs: &[AxisSpec], base: &ControllerConfig) -> Tracker {
         let current = Setting::current(base);
-        let (settings, skipped) = grid::settings(specs, &current)?;
+        let (settings, skipped, problem) = match grid::settings(specs, &current) {
+            Ok((settings, skipped)) => (settings, skipped, None),
+            Err(e) => (vec![current.clone()], 0, Some(e)),
+        };
         let report = Report::run(&[], settings.clone(), skipped, &current, base, false);
-        Ok(Tracker {
+        Tracker {
             settings,
             skipped,
             current,
@@ -37,7 +43,8 @@ impl Tracker {
             records: Vec::new(),
             stale: BTreeSet::new(),
             report,
-        })
+            problem,
+        }
     }
 
     /// A row of this debate changed.

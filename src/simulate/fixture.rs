@@ -45,6 +45,7 @@ const BUNDLED: &[(&str, &str)] = &[
     bundled!("panel_wastewater.jsonl"),
     bundled!("never_converges.jsonl"),
     bundled!("followup_min_rounds.jsonl"),
+    bundled!("shadow_week_salt.jsonl"),
 ];
 
 /// The session line.

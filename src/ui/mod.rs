@@ -2,6 +2,7 @@
 //! one file per panel. Every string that came from a debate passes through [`format::inert`]
 //! (or [`format::one_line`]) before it reaches the terminal.
 
+mod calibration;
 mod charts;
 mod debates;
 mod format;

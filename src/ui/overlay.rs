@@ -1,5 +1,5 @@
 //! Windows over the console: help, the pick lists for override and escalation, the
-//! confirmation, and a round's turns.
+//! confirmation, a round's turns, and the calibration grid.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -7,6 +7,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListState, Paragraph, Wrap};
 
+use super::calibration;
 use super::format::{figure, inert, one_line, panel, ruling_style, thousands};
 use crate::app::{Chooser, Intent, KEYS, Model, Overlay};
 use crate::theme::Theme;
@@ -21,6 +22,7 @@ pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame
         Overlay::Confirm(intent) => confirm(intent, theme, frame),
         Overlay::Note(intent) => note(intent, theme, frame),
         Overlay::Round { number, scroll } => round(model, *number, *scroll, theme, frame),
+        Overlay::Calibration { scroll } => calibration::render(model, *scroll, theme, frame),
     }
 }
 

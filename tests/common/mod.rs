@@ -75,15 +75,14 @@ pub fn known(decision: &ControllerDecision) -> Decision {
 }
 
 use gavel::app::{Event, Model, update};
-use gavel::policy::ControllerConfig;
 
 /// The console as the demo shows it once every bundled debate has played as far as it can
 /// without an operator: gated debates wait on their first decision, the rest have finished.
 pub fn demo_model() -> (Model, Vec<DebateRun>) {
     let mut model = Model::new(
-        "demo: 8 recorded debates".into(),
+        "demo: 9 recorded debates".into(),
         "alice".into(),
-        ControllerConfig::default(),
+        &Config::default(),
     );
     let ids = Ids::default();
     let mut runs = Vec::new();
@@ -94,6 +93,7 @@ pub fn demo_model() -> (Model, Vec<DebateRun>) {
         }
         runs.push(run);
     }
+    model.settle();
     (model, runs)
 }
 

@@ -1,0 +1,91 @@
+//! The calibration window: the threshold grid replayed over the finished debates on screen,
+//! the setting in force highlighted, the frontier marked; it follows debates as they finish.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
+
+use super::format::{one_line, panel};
+use crate::app::Model;
+use crate::calibrate::Report;
+use crate::calibrate::report::widths;
+use crate::theme::Theme;
+
+pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
+    // Everything under the header line.
+    let full = frame.area();
+    let area = Rect {
+        y: full.y + 1,
+        height: full.height.saturating_sub(1),
+        ..full
+    };
+    let report = model.calibration.report();
+    let mut notes = vec![Line::styled(
+        format!(
+            "{} finished debates on screen · {} operator labels · {} settings{}",
+            report.debates,
+            report.labels,
+            report.rows.len(),
+            match report.skipped_settings {
+                0 => String::new(),
+                n => format!(" ({n} left out: min_rounds above max_rounds)"),
+            }
+        ),
+        theme.text(),
+    )];
+    if let Some(problem) = &model.calibration.problem {
+        notes.push(Line::styled(
+            format!(
+                "⚠ [calibration] grid unusable, replaying the setting in force only: {}",
+                one_line(problem)
+            ),
+            theme.danger(),
+        ));
+    }
+    if !report.issues.is_empty() {
+        notes.push(Line::styled(
+            format!(
+                "⚠ {} row problems, first: {}",
+                report.issues.len(),
+                one_line(&report.issues[0])
+            ),
+            theme.warn(),
+        ));
+    }
+    notes.push(Line::styled(Report::LEGEND, theme.muted()));
+
+    let cells: Vec<Vec<String>> = report.rows.iter().map(|r| r.cells().to_vec()).collect();
+    let widths: Vec<Constraint> = widths(&Report::HEADER, &cells)
+        .into_iter()
+        .map(|w| Constraint::Length(w as u16))
+        .collect();
+    let rows = report.rows.iter().zip(cells).map(|(row, cells)| {
+        let style = if row.current {
+            theme.accent().add_modifier(Modifier::BOLD)
+        } else if row.frontier {
+            theme.text()
+        } else {
+            theme.muted()
+        };
+        Row::new(cells).style(style)
+    });
+    let table = Table::new(rows, widths)
+        .header(Row::new(Report::HEADER).style(theme.title()))
+        .column_spacing(2);
+
+    let block = panel("calibration".to_owned(), theme, true)
+        .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
+    let inner = block.inner(area);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(notes.len() as u16 + 1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
+    let mut state = TableState::default().with_offset(usize::from(scroll));
+    frame.render_stateful_widget(table, bottom, &mut state);
+}
