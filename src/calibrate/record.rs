@@ -59,7 +59,7 @@ pub struct RecordedDebate {
     /// Round `r` at index `r - 1`: every round the debate actually ran.
     pub rounds: Vec<RoundFacts>,
     pub labels: Vec<Label>,
-    /// Rows that could not be used, with table and key.
+    /// What could not be read or used from the rows, with table and key.
     pub issues: Vec<String>,
 }
 
@@ -68,7 +68,7 @@ impl RecordedDebate {
     pub fn from_debate(debate: &Debate) -> RecordedDebate {
         let session = &debate.session;
         let run = debate.latest_round();
-        let mut issues = Vec::new();
+        let mut issues: Vec<String> = debate.issues().map(str::to_owned).collect();
         let live = |round: u32| -> Vec<&Turn> {
             debate
                 .turns
