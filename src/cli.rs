@@ -90,6 +90,18 @@ pub enum Commands {
         #[arg(long)]
         per_debate: bool,
     },
+    /// Print the controller trace of one debate in a database: every decision with its three
+    /// signals against the thresholds, the operator actions and who took them, and why the
+    /// debate stopped where it did.
+    Trace {
+        /// The debate's id (debate_sessions.id).
+        session: String,
+        #[command(flatten)]
+        db: Db,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Validate fixture files and report every problem as file:line.
     Check {
         #[arg(value_name = "FIXTURE", required = true)]

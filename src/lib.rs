@@ -8,6 +8,7 @@
 //! [`app::Command`], is recorded in the store, and comes back as a row.
 
 pub mod app;
+pub mod audit;
 pub mod calibrate;
 pub mod cli;
 pub mod config;

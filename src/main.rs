@@ -10,10 +10,12 @@ use tokio::sync::mpsc::unbounded_channel;
 use tokio::sync::watch;
 
 use gavel::app::{Command, Model};
+use gavel::audit::Trace;
 use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
+use gavel::domain::{Change, Debates};
 use gavel::simulate::{Fixture, Playback};
-use gavel::store::postgres::{LocalServer, Target, migrate, simulate};
+use gavel::store::postgres::{LocalServer, Target, history, migrate, simulate};
 use gavel::theme::Theme;
 use gavel::{calibrate, demo, live, logging, tui};
 
@@ -33,6 +35,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
+        Commands::Trace { session, db, json } => {
+            let target = Target::from_env(db.db.as_deref())?;
+            let rows = runtime()?.block_on(async {
+                let client = target.connect_plain().await?;
+                history(&client, &session).await
+            })?;
+            let has_session = rows.iter().any(|row| matches!(row, Change::Session(_)));
+            let debates: Debates = rows.into_iter().collect();
+            let Some(debate) = debates.get_by_id(&session).filter(|_| has_session) else {
+                anyhow::bail!(
+                    "no debate {:?} in debate_sessions of {}",
+                    gavel::text::inert(&session),
+                    target.describe()
+                );
+            };
+            let trace = Trace::of(debate);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&trace)?);
+            } else {
+                print!("{}", trace.text());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Commands::Calibrate {
             fixtures,
             db,

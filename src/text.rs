@@ -1,5 +1,5 @@
-//! Untrusted text made safe to print to a terminal, and figures for people. Used by the console
-//! and by every command that prints debate content.
+//! Untrusted text made safe to print to a terminal, figures and plain-text tables for people.
+//! Used by the console and by every command that prints debate content.
 
 /// `text` with every control character made visible and harmless: C0 controls become their
 /// Unicode control pictures (ESC shows as ␛), DEL as ␡, C1 controls and bidirectional
@@ -30,6 +30,36 @@ pub fn thousands(n: u64) -> String {
             out.push(',');
         }
         out.push(c);
+    }
+    out
+}
+
+/// The width of each column: its widest cell, header included.
+pub fn widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Rows under a header, each column padded to its widest cell, two spaces apart.
+pub fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let widths = widths(header, rows);
+    let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
+        let padded: Vec<String> = cells
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        padded.join("  ").trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&mut header.iter().copied());
+    for row in rows {
+        out.push_str(&line(&mut row.iter().map(String::as_str)));
     }
     out
 }

@@ -811,3 +811,90 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
     assert_eq!((fixed_loop.rounds_used, fixed_loop.tokens_saved), (3, 0));
     assert_eq!(report.rows[0].tokens_saved, 6000);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gavel_trace_agrees_with_the_database() {
+    use gavel::config::{Config, SimulatorConfig};
+    use gavel::simulate::{Fixture, Playback};
+    use std::sync::Arc;
+
+    let server = server();
+    let (target, mut client) = database(&server, "traced").await;
+    migrate(&mut client).await.unwrap();
+    let config = Arc::new(Config {
+        simulator: SimulatorConfig {
+            round_interval_secs: 0.0,
+            turn_interval_secs: 0.0,
+            gated_timeout_secs: 0.0,
+        },
+        ..Config::default()
+    });
+    let fixture = Fixture::bundled()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.session.id == "salt-substitutes-shadow")
+        .unwrap();
+    let (_playback, clock) = tokio::sync::watch::channel(Playback::default());
+    gavel::store::postgres::simulate(&target, vec![fixture], config, clock, false)
+        .await
+        .unwrap();
+
+    let url = server.url("traced");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args(["trace", "salt-substitutes-shadow", "--json", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let trace: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+
+    let rows = client
+        .query(
+            "SELECT d.round_index, d.decision, (d.signal_json->>'similarity')::float8, \
+                    a.operator, a.action \
+             FROM debate_round_decisions d LEFT JOIN debate_operator_actions a \
+               USING (session_id, round_index) \
+             WHERE session_id = 'salt-substitutes-shadow' ORDER BY round_index",
+            &[],
+        )
+        .await
+        .unwrap();
+    let rounds = trace["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), rows.len());
+    for (round, row) in rounds.iter().zip(&rows) {
+        assert_eq!(round["round"], row.get::<_, i32>(0));
+        assert_eq!(round["decision"], row.get::<_, String>(1));
+        assert_eq!(round["similarity"].as_f64(), row.get::<_, Option<f64>>(2));
+        assert_eq!(
+            round["action"]["operator"].as_str(),
+            row.get::<_, Option<String>>(3).as_deref()
+        );
+        assert_eq!(
+            round["action"]["action"].as_str(),
+            row.get::<_, Option<String>>(4).as_deref()
+        );
+    }
+    assert_eq!(rounds[2]["action"]["operator"], "ben");
+    assert!(
+        trace["ending"]
+            .as_str()
+            .unwrap()
+            .starts_with("stopped at round 6: the orchestrator ended the fixed loop"),
+        "{}",
+        trace["ending"]
+    );
+
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args(["trace", "no-such-debate", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("no debate \"no-such-debate\""),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+}

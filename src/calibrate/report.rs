@@ -8,7 +8,7 @@ use super::record::RecordedDebate;
 use super::replay::{DebateOutcome, Setting, replay};
 use crate::domain::Decision;
 use crate::policy::ControllerConfig;
-use crate::text::{inert, thousands};
+use crate::text::{columns, inert, thousands};
 
 /// Where replays stopped, by kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -308,34 +308,4 @@ impl Report {
             columns(&HEADER, &rows)
         )
     }
-}
-
-/// The width of each column: its widest cell, header included.
-pub fn widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
-    (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect()
-}
-
-/// Rows under a header, each column padded to its widest cell, two spaces apart.
-fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
-    let widths = widths(header, rows);
-    let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
-        let padded: Vec<String> = cells
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        padded.join("  ").trim_end().to_owned() + "\n"
-    };
-    let mut out = line(&mut header.iter().copied());
-    for row in rows {
-        out.push_str(&line(&mut row.iter().map(String::as_str)));
-    }
-    out
 }

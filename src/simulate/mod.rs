@@ -12,5 +12,7 @@ mod run;
 
 pub use clock::{Clock, Playback};
 pub use driver::{MemoryStage, Stage, drive, log, play};
-pub use fixture::{Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec, TurnSpec};
+pub use fixture::{
+    ActionSpec, Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec, TurnSpec,
+};
 pub use run::{DebateRun, Ids};

@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 use super::format::{one_line, panel};
 use crate::app::Model;
 use crate::calibrate::Report;
-use crate::calibrate::report::widths;
+use crate::text::widths;
 use crate::theme::Theme;
 
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
