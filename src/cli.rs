@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::audit::Format;
 use crate::calibrate::AxisSpec;
 use crate::simulate::Playback;
 
@@ -102,6 +105,23 @@ pub enum Commands {
         #[arg(long)]
         json: bool,
     },
+    /// Write the controller decisions, judge rulings and operator actions of a time range, for
+    /// audits and scripts.
+    Export {
+        #[command(flatten)]
+        db: Db,
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: Format,
+        /// From this time on (RFC 3339, or a date: 2026-11-16 is its midnight UTC).
+        #[arg(long, value_parser = parse_time)]
+        since: Option<DateTime<Utc>>,
+        /// Before this time (same forms).
+        #[arg(long, value_parser = parse_time)]
+        until: Option<DateTime<Utc>>,
+        /// Write to this file instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Validate fixture files and report every problem as file:line.
     Check {
         #[arg(value_name = "FIXTURE", required = true)]
@@ -115,6 +135,17 @@ pub struct Db {
     /// postgres://user@host/db?sslmode=verify-full, or key=value pairs.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
+}
+
+fn parse_time(raw: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(time) = DateTime::parse_from_rfc3339(raw) {
+        return Ok(time.with_timezone(&Utc));
+    }
+    NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+        .map(|date| date.and_time(chrono::NaiveTime::MIN).and_utc())
+        .map_err(|_| {
+            format!("{raw:?} is neither RFC 3339 (2026-11-16T09:00:00Z) nor a date (2026-11-16)")
+        })
 }
 
 fn parse_speed(raw: &str) -> Result<f64, String> {

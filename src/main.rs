@@ -1,5 +1,6 @@
 //! Wire-up only: command line -> logging -> configuration -> the chosen command.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,12 +11,12 @@ use tokio::sync::mpsc::unbounded_channel;
 use tokio::sync::watch;
 
 use gavel::app::{Command, Model};
-use gavel::audit::Trace;
+use gavel::audit::{ExportRow, Trace, export};
 use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
 use gavel::domain::{Change, Debates};
 use gavel::simulate::{Fixture, Playback};
-use gavel::store::postgres::{LocalServer, Target, history, migrate, simulate};
+use gavel::store::postgres::{LocalServer, Target, audit_rows, history, migrate, simulate};
 use gavel::theme::Theme;
 use gavel::{calibrate, demo, live, logging, tui};
 
@@ -35,6 +36,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
+        Commands::Export {
+            db,
+            format,
+            since,
+            until,
+            output,
+        } => {
+            let target = Target::from_env(db.db.as_deref())?;
+            let rows = runtime()?.block_on(async {
+                let mut client = target.connect_plain().await?;
+                audit_rows(&mut client, since, until).await
+            })?;
+            let rows: Vec<ExportRow> = rows.into_iter().filter_map(ExportRow::of).collect();
+            let count = match &output {
+                Some(path) => {
+                    let file = std::fs::File::create(path)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    export::write(rows, format, file, false)?
+                }
+                None => {
+                    let terminal = std::io::stdout().is_terminal();
+                    export::write(rows, format, std::io::stdout().lock(), terminal)?
+                }
+            };
+            eprintln!("gavel: exported {count} rows from {}", target.describe());
+            Ok(ExitCode::SUCCESS)
+        }
         Commands::Trace { session, db, json } => {
             let target = Target::from_env(db.db.as_deref())?;
             let rows = runtime()?.block_on(async {

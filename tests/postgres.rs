@@ -89,6 +89,23 @@ async fn session_rows(client: &Client) -> Vec<String> {
         .collect()
 }
 
+/// Plays `fixtures` into a migrated database at once, as an orchestrator with no pauses would.
+async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>) {
+    use gavel::config::{Config, SimulatorConfig};
+    let config = std::sync::Arc::new(Config {
+        simulator: SimulatorConfig {
+            round_interval_secs: 0.0,
+            turn_interval_secs: 0.0,
+            gated_timeout_secs: 0.0,
+        },
+        ..Config::default()
+    });
+    let (_playback, clock) = tokio::sync::watch::channel(gavel::simulate::Playback::default());
+    gavel::store::postgres::simulate(target, fixtures, config, clock, false)
+        .await
+        .unwrap();
+}
+
 async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
 }
@@ -744,21 +761,11 @@ async fn tls_require_encrypts_and_verify_full_checks_the_certificate() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calibration_from_the_database_matches_the_recordings_it_was_played_from() {
     use gavel::calibrate::{self, RecordedDebate};
-    use gavel::config::{Config, SimulatorConfig};
-    use gavel::simulate::{Fixture, Playback};
-    use std::sync::Arc;
+    use gavel::simulate::Fixture;
 
     let server = server();
     let (target, mut client) = database(&server, "calibrated").await;
     migrate(&mut client).await.unwrap();
-    let config = Arc::new(Config {
-        simulator: SimulatorConfig {
-            round_interval_secs: 0.0,
-            turn_interval_secs: 0.0,
-            gated_timeout_secs: 0.0,
-        },
-        ..Config::default()
-    });
     let fixtures: Vec<Fixture> = ["converges_round3", "verdict_changes_round5"]
         .iter()
         .map(|n| {
@@ -768,10 +775,7 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
             .unwrap()
         })
         .collect();
-    let (_playback, clock) = tokio::sync::watch::channel(Playback::default());
-    gavel::store::postgres::simulate(&target, fixtures.clone(), config.clone(), clock, false)
-        .await
-        .unwrap();
+    play_into(&target, fixtures.clone()).await;
     // A running debate is not calibrated; an `off` debate written by plain SQL has no
     // decisions, so its signals are measured from its turns.
     client
@@ -791,7 +795,10 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
     from_db.sort_by(|a, b| a.id.cmp(&b.id));
     let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["fixed-loop", "salt-converges-r3", "salt-verdict-r5"]);
-    let from_files = calibrate::from_fixtures(&fixtures, &config);
+    let from_files = calibrate::from_fixtures(
+        &fixtures,
+        &std::sync::Arc::new(gavel::config::Config::default()),
+    );
     assert_eq!(from_db[1..], from_files[..]);
     assert_eq!(from_db[1].labels.len(), 2, "the recorded labels came back");
 
@@ -814,30 +821,17 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gavel_trace_agrees_with_the_database() {
-    use gavel::config::{Config, SimulatorConfig};
-    use gavel::simulate::{Fixture, Playback};
-    use std::sync::Arc;
+    use gavel::simulate::Fixture;
 
     let server = server();
     let (target, mut client) = database(&server, "traced").await;
     migrate(&mut client).await.unwrap();
-    let config = Arc::new(Config {
-        simulator: SimulatorConfig {
-            round_interval_secs: 0.0,
-            turn_interval_secs: 0.0,
-            gated_timeout_secs: 0.0,
-        },
-        ..Config::default()
-    });
     let fixture = Fixture::bundled()
         .unwrap()
         .into_iter()
         .find(|f| f.session.id == "salt-substitutes-shadow")
         .unwrap();
-    let (_playback, clock) = tokio::sync::watch::channel(Playback::default());
-    gavel::store::postgres::simulate(&target, vec![fixture], config, clock, false)
-        .await
-        .unwrap();
+    play_into(&target, vec![fixture]).await;
 
     let url = server.url("traced");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
@@ -897,4 +891,119 @@ async fn gavel_trace_agrees_with_the_database() {
         "{}",
         String::from_utf8_lossy(&missing.stderr)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
+    use gavel::simulate::Fixture;
+
+    let server = server();
+    let (target, mut client) = database(&server, "exported").await;
+    migrate(&mut client).await.unwrap();
+    let fixtures: Vec<Fixture> = Fixture::bundled()
+        .unwrap()
+        .into_iter()
+        .filter(|f| {
+            ["salt-substitutes-shadow", "fmt-melanoma-pd1"].contains(&f.session.id.as_str())
+        })
+        .collect();
+    play_into(&target, fixtures).await;
+    // Last year's rows, outside the range exported below.
+    client
+        .batch_execute(
+            "INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+             VALUES ('old', 1, 'continue_baseline', '{}', now() - interval '1 year'); \
+             INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, note, created_at) \
+             VALUES ('old', 1, 'accept', 'continue_baseline', 'zed', E'a\\x1b[2Jb', now() - interval '1 year');",
+        )
+        .await
+        .unwrap();
+    let count = |sql: &'static str| table_count(&client, sql);
+    let recent = count(
+        "SELECT (SELECT count(*) FROM debate_round_decisions WHERE decided_at > now() - interval '1 day') \
+              + (SELECT count(*) FROM debate_round_judgments) \
+              + (SELECT count(*) FROM debate_operator_actions WHERE created_at > now() - interval '1 day')",
+    )
+    .await;
+    let all = count(
+        "SELECT (SELECT count(*) FROM debate_round_decisions) + (SELECT count(*) FROM debate_round_judgments) \
+              + (SELECT count(*) FROM debate_operator_actions)",
+    )
+    .await;
+    assert_eq!(all, recent + 2);
+
+    let url = server.url("exported");
+    let since = (chrono::Utc::now() - chrono::Duration::days(1)).to_rfc3339();
+    let dir = std::env::temp_dir().join(format!("gavel-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv_path = dir.join("audit.csv");
+    let gavel = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    };
+    gavel(&[
+        "export",
+        "--db",
+        &url,
+        "--format",
+        "csv",
+        "--since",
+        &since,
+        "-o",
+        csv_path.to_str().unwrap(),
+    ]);
+    let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        &header[..5],
+        ["table", "session_id", "round_index", "at", "decision"]
+    );
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len() as i64, recent);
+    assert!(records.iter().all(|r| &r[1] != "old"));
+    let ben = records
+        .iter()
+        .find(|r| &r[0] == "debate_operator_actions" && &r[2] == "3")
+        .expect("ben's override of round 3");
+    assert_eq!(&ben[11], "ben");
+    assert_eq!(&ben[4], "continue_baseline");
+    let abort = records
+        .iter()
+        .find(|r| &r[0] == "debate_round_judgments" && &r[4] == "abort")
+        .expect("the judge's abort");
+    assert!(
+        abort[8].contains(":false"),
+        "an unverified PMID: {:?}",
+        &abort[8]
+    );
+
+    // Everything, as JSON Lines on stdout: control characters escaped by JSON.
+    let output = gavel(&["export", "--db", &url]);
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len() as i64, all);
+    let old = lines.iter().find(|l| l["operator"] == "zed").unwrap();
+    assert_eq!(old["note"], "a\u{1b}[2Jb");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["signals"]["similarity_threshold"] == 0.9)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

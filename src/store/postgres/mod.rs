@@ -15,5 +15,5 @@ pub use connect::Target;
 pub use listener::{START_WINDOW, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
-pub use queries::{finished_debates, history};
+pub use queries::{audit_rows, finished_debates, history};
 pub use stage::{Orchestrator, PgStage, simulate};

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use tokio_postgres::{Client, GenericClient, IsolationLevel};
 
@@ -234,6 +235,55 @@ pub async fn finished_debates(client: &mut Client) -> Result<Vec<Change>> {
         &"running",
     )
     .await?;
+    tx.commit().await?;
+    Ok(changes)
+}
+
+/// The decisions, judgments and operator actions made in `[since, until)` (either end open when
+/// `None`), in one snapshot, each table ordered by debate, round and time.
+pub async fn audit_rows(
+    client: &mut Client,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> Result<Vec<Change>> {
+    let tx = snapshot(client).await?;
+    let range = |column: &str| {
+        format!(
+            "($1::timestamptz IS NULL OR {column} >= $1) AND ($2::timestamptz IS NULL OR {column} < $2) \
+             ORDER BY session_id, round_index, {column}"
+        )
+    };
+    let mut changes = select(
+        &tx,
+        "debate_round_decisions",
+        DECISION_COLUMNS,
+        &range("decided_at"),
+        &[&since, &until],
+        decision,
+    )
+    .await?;
+    changes.extend(
+        select(
+            &tx,
+            "debate_round_judgments",
+            JUDGMENT_COLUMNS,
+            &range("created_at"),
+            &[&since, &until],
+            judgment,
+        )
+        .await?,
+    );
+    changes.extend(
+        select(
+            &tx,
+            "debate_operator_actions",
+            ACTION_COLUMNS,
+            &range("created_at"),
+            &[&since, &until],
+            action,
+        )
+        .await?,
+    );
     tx.commit().await?;
     Ok(changes)
 }
