@@ -175,34 +175,18 @@ pub fn write(
             out.flush()?;
         }
         Format::Csv => {
-            let mut out = csv::Writer::from_writer(out);
+            let mut table = csv::Writer::from_writer(Vec::new());
             for row in rows {
-                let mut flat = row.flat()?;
-                if terminal {
-                    for text in [
-                        &mut flat.session_id,
-                        &mut flat.decision,
-                        &mut flat.reasons,
-                        &mut flat.pmids,
-                    ] {
-                        *text = inert(text);
-                    }
-                    for text in [
-                        &mut flat.agent_persona,
-                        &mut flat.judge_model,
-                        &mut flat.action,
-                        &mut flat.persona,
-                        &mut flat.operator,
-                        &mut flat.note,
-                        &mut flat.signal_json,
-                    ]
-                    .into_iter()
-                    .flatten()
-                    {
-                        *text = inert(text);
-                    }
+                table.serialize(row.flat()?)?;
+            }
+            let table = table.into_inner().map_err(|e| e.into_error())?;
+            let mut out = std::io::BufWriter::new(out);
+            if terminal {
+                for line in String::from_utf8_lossy(&table).lines() {
+                    writeln!(out, "{}", inert(line))?;
                 }
-                out.serialize(flat)?;
+            } else {
+                out.write_all(&table)?;
             }
             out.flush()?;
         }

@@ -59,6 +59,7 @@ impl Tracker {
         if self.stale.is_empty() {
             return;
         }
+        let mut changed = false;
         for id in std::mem::take(&mut self.stale) {
             let at = self.records.binary_search_by(|r| r.id.cmp(&id));
             match (debates.get_by_id(&id), at) {
@@ -71,8 +72,13 @@ impl Tracker {
                 (_, Ok(i)) => {
                     self.records.remove(i);
                 }
-                (_, Err(_)) => {}
+                // A running debate's rows: nothing to calibrate, nothing to replay.
+                (_, Err(_)) => continue,
             }
+            changed = true;
+        }
+        if !changed {
+            return;
         }
         self.report = Report::run(
             &self.records,
