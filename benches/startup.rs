@@ -93,7 +93,8 @@ fn main() {
                 .await
                 .unwrap();
             loop {
-                if let Event::Store(gavel::domain::Change::Turn(t)) = received.recv().await.unwrap()
+                if let Event::Store(change) = received.recv().await.unwrap()
+                    && let gavel::domain::Change::Turn(t) = *change
                     && t.round_number == (100 + i) as u32
                 {
                     break;

@@ -34,9 +34,8 @@ pub enum Commands {
         /// Fixture files to play (default: the bundled recordings).
         #[arg(value_name = "FIXTURE")]
         fixtures: Vec<PathBuf>,
-        /// The name recorded with your actions (default: config, then the login user).
-        #[arg(long)]
-        operator: Option<String>,
+        #[command(flatten)]
+        console: Console,
         /// Playback speed to start at (0.25 to 16).
         #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
         speed: f64,
@@ -54,9 +53,8 @@ pub enum Commands {
     Watch {
         #[command(flatten)]
         db: Db,
-        /// The name recorded with your actions (default: config, then the login user).
-        #[arg(long)]
-        operator: Option<String>,
+        #[command(flatten)]
+        console: Console,
     },
     /// Play recorded debates into a database as an orchestrator would, honouring operator
     /// actions; prints each decision and how each debate ends.
@@ -127,6 +125,21 @@ pub enum Commands {
         #[arg(value_name = "FIXTURE", required = true)]
         fixtures: Vec<PathBuf>,
     },
+}
+
+/// How the console runs, for `demo` and `watch`.
+#[derive(Debug, clap::Args)]
+pub struct Console {
+    /// The name recorded with your actions (default: config, then the login user).
+    #[arg(long)]
+    pub operator: Option<String>,
+    /// Start with accept, override and escalate refused (unlock at runtime with U, confirmed).
+    #[arg(long)]
+    pub read_only: bool,
+    /// A theme name (dark, light, high-contrast) or a theme file (default: the config's
+    /// [ui] theme).
+    #[arg(long, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
 }
 
 /// Which database: `--db URL`, else DATABASE_URL, else the libpq environment (PGHOST, ...).

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
+use crate::app::Keymap;
 use crate::calibrate::Setting;
 use crate::calibrate::grid::{AxisSpec, default_grid, settings};
 use crate::policy::{ControllerConfig, JudgeConfig};
@@ -23,6 +24,28 @@ pub struct Config {
     pub judge: JudgeConfig,
     pub simulator: SimulatorConfig,
     pub calibration: CalibrationConfig,
+    pub ui: UiConfig,
+    /// Key bindings: the bundled defaults with this table's actions rebound.
+    pub keys: Keymap,
+}
+
+/// How the console looks and what input it takes.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UiConfig {
+    /// A bundled theme's name (dark, light, high-contrast), or a theme file's path.
+    pub theme: String,
+    /// Mouse scrolling and selection.
+    pub mouse: bool,
+}
+
+impl Default for UiConfig {
+    fn default() -> Self {
+        UiConfig {
+            theme: "dark".to_owned(),
+            mouse: false,
+        }
+    }
 }
 
 /// What `gavel calibrate` and the console's calibration view replay by default.

@@ -26,7 +26,7 @@ pub fn start(
     let forward = events.clone();
     tokio::spawn(async move {
         while let Some(change) = rows.recv().await {
-            if forward.send(Event::Store(change)).is_err() {
+            if forward.send(Event::Store(Box::new(change))).is_err() {
                 return;
             }
         }

@@ -18,7 +18,7 @@ use gavel::domain::{Change, Debates};
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, audit_rows, history, migrate, simulate};
 use gavel::theme::Theme;
-use gavel::{calibrate, demo, live, logging, tui};
+use gavel::{calibrate, cli, demo, live, logging, tui};
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
@@ -165,49 +165,51 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        Commands::Watch { db, operator } => {
+        Commands::Watch { db, console } => {
             let _guard = logging::init(&log_dir)?;
             let target = Target::from_env(db.db.as_deref())?;
-            let operator = operator.unwrap_or_else(|| config.operator_name());
-            let model = Model::live(format!("watch: {}", target.describe()), operator, &config);
+            let source = format!("watch: {}", target.describe());
+            let (model, theme_file) = console_model(source, &console, &config, true)?;
             runtime()?.block_on(async {
                 let (events, receiver) = unbounded_channel();
                 let commands = live::start(target, events.clone(), None);
-                tui::run(model, Theme::dark(), (events, receiver), commands).await
+                tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
             })?;
             Ok(ExitCode::SUCCESS)
         }
         Commands::Demo {
             fixtures,
-            operator,
+            console,
             speed,
             postgres,
         } => {
             let _guard = logging::init(&log_dir)?;
             let fixtures = load_fixtures(&fixtures)?;
-            let operator = operator.unwrap_or_else(|| config.operator_name());
             let playback = Playback {
                 paused: false,
                 speed,
             };
             let rt = runtime()?;
             if postgres {
+                let source = "demo --postgres: throwaway local database".to_owned();
+                let (mut model, theme_file) = console_model(source, &console, &config, true)?;
+                model.playback = playback;
                 eprintln!("gavel: starting a throwaway PostgreSQL ...");
                 let server = LocalServer::start()?;
-                let result =
-                    rt.block_on(demo_postgres(&server, fixtures, config, operator, playback));
+                let console = Console { model, theme_file };
+                let result = rt.block_on(demo_postgres(&server, fixtures, config, console));
                 rt.shutdown_background();
                 drop(server);
                 result?;
             } else {
                 let source = format!("demo: {} recorded debates", fixtures.len());
-                let mut model = Model::new(source, operator, &config);
+                let (mut model, theme_file) = console_model(source, &console, &config, false)?;
                 model.playback = playback;
                 rt.block_on(async {
                     let (events, receiver) = unbounded_channel();
                     let commands = demo::start(fixtures, Arc::new(config), events.clone());
                     let _ = commands.send(Command::SetPlayback(playback));
-                    tui::run(model, Theme::dark(), (events, receiver), commands).await
+                    tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
                 })?;
                 rt.shutdown_background();
             }
@@ -216,14 +218,43 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The console's starting model, from the command line and the config, and the theme file to
+/// watch for edits.
+fn console_model(
+    source: String,
+    console: &cli::Console,
+    config: &Config,
+    live: bool,
+) -> Result<(Model, Option<PathBuf>)> {
+    let operator = console
+        .operator
+        .clone()
+        .unwrap_or_else(|| config.operator_name());
+    let (theme, theme_file) = Theme::load(console.theme.as_deref().unwrap_or(&config.ui.theme))?;
+    let mut model = if live {
+        Model::live(source, operator, config)
+    } else {
+        Model::new(source, operator, config)
+    };
+    model.theme = theme;
+    model.read_only = console.read_only;
+    Ok((model, theme_file))
+}
+
+/// A console ready to run.
+struct Console {
+    model: Model,
+    theme_file: Option<PathBuf>,
+}
+
 /// Migrates a throwaway server's database, simulates into it and watches it.
 async fn demo_postgres(
     server: &LocalServer,
     fixtures: Vec<Fixture>,
     config: Config,
-    operator: String,
-    playback: Playback,
+    console: Console,
 ) -> Result<()> {
+    let playback = console.model.playback;
     let admin = Target::parse(&server.url("postgres"))?
         .connect_plain()
         .await?;
@@ -240,15 +271,10 @@ async fn demo_postgres(
             }
         })
     };
-    let mut model = Model::live(
-        "demo --postgres: throwaway local database".to_owned(),
-        operator,
-        &config,
-    );
-    model.playback = playback;
     let (events, receiver) = unbounded_channel();
     let commands = live::start(target, events.clone(), Some(clock_tx));
-    let result = tui::run(model, Theme::dark(), (events, receiver), commands).await;
+    let theme_file = console.theme_file.as_deref();
+    let result = tui::run(console.model, theme_file, (events, receiver), commands).await;
     simulator.abort();
     result
 }

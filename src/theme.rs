@@ -1,13 +1,32 @@
 //! Themes: named semantic roles, one TOML file per theme in `themes/`. The console styles by
 //! role (`ok`, `danger`, `pending`, ...), never by literal colour.
+//!
+//! A theme is chosen by name or path ([`Theme::load`]); when it comes from a file, [`watch`]
+//! re-reads that file after each edit, and an edit that does not parse is reported while the
+//! previous theme stays.
 
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use notify::RecursiveMode;
+use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
-const DARK: &str = include_str!("../themes/dark.toml");
+/// The themes built into the binary, by name: copies of `themes/*.toml`.
+const BUNDLED: &[(&str, &str)] = &[
+    ("dark", include_str!("../themes/dark.toml")),
+    ("light", include_str!("../themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../themes/high-contrast.toml"),
+    ),
+];
+
+/// Where the themes of the checkout this binary was built from live.
+const SOURCE_THEMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/themes");
 
 /// A colour as written in a theme file.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -57,7 +76,50 @@ impl Theme {
 
     /// The built-in default, `themes/dark.toml`.
     pub fn dark() -> Theme {
-        Theme::parse(DARK, "themes/dark.toml").expect("the bundled dark theme is valid")
+        Theme::bundled("dark").expect("the bundled dark theme is valid")
+    }
+
+    /// A theme built into the binary.
+    pub fn bundled(name: &str) -> Result<Theme> {
+        match BUNDLED.iter().find(|(n, _)| *n == name) {
+            Some((name, text)) => Theme::parse(text, &format!("bundled theme {name}")),
+            None => {
+                let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+                bail!(
+                    "no theme {name:?}: the bundled themes are {}, or give a theme file's path",
+                    names.join(", ")
+                )
+            }
+        }
+    }
+
+    /// Reads and parses a theme file.
+    pub fn read(path: &Path) -> Result<Theme> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read theme {}", path.display()))?;
+        Theme::parse(&text, &path.display().to_string())
+    }
+
+    /// The theme `choice` names, and the file it came from (to watch for edits). A path (with a
+    /// `/` or ending in `.toml`) is read as is; a name is looked up as `<name>.toml` in
+    /// `<config dir>/gavel/themes/`, then in the `themes/` of the checkout gavel was built
+    /// from, then among the themes built into the binary.
+    pub fn load(choice: &str) -> Result<(Theme, Option<PathBuf>)> {
+        if choice.contains('/') || choice.ends_with(".toml") {
+            let path = PathBuf::from(choice);
+            return Ok((Theme::read(&path)?, Some(path)));
+        }
+        let dirs = dirs::config_dir()
+            .map(|d| d.join("gavel").join("themes"))
+            .into_iter()
+            .chain([PathBuf::from(SOURCE_THEMES)]);
+        for dir in dirs {
+            let path = dir.join(format!("{choice}.toml"));
+            if path.is_file() {
+                return Ok((Theme::read(&path)?, Some(path)));
+            }
+        }
+        Ok((Theme::bundled(choice)?, None))
     }
 
     fn fg(color: RoleColor) -> Style {
@@ -107,4 +169,40 @@ impl Theme {
             Self::fg(self.roles.border)
         }
     }
+}
+
+/// Watches a theme file; after each burst of edits calls `changed` with the theme it now holds
+/// or why it cannot be used. Watching stops when the returned value is dropped.
+pub fn watch(
+    path: &Path,
+    changed: impl Fn(Result<Theme, String>) + Send + 'static,
+) -> Result<Debouncer<notify::RecommendedWatcher>> {
+    let file = path.to_owned();
+    let name = path.file_name().map(ToOwned::to_owned);
+    let mut debouncer = new_debouncer(
+        Duration::from_millis(150),
+        move |events: DebounceEventResult| {
+            let touched = match events {
+                Ok(events) => events.iter().any(|e| e.path.file_name() == name.as_deref()),
+                Err(e) => {
+                    changed(Err(format!("watching {} failed: {e}", file.display())));
+                    return;
+                }
+            };
+            if touched {
+                changed(Theme::read(&file).map_err(|e| format!("{e:#}")));
+            }
+        },
+    )
+    .with_context(|| format!("cannot watch {}", path.display()))?;
+    // The directory, not the file: editors often save by writing a new file and renaming it.
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    debouncer
+        .watcher()
+        .watch(dir, RecursiveMode::NonRecursive)
+        .with_context(|| format!("cannot watch {}", dir.display()))?;
+    Ok(debouncer)
 }

@@ -488,9 +488,7 @@ async fn a_foreign_writers_garbage_is_shown_as_such() {
         .position(|d| d.session.id == "g")
         .unwrap();
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal
-        .draw(|f| gavel::ui::view(&model, &gavel::theme::Theme::dark(), f))
-        .unwrap();
+    terminal.draw(|f| gavel::ui::view(&model, f)).unwrap();
     let screen = terminal.backend().to_string();
     assert!(
         screen.contains("unknown mode \"turbo\"") && screen.contains("Topic ␛[2J"),

@@ -456,7 +456,8 @@ async fn the_demo_lists_debates_in_the_order_given() {
         let event = tokio::time::timeout(Duration::from_secs(5), received.recv())
             .await
             .expect("every session row arrives");
-        if let Some(gavel::app::Event::Store(Change::Session(s))) = event
+        if let Some(gavel::app::Event::Store(change)) = event
+            && let Change::Session(s) = *change
             && !seen.contains(&s.id)
         {
             seen.push(s.id);

@@ -1,5 +1,5 @@
-//! Whole-screen snapshots of the console at 160x48, and a check that hostile debate content
-//! cannot reach the terminal as control sequences.
+//! Whole-screen snapshots of every view of the console at 160x48 and at a small 80x24, and a
+//! check that hostile debate content cannot reach the terminal as control sequences.
 
 mod common;
 
@@ -7,23 +7,30 @@ use common::{char, demo_model, key, select};
 use crossterm::event::KeyCode;
 use gavel::app::{Event, Model, update};
 use gavel::domain::{Change, Reported};
-use gavel::theme::Theme;
 use gavel::ui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+fn screen_at(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| view(model, frame)).unwrap();
+    terminal
+}
+
 fn screen(model: &Model) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    terminal
-        .draw(|frame| view(model, &Theme::dark(), frame))
-        .unwrap();
-    terminal
+    screen_at(model, 160, 48)
+}
+
+/// Snapshots `model` as `name` at 160x48 and as `name_small` at 80x24.
+fn snapshot_both(name: &str, model: &Model) {
+    insta::assert_snapshot!(name, screen_at(model, 160, 48).backend());
+    insta::assert_snapshot!(format!("{name}_small"), screen_at(model, 80, 24).backend());
 }
 
 #[test]
 fn main_screen_with_a_pending_gated_decision() {
     let (model, _) = demo_model();
-    insta::assert_snapshot!("main_pending", screen(&model).backend());
+    snapshot_both("main_pending", &model);
 }
 
 #[test]
@@ -31,14 +38,14 @@ fn rounds_of_an_escalated_debate() {
     let (mut model, _) = demo_model();
     select(&mut model, "als-phase3-subgroup");
     update(&mut model, key(KeyCode::Enter));
-    insta::assert_snapshot!("rounds_escalation", screen(&model).backend());
+    snapshot_both("rounds_escalation", &model);
 }
 
 #[test]
 fn help_overlay() {
     let (mut model, _) = demo_model();
     update(&mut model, char('?'));
-    insta::assert_snapshot!("help", screen(&model).backend());
+    snapshot_both("help", &model);
 }
 
 #[test]
@@ -55,26 +62,96 @@ fn calibration_over_the_finished_demo_debates() {
     assert_eq!(current.tokens_saved, 2 * (400 + 500 + 600));
     assert_eq!((current.labels_agreed, current.labels), (1, 2));
     assert_eq!(report.rows.iter().filter(|r| r.current).count(), 1);
-    insta::assert_snapshot!("calibration", screen(&model).backend());
+    snapshot_both("calibration", &model);
+}
+
+#[test]
+fn shadow_week_rollup() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('w'));
+    snapshot_both("shadow_week", &model);
 }
 
 #[test]
 fn override_chooser_and_confirmation() {
     let (mut model, _) = demo_model();
     update(&mut model, char('o'));
-    insta::assert_snapshot!("override_chooser", screen(&model).backend());
+    snapshot_both("override_chooser", &model);
     update(&mut model, key(KeyCode::Enter));
-    insta::assert_snapshot!("override_confirm", screen(&model).backend());
+    snapshot_both("override_confirm", &model);
 }
 
 #[test]
-fn round_detail_with_a_superseded_turn_and_a_warning() {
+fn transcript_with_a_superseded_turn_and_a_warning() {
     let (mut model, _) = demo_model();
     select(&mut model, "fmt-melanoma-pd1");
     update(&mut model, key(KeyCode::Enter));
     update(&mut model, key(KeyCode::Up));
     update(&mut model, key(KeyCode::Enter));
-    insta::assert_snapshot!("round_detail_judge", screen(&model).backend());
+    snapshot_both("transcript", &model);
+}
+
+#[test]
+fn judge_view_with_unverified_pmids() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "fmt-melanoma-pd1");
+    update(&mut model, char('3'));
+    update(&mut model, key(KeyCode::Home));
+    snapshot_both("judge", &model);
+}
+
+#[test]
+fn trace_view_of_a_debate_stopped_for_safety() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "sepsis-ml-replacement");
+    update(&mut model, char('4'));
+    update(&mut model, key(KeyCode::Home));
+    snapshot_both("trace", &model);
+}
+
+#[test]
+fn format_view_of_a_panel() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "wastewater-panel-city");
+    update(&mut model, char('5'));
+    snapshot_both("format_panel", &model);
+}
+
+#[test]
+fn format_view_of_an_extended_debate() {
+    let (mut model, _) = demo_model();
+    select(&mut model, "fasting-insulin-0412");
+    update(&mut model, char('5'));
+    snapshot_both("format_extended", &model);
+}
+
+#[test]
+fn filtered_list_and_the_filter_prompt() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('/'));
+    for c in "shadow".chars() {
+        update(&mut model, char(c));
+    }
+    snapshot_both("filter", &model);
+}
+
+#[test]
+fn command_prompt() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char(':'));
+    for c in "salt".chars() {
+        update(&mut model, char(c));
+    }
+    snapshot_both("command", &model);
+}
+
+#[test]
+fn read_only_console_and_its_unlock() {
+    let (mut model, _) = demo_model();
+    model.read_only = true;
+    snapshot_both("read_only", &model);
+    update(&mut model, char('U'));
+    snapshot_both("unlock", &model);
 }
 
 #[test]
@@ -84,32 +161,38 @@ fn hostile_content_is_rendered_inert() {
     session.id = "evil\u{1b}[2J".into();
     session.question = "Topic\u{1b}]0;owned\u{7} with \u{9b}31m C1 and \u{202e}reversed".into();
     session.status = Reported::Unknown("exploded".into());
-    update(&mut model, Event::Store(Change::Session(session.clone())));
+    update(
+        &mut model,
+        Event::Store(Box::new(Change::Session(session.clone()))),
+    );
     let mut decision = model.debates[0].latest_decision().unwrap().clone();
     decision.session_id = session.id.clone();
     decision.decision = Reported::Unknown("stop_\u{1b}[31mnow".into());
     decision.signals.similarity = Some(f64::NAN);
     decision.signals.reasons = vec!["line\nbreak\rreturn\u{7f}".into()];
-    update(&mut model, Event::Store(Change::Decision(decision)));
+    update(
+        &mut model,
+        Event::Store(Box::new(Change::Decision(decision))),
+    );
     let mut turn = model.debates[0].turns[0].clone();
     turn.id = 999_999;
     turn.session_id = session.id.clone();
     turn.content = format!("\u{1b}[1;1H\u{1b}[2Jcleared?\t{}", "x".repeat(50_000));
-    update(&mut model, Event::Store(Change::Turn(turn)));
+    update(&mut model, Event::Store(Box::new(Change::Turn(turn))));
     select(&mut model, &session.id);
     let main = screen(&model);
     update(&mut model, key(KeyCode::Enter));
     update(&mut model, key(KeyCode::Enter));
     let detail = screen(&model);
-    let Some(gavel::app::Overlay::Round { number, .. }) = model.overlay else {
-        panic!("the round detail is open");
-    };
-    model.overlay = Some(gavel::app::Overlay::Round {
-        number,
-        scroll: 130,
-    });
+    model.detail_scroll = 130;
     let tail = screen(&model);
-    for terminal in [&main, &detail, &tail] {
+    update(&mut model, char('3'));
+    let judge = screen(&model);
+    update(&mut model, char('4'));
+    let trace = screen(&model);
+    update(&mut model, char('5'));
+    let format = screen(&model);
+    for terminal in [&main, &detail, &tail, &judge, &trace, &format] {
         let buffer = terminal.backend().buffer();
         for cell in buffer.content() {
             assert!(

@@ -5,7 +5,7 @@ mod common;
 
 use common::{char, demo_model, key, select};
 use crossterm::event::KeyCode;
-use gavel::app::{Command, Event, Focus, Overlay, update};
+use gavel::app::{Command, DetailView, Event, Focus, Overlay, update};
 use gavel::domain::{ActionKind, Change, Decision, Reported};
 use gavel::store::MemoryStore;
 
@@ -151,7 +151,7 @@ fn the_round_trip_resolves_the_pending_decision_and_the_debate_moves_on() {
         if let Change::Action(action) = &change {
             runs[0].resolve(action);
         }
-        update(&mut model, Event::Store(change));
+        update(&mut model, Event::Store(Box::new(change)));
     }
     assert!(model.debates[0].pending().is_none());
     assert!(
@@ -163,7 +163,7 @@ fn the_round_trip_resolves_the_pending_decision_and_the_debate_moves_on() {
             .starts_with("recorded: alice accept")
     );
     for change in runs[0].play_round() {
-        update(&mut model, Event::Store(change));
+        update(&mut model, Event::Store(Box::new(change)));
     }
     assert_eq!(model.debates[0].latest_round(), 2);
     assert_eq!(model.debates[0].pending().unwrap().round_index, 2);
@@ -195,7 +195,7 @@ fn help_opens_with_question_mark_and_any_key_closes_it() {
 }
 
 #[test]
-fn arrows_move_and_enter_drills_into_a_round() {
+fn arrows_move_and_enter_drills_into_a_rounds_transcript() {
     let (mut model, _) = demo_model();
     update(&mut model, key(KeyCode::Down));
     update(&mut model, key(KeyCode::Down));
@@ -204,7 +204,8 @@ fn arrows_move_and_enter_drills_into_a_round() {
     assert_eq!(model.selected, 1);
     select(&mut model, "als-phase3-subgroup");
     update(&mut model, key(KeyCode::Enter));
-    assert_eq!(model.focus, Focus::Rounds);
+    assert_eq!(model.focus, Focus::Detail);
+    assert_eq!(model.view, DetailView::Rounds);
     assert_eq!(
         model.selected_round(),
         Some(5),
@@ -215,24 +216,23 @@ fn arrows_move_and_enter_drills_into_a_round() {
     assert_eq!(model.selected_round(), Some(3));
     update(&mut model, key(KeyCode::Enter));
     assert_eq!(
-        model.overlay,
-        Some(Overlay::Round {
-            number: 3,
-            scroll: 0
-        })
+        model.view,
+        DetailView::Transcript,
+        "a round opens its transcript"
     );
+    assert_eq!(model.selected_round(), Some(3));
     update(&mut model, key(KeyCode::Down));
+    assert_eq!(model.detail_scroll, 1);
+    update(&mut model, key(KeyCode::Up));
+    update(&mut model, key(KeyCode::Up));
     assert_eq!(
-        model.overlay,
-        Some(Overlay::Round {
-            number: 3,
-            scroll: 1
-        })
+        (model.selected_round(), model.detail_scroll),
+        (Some(2), 0),
+        "scrolling up past a round's start goes to the round before"
     );
-    update(&mut model, key(KeyCode::Esc));
-    assert!(model.overlay.is_none());
     update(&mut model, key(KeyCode::Esc));
     assert_eq!(model.focus, Focus::Debates);
+    assert!(model.overlay.is_none());
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn new_debates_never_move_the_selection() {
     select(&mut model, "als-phase3-subgroup");
     let mut late = runs[0].session().clone();
     late.id = "late-arrival".into();
-    update(&mut model, Event::Store(Change::Session(late)));
+    update(&mut model, Event::Store(Box::new(Change::Session(late))));
     assert_eq!(
         model.selected_debate().unwrap().session.id,
         "als-phase3-subgroup"
@@ -260,7 +260,7 @@ fn rows_before_their_session_are_kept() {
         decided_at: None,
         issues: Vec::new(),
     };
-    update(&mut model, Event::Store(Change::Decision(orphan)));
+    update(&mut model, Event::Store(Box::new(Change::Decision(orphan))));
     let debate = model.debate("not-yet-seen").unwrap();
     assert_eq!(
         debate.latest_decision().unwrap().decision.to_string(),
@@ -268,7 +268,7 @@ fn rows_before_their_session_are_kept() {
     );
     let mut session = runs[0].session().clone();
     session.id = "not-yet-seen".into();
-    update(&mut model, Event::Store(Change::Session(session)));
+    update(&mut model, Event::Store(Box::new(Change::Session(session))));
     assert_eq!(model.debate("not-yet-seen").unwrap().decisions.len(), 1);
 }
 
@@ -334,7 +334,7 @@ fn a_paused_live_feed_holds_rows_until_resumed() {
     );
     update(&mut model, char(' '));
     let session = runs[0].session().clone();
-    update(&mut model, Event::Store(Change::Session(session)));
+    update(&mut model, Event::Store(Box::new(Change::Session(session))));
     assert!(model.debates.is_empty(), "held while paused");
     assert_eq!(model.held.len(), 1);
     update(&mut model, char(' '));

@@ -2,11 +2,12 @@
 
 use std::time::Duration;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::domain::{Change, OperatorAction};
 use crate::simulate::Playback;
 use crate::store::ResolveError;
+use crate::theme::Theme;
 
 /// The state of the connection to a live database, for the status bar.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,10 +22,14 @@ pub enum Link {
 pub enum Event {
     /// A key the operator pressed.
     Key(KeyEvent),
-    /// The terminal changed size; the next frame lays out anew.
-    Resize,
+    /// The terminal's size (width, height): at start and on every change.
+    Resize(u16, u16),
+    /// A mouse wheel turn or click (acted on only when mouse support is on).
+    Mouse(MouseEvent),
+    /// The active theme file changed: the theme it now holds, or why it cannot be used.
+    Theme(Result<Box<Theme>, String>),
     /// A row landed in the store.
-    Store(Change),
+    Store(Box<Change>),
     /// The outcome of a [`Command::Resolve`].
     Resolved(Result<OperatorAction, ResolveError>),
     /// The live database connection changed state.

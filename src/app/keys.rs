@@ -1,34 +1,280 @@
-//! The keys the console answers to, as the help overlay lists them.
+//! The console's actions and the keys bound to them: the bundled defaults, overridden per action
+//! by the `[keys]` table of the config file. Ctrl-C always quits; `y`/`n` in a confirmation
+//! and typed text in a prompt are not remappable.
 
-/// `(keys, what they do)`, in the order the help overlay shows them.
-pub const KEYS: &[(&str, &str)] = &[
-    (
-        "↑ ↓  k j",
-        "move in the focused list; scroll a round's turns",
-    ),
-    (
-        "Enter → l",
-        "drill in: debates -> rounds -> a round's turns",
-    ),
-    ("Esc ← h", "back out"),
-    (
-        "Tab",
-        "switch between the debates list and the rounds table",
-    ),
-    ("a", "accept the pending decision"),
-    ("o", "override the pending decision (choose the decision)"),
-    ("e", "force escalation (choose the persona)"),
-    (
-        "y",
-        "confirm the action; n adds a note; any other key cancels",
-    ),
-    ("r", "retry an action whose write failed"),
-    (
-        "c",
-        "calibration: the threshold grid replayed over finished debates",
-    ),
-    ("space", "pause / resume the feed"),
-    ("+ -", "playback speed x2 / ÷2"),
-    ("?", "this help; q quits, any other key closes it"),
-    ("q  Ctrl-C", "quit"),
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::str::FromStr;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+
+macro_rules! actions {
+    ($($action:ident = $name:literal, [$($key:literal),*], $what:literal;)*) => {
+        /// What the operator asks for with a key.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Action { $($action),* }
+
+        impl Action {
+            /// Every action, in the order the help overlay lists them.
+            pub const ALL: &[Action] = &[$(Action::$action),*];
+
+            /// The name used in the config's `[keys]` table.
+            pub fn name(self) -> &'static str {
+                match self { $(Action::$action => $name),* }
+            }
+
+            /// What the action does, for the help overlay and the README.
+            pub fn describe(self) -> &'static str {
+                match self { $(Action::$action => $what),* }
+            }
+
+            fn default_keys(self) -> &'static [&'static str] {
+                match self { $(Action::$action => &[$($key),*]),* }
+            }
+        }
+    };
+}
+
+actions! {
+    Up = "up", ["up", "k"], "move up; scroll up";
+    Down = "down", ["down", "j"], "move down; scroll down";
+    PageUp = "page_up", ["pageup"], "scroll a page up";
+    PageDown = "page_down", ["pagedown"], "scroll a page down";
+    Top = "top", ["home"], "back to the top";
+    DrillIn = "drill_in", ["enter", "right", "l"], "debates -> the detail; a round -> its transcript";
+    Back = "back", ["esc", "left", "h"], "back to the debates list";
+    SwitchFocus = "switch_focus", ["tab"], "switch between the debates list and the detail";
+    NextView = "next_view", ["v"], "next detail view";
+    PreviousView = "previous_view", ["V"], "previous detail view";
+    ViewRounds = "view_rounds", ["1"], "rounds: signals table, similarity chart, token gauge";
+    ViewTranscript = "view_transcript", ["2"], "transcript: every turn, superseded ones struck through";
+    ViewJudge = "view_judge", ["3"], "judge: each turn's ruling, score, reasons, model, PMIDs";
+    ViewTrace = "view_trace", ["4"], "trace: why the debate stopped where it did";
+    ViewFormat = "view_format", ["5"], "format: panel aspects, takes, clashes, cruxes, shifts; extended debate cost";
+    Accept = "accept", ["a"], "accept the pending decision";
+    Override = "override", ["o"], "override the pending decision (choose the decision)";
+    Escalate = "escalate", ["e"], "force escalation (choose the persona)";
+    Retry = "retry", ["r"], "retry an action whose write failed";
+    Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
+    Filter = "filter", ["/"], "filter debates by topic, id, persona or status";
+    Command = "command", [":"], "command: :<debate id> jumps to it, :q quits";
+    Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
+    Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay)";
+    Faster = "faster", ["+", "="], "playback speed x2";
+    Slower = "slower", ["-"], "playback speed ÷2";
+    Calibration = "calibration", ["c"], "calibration: the threshold grid over finished debates";
+    ShadowWeek = "shadow_week", ["w"], "shadow week: would-stop vs fixed loop, savings, agreement";
+    Help = "help", ["?"], "this help";
+    Quit = "quit", ["q"], "quit (Ctrl-C always quits)";
+}
+
+impl FromStr for Action {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Action, String> {
+        Action::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();
+                format!("unknown action {name:?} (known: {})", names.join(", "))
+            })
+    }
+}
+
+/// One key with its modifiers, as written in the config: `a`, `U`, `ctrl-r`, `alt-enter`,
+/// `space`, `pageup`, `f5`, ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    code: KeyCode,
+    ctrl: bool,
+    alt: bool,
+}
+
+/// Named keys and how they are written.
+const NAMED: &[(&str, KeyCode)] = &[
+    ("enter", KeyCode::Enter),
+    ("esc", KeyCode::Esc),
+    ("tab", KeyCode::Tab),
+    ("backtab", KeyCode::BackTab),
+    ("backspace", KeyCode::Backspace),
+    ("delete", KeyCode::Delete),
+    ("insert", KeyCode::Insert),
+    ("space", KeyCode::Char(' ')),
+    ("up", KeyCode::Up),
+    ("down", KeyCode::Down),
+    ("left", KeyCode::Left),
+    ("right", KeyCode::Right),
+    ("pageup", KeyCode::PageUp),
+    ("pagedown", KeyCode::PageDown),
+    ("home", KeyCode::Home),
+    ("end", KeyCode::End),
 ];
+
+impl Key {
+    /// The key of a terminal event. Shift is part of the character (`U`, `?`), so it is not
+    /// kept as a modifier.
+    pub fn of(event: &KeyEvent) -> Key {
+        Key {
+            code: event.code,
+            ctrl: event.modifiers.contains(KeyModifiers::CONTROL),
+            alt: event.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+}
+
+impl FromStr for Key {
+    type Err = String;
+    fn from_str(raw: &str) -> Result<Key, String> {
+        let mut rest = raw;
+        let (mut ctrl, mut alt) = (false, false);
+        loop {
+            if let Some(r) = rest.strip_prefix("ctrl-").filter(|r| !r.is_empty()) {
+                (ctrl, rest) = (true, r);
+            } else if let Some(r) = rest.strip_prefix("alt-").filter(|r| !r.is_empty()) {
+                (alt, rest) = (true, r);
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) if !c.is_control() => KeyCode::Char(c),
+            _ => match NAMED.iter().find(|(name, _)| *name == rest) {
+                Some((_, code)) => *code,
+                None => match rest.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
+                    Some(n @ 1..=12) => KeyCode::F(n),
+                    _ => {
+                        return Err(format!(
+                            "{raw:?} is not a key (a character, ctrl-/alt- plus a key, or one of: {}, f1-f12)",
+                            NAMED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                        ));
+                    }
+                },
+            },
+        };
+        if ctrl && code == KeyCode::Char('c') {
+            return Err("ctrl-c always quits and cannot be bound".to_owned());
+        }
+        Ok(Key { code, ctrl, alt })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ctrl {
+            f.write_str("ctrl-")?;
+        }
+        if self.alt {
+            f.write_str("alt-")?;
+        }
+        match NAMED.iter().find(|(_, code)| *code == self.code) {
+            Some((name, _)) => f.write_str(name),
+            None => match self.code {
+                KeyCode::Char(c) => write!(f, "{c}"),
+                KeyCode::F(n) => write!(f, "f{n}"),
+                other => write!(f, "{other:?}"),
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// The `[keys]` table as written: an action's name and the key or keys that replace its
+/// defaults.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct KeyOverrides(BTreeMap<String, OneOrMany>);
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Key),
+    Many(Vec<Key>),
+}
+
+/// Which action each key asks for.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "KeyOverrides")]
+pub struct Keymap {
+    bindings: BTreeMap<Action, Vec<Key>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let bindings = Action::ALL
+            .iter()
+            .map(|&action| {
+                let keys = action
+                    .default_keys()
+                    .iter()
+                    .map(|k| k.parse().expect("the bundled key bindings parse"))
+                    .collect();
+                (action, keys)
+            })
+            .collect();
+        Keymap { bindings }
+    }
+}
+
+impl Keymap {
+    /// The defaults with `overrides` applied; an unknown action, an action left without keys
+    /// or a key bound to two actions is an error.
+    pub fn with(overrides: &KeyOverrides) -> Result<Keymap, String> {
+        let mut keymap = Keymap::default();
+        for (name, keys) in &overrides.0 {
+            let action: Action = name.parse()?;
+            let keys = match keys {
+                OneOrMany::One(key) => vec![*key],
+                OneOrMany::Many(keys) => keys.clone(),
+            };
+            if keys.is_empty() {
+                return Err(format!("{name} has no key: every action needs one"));
+            }
+            keymap.bindings.insert(action, keys);
+        }
+        let mut owner: HashMap<Key, Action> = HashMap::new();
+        for (&action, keys) in &keymap.bindings {
+            for &key in keys {
+                if let Some(other) = owner.insert(key, action).filter(|o| *o != action) {
+                    return Err(format!(
+                        "key {key} is bound to both {} and {}",
+                        other.name(),
+                        action.name()
+                    ));
+                }
+            }
+        }
+        Ok(keymap)
+    }
+
+    /// The action a key press asks for.
+    pub fn action(&self, event: &KeyEvent) -> Option<Action> {
+        let key = Key::of(event);
+        self.bindings
+            .iter()
+            .find(|(_, keys)| keys.contains(&key))
+            .map(|(action, _)| *action)
+    }
+
+    /// The keys of an action as shown to the operator, e.g. `up k`.
+    pub fn keys(&self, action: Action) -> String {
+        let keys: Vec<String> = self.bindings[&action].iter().map(Key::to_string).collect();
+        keys.join(" ")
+    }
+}
+
+impl TryFrom<KeyOverrides> for Keymap {
+    type Error = String;
+    fn try_from(overrides: KeyOverrides) -> Result<Keymap, String> {
+        Keymap::with(&overrides)
+    }
+}

@@ -10,6 +10,9 @@ mod model;
 mod update;
 
 pub use event::{Command, Event, Link};
-pub use keys::KEYS;
-pub use model::{Chooser, Flash, Focus, Intent, Model, Overlay, worst_ruling};
+pub use keys::{Action, Key, Keymap};
+pub use model::{
+    Chooser, DetailView, Flash, Focus, Intent, Model, Overlay, SortOrder, matches_filter,
+    worst_ruling,
+};
 pub use update::update;

@@ -10,8 +10,11 @@ use crate::domain::{
 };
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
+use crate::text::one_line;
+use crate::theme::Theme;
 
 use super::event::Link;
+use super::keys::Keymap;
 
 /// The most severe ruling among `judgments`: abort, then halt_replace, warn, continue; an
 /// unknown ruling ranks above all, so that it is seen.
@@ -26,11 +29,92 @@ pub fn worst_ruling<'a>(judgments: &[&'a Judgment]) -> Option<&'a Judgment> {
     judgments.iter().copied().max_by_key(|j| severity(j))
 }
 
-/// Which list the arrow keys move in.
+/// Where the arrow keys act: the debates list, or the selected debate's detail view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     Debates,
+    Detail,
+}
+
+/// The views of the selected debate the operator switches between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailView {
     Rounds,
+    Transcript,
+    Judge,
+    Trace,
+    Format,
+}
+
+impl DetailView {
+    pub const ALL: [DetailView; 5] = [
+        DetailView::Rounds,
+        DetailView::Transcript,
+        DetailView::Judge,
+        DetailView::Trace,
+        DetailView::Format,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            DetailView::Rounds => "rounds",
+            DetailView::Transcript => "transcript",
+            DetailView::Judge => "judge",
+            DetailView::Trace => "trace",
+            DetailView::Format => "format",
+        }
+    }
+
+    /// The view `step` places along, wrapping around.
+    pub fn step(self, step: isize) -> DetailView {
+        let at = DetailView::ALL.iter().position(|v| *v == self).unwrap_or(0) as isize;
+        let len = DetailView::ALL.len() as isize;
+        DetailView::ALL[(at + step).rem_euclid(len) as usize]
+    }
+}
+
+/// The order of the debates list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortOrder {
+    /// As the debates first appeared.
+    #[default]
+    Arrival,
+    /// Debates with a pending decision, then running ones, then the rest.
+    PendingFirst,
+    /// By session id.
+    Id,
+}
+
+impl SortOrder {
+    pub fn next(self) -> SortOrder {
+        match self {
+            SortOrder::Arrival => SortOrder::PendingFirst,
+            SortOrder::PendingFirst => SortOrder::Id,
+            SortOrder::Id => SortOrder::Arrival,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SortOrder::Arrival => "arrival",
+            SortOrder::PendingFirst => "pending first",
+            SortOrder::Id => "id",
+        }
+    }
+}
+
+/// Whether `debate` matches a filter (already lower-case): its topic, id, a persona of its
+/// roster or its turns, its status or its mode contains the text.
+pub fn matches_filter(debate: &Debate, needle: &str) -> bool {
+    let session = &debate.session;
+    let contains = |text: &str| text.to_lowercase().contains(needle);
+    needle.is_empty()
+        || contains(&session.id)
+        || contains(&session.question)
+        || contains(&session.status.to_string())
+        || contains(&session.controller_mode.to_string())
+        || session.personas.iter().any(|p| contains(p))
+        || debate.turns.iter().any(|t| contains(&t.agent_persona))
 }
 
 /// An operator action waiting for `y`.
@@ -102,15 +186,20 @@ pub enum Overlay {
     Confirm(Intent),
     /// Typing the note for an intent; back to its confirmation on Enter.
     Note(Intent),
-    /// A round's turns and rulings, scrolled by `scroll` lines.
-    Round {
-        number: u32,
-        scroll: u16,
-    },
     /// The calibration grid over the finished debates, scrolled by `scroll` rows.
     Calibration {
         scroll: u16,
     },
+    /// The shadow-week rollup, scrolled by `scroll` rows.
+    ShadowWeek {
+        scroll: u16,
+    },
+    /// Typing the debates filter; the list follows each key.
+    Filter,
+    /// Typing a command after `:`.
+    Command(String),
+    /// Asking to confirm that a read-only console may act.
+    Unlock,
 }
 
 /// A one-line message for the operator.
@@ -135,10 +224,27 @@ pub struct Model {
     pub debates: Debates,
     /// Debates whose full history the console has asked a database for.
     pub history_requested: HashSet<String>,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    /// Whether mouse scrolling and clicks are on.
+    pub mouse: bool,
+    /// Refuses operator actions until unlocked (with confirmation).
+    pub read_only: bool,
+    /// Shows only the debates whose topic, id, persona, status or mode contain this text.
+    pub filter: String,
+    pub sort: SortOrder,
+    /// The selected debate, as its position in `debates`: rows landing never move it.
     pub selected: usize,
     pub focus: Focus,
+    pub view: DetailView,
     /// The round selected in the rounds table; `None` follows the latest.
     pub round_cursor: Option<u32>,
+    /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
+    pub detail_scroll: i32,
+    /// The terminal's size, for placing mouse clicks.
+    pub screen: (u16, u16),
+    /// A debate asked for by `:` that the database is still loading; selected when it lands.
+    pub jump_to: Option<String>,
     pub overlay: Option<Overlay>,
     pub playback: Playback,
     /// Attached to a live database: its connection state, and pausing holds rows back.
@@ -160,9 +266,19 @@ impl Model {
             calibration: Tracker::new(&config.calibration.grid, &config.controller),
             debates: Debates::default(),
             history_requested: HashSet::new(),
+            theme: Theme::dark(),
+            keymap: config.keys.clone(),
+            mouse: config.ui.mouse,
+            read_only: false,
+            filter: String::new(),
+            sort: SortOrder::default(),
             selected: 0,
             focus: Focus::Debates,
+            view: DetailView::Rounds,
             round_cursor: None,
+            detail_scroll: 0,
+            screen: (0, 0),
+            jump_to: None,
             overlay: None,
             playback: Playback::default(),
             link: None,
@@ -184,7 +300,24 @@ impl Model {
     /// Files a row under its debate, creating the debate on first sight.
     pub fn apply(&mut self, change: Change) {
         self.calibration.mark(change.session_id());
-        self.debates.apply(change);
+        let position = self.debates.apply(change);
+        if self.jump_to.as_deref() == Some(self.debates[position].session.id.as_str()) {
+            self.jump_to = None;
+            self.jump(position);
+        }
+    }
+
+    /// Selects the debate at `position` for `:`, clearing a filter that hides it.
+    pub fn jump(&mut self, position: usize) {
+        let hidden = !matches_filter(&self.debates[position], &self.filter.to_lowercase());
+        if hidden {
+            self.filter.clear();
+        }
+        self.select(position);
+        self.focus = Focus::Debates;
+        let id = one_line(&self.debates[position].session.id);
+        let note = if hidden { " (filter cleared)" } else { "" };
+        self.flash(format!("at {id}{note}"), false);
     }
 
     /// Work done once per frame rather than once per row: the calibration of debates whose rows
@@ -197,8 +330,39 @@ impl Model {
         self.debates.get_by_id(id)
     }
 
+    /// The selected debate, unless the filter hides it.
     pub fn selected_debate(&self) -> Option<&Debate> {
-        self.debates.get(self.selected)
+        self.debates
+            .get(self.selected)
+            .filter(|d| matches_filter(d, &self.filter.to_lowercase()))
+    }
+
+    /// The positions of the debates the list shows, in its order.
+    pub fn visible(&self) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        let mut shown: Vec<usize> = (0..self.debates.len())
+            .filter(|&i| matches_filter(&self.debates[i], &needle))
+            .collect();
+        match self.sort {
+            SortOrder::Arrival => {}
+            SortOrder::PendingFirst => shown.sort_by_key(|&i| {
+                let debate = &self.debates[i];
+                (debate.pending().is_none(), !debate.session.is_running())
+            }),
+            SortOrder::Id => {
+                shown.sort_by(|&a, &b| self.debates[a].session.id.cmp(&self.debates[b].session.id))
+            }
+        }
+        shown
+    }
+
+    /// Selects the debate at `position` in `debates`, from its latest round.
+    pub fn select(&mut self, position: usize) {
+        if position != self.selected {
+            self.selected = position;
+            self.round_cursor = None;
+            self.detail_scroll = 0;
+        }
     }
 
     /// The round the rounds table highlights.

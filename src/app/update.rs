@@ -1,11 +1,19 @@
-//! `update`: the one function that changes the console's state.
+//! `update`: the one function that changes the console's state. Keys become [`Action`]s through
+//! the keymap; text typed into a prompt (filter, command, note) goes to the prompt.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
 
 use super::event::{Command, Event};
-use super::model::{Chooser, Focus, Intent, Model, Overlay};
+use super::keys::Action;
+use super::model::{Chooser, DetailView, Focus, Intent, Model, Overlay};
 use crate::domain::{ActionKind, Decision, Reported};
 use crate::store::ResolveError;
+use crate::ui::{Region, detail_rows, region_at};
+
+/// Rows moved by a page key.
+const PAGE: i32 = 20;
 
 /// Applies one event; returns what the backend must do.
 pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
@@ -27,17 +35,10 @@ fn request_history(model: &mut Model) -> Option<Command> {
 fn handle(model: &mut Model, event: Event) -> Vec<Command> {
     match event {
         Event::Store(change) if model.link.is_some() && model.playback.paused => {
-            model.held.push(change);
-            Vec::new()
+            model.held.push(*change);
         }
-        Event::Store(change) => {
-            model.apply(change);
-            Vec::new()
-        }
-        Event::Link(link) => {
-            model.link = Some(link);
-            Vec::new()
-        }
+        Event::Store(change) => model.apply(*change),
+        Event::Link(link) => model.link = Some(link),
         Event::Resolved(Ok(action)) => {
             model.retry = None;
             model.flash(
@@ -51,7 +52,6 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
                 ),
                 false,
             );
-            Vec::new()
         }
         Event::Resolved(Err(ResolveError::Failed { action, error })) => {
             model.flash(
@@ -62,17 +62,26 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
                 true,
             );
             model.retry = Some(*action);
-            Vec::new()
         }
         Event::Resolved(Err(taken)) => {
             model.retry = None;
             model.flash(taken.to_string(), true);
-            Vec::new()
         }
-        Event::Resize => Vec::new(),
-        Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
-        Event::Key(key) => on_key(model, key),
+        Event::Resize(width, height) => model.screen = (width, height),
+        Event::Theme(Ok(theme)) => {
+            model.flash(format!("theme {} applied", theme.name), false);
+            model.theme = *theme;
+        }
+        Event::Theme(Err(why)) => {
+            let kept = format!("{why} — keeping theme {}", model.theme.name);
+            model.flash(kept, true);
+        }
+        Event::Mouse(mouse) if model.mouse => on_mouse(model, mouse),
+        Event::Mouse(_) => {}
+        Event::Key(key) if key.kind == KeyEventKind::Release => {}
+        Event::Key(key) => return on_key(model, key),
     }
+    Vec::new()
 }
 
 fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
@@ -80,82 +89,116 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         model.quit = true;
         return Vec::new();
     }
+    let action = model.keymap.action(&key);
     match model.overlay.take() {
-        None => on_main_key(model, key),
-        Some(Overlay::Help) => {
-            model.quit = key.code == KeyCode::Char('q');
-            Vec::new()
-        }
+        None => return action.map_or_else(Vec::new, |a| on_action(model, a)),
+        Some(Overlay::Help) => model.quit = action == Some(Action::Quit),
         Some(Overlay::Note(mut intent)) => {
             let note = intent.note.get_or_insert_with(String::new);
-            match key.code {
-                KeyCode::Char(c) if note.chars().count() < Intent::MAX_NOTE => note.push(c),
-                KeyCode::Backspace => {
-                    note.pop();
+            match edit(note, &key, Intent::MAX_NOTE) {
+                Edit::Typing => model.overlay = Some(Overlay::Note(intent)),
+                Edit::Done => model.overlay = Some(Overlay::Confirm(intent)),
+                Edit::Cancelled => {
+                    intent.note = None;
+                    model.overlay = Some(Overlay::Confirm(intent));
                 }
-                KeyCode::Esc => intent.note = None,
-                _ => {}
             }
-            model.overlay = Some(if matches!(key.code, KeyCode::Enter | KeyCode::Esc) {
-                Overlay::Confirm(intent)
-            } else {
-                Overlay::Note(intent)
-            });
-            Vec::new()
         }
-        Some(Overlay::Confirm(intent)) if key.code == KeyCode::Char('n') => {
-            model.overlay = Some(Overlay::Note(intent));
-            Vec::new()
-        }
-        Some(Overlay::Confirm(intent)) => {
-            if key.code == KeyCode::Char('y') {
+        Some(Overlay::Confirm(intent)) => match key.code {
+            KeyCode::Char('n') => model.overlay = Some(Overlay::Note(intent)),
+            KeyCode::Char('y') => {
                 model.flash(
                     format!("sending {} {} ...", intent.action, intent.decision),
                     false,
                 );
-                vec![Command::Resolve(intent.into_action(&model.operator))]
+                return vec![Command::Resolve(intent.into_action(&model.operator))];
+            }
+            _ => model.flash("cancelled: nothing was recorded", false),
+        },
+        Some(Overlay::Unlock) => {
+            if key.code == KeyCode::Char('y') {
+                model.read_only = false;
+                model.flash("unlocked: accept, override and escalate are on", false);
             } else {
-                model.flash("cancelled: nothing was recorded", false);
-                Vec::new()
+                model.flash("still read-only: nothing changed", false);
             }
         }
-        Some(Overlay::Choose(mut chooser)) => {
-            match key.code {
-                KeyCode::Up | KeyCode::Char('k') => {
-                    chooser.cursor = chooser.cursor.saturating_sub(1);
-                    model.overlay = Some(Overlay::Choose(chooser));
-                }
-                KeyCode::Down | KeyCode::Char('j') => {
-                    chooser.cursor = (chooser.cursor + 1).min(chooser.options.len() - 1);
-                    model.overlay = Some(Overlay::Choose(chooser));
-                }
-                KeyCode::Enter => model.overlay = Some(Overlay::Confirm(chooser.chosen())),
-                _ => model.flash("cancelled: nothing was recorded", false),
+        Some(Overlay::Choose(mut chooser)) => match action {
+            Some(Action::Up) => {
+                chooser.cursor = chooser.cursor.saturating_sub(1);
+                model.overlay = Some(Overlay::Choose(chooser));
             }
-            Vec::new()
-        }
-        Some(Overlay::Round { number, scroll }) => {
-            model.overlay =
-                scrolled(model, key, scroll).map(|scroll| Overlay::Round { number, scroll });
-            Vec::new()
-        }
+            Some(Action::Down) => {
+                chooser.cursor = (chooser.cursor + 1).min(chooser.options.len() - 1);
+                model.overlay = Some(Overlay::Choose(chooser));
+            }
+            Some(Action::DrillIn) => model.overlay = Some(Overlay::Confirm(chooser.chosen())),
+            _ => model.flash("cancelled: nothing was recorded", false),
+        },
         Some(Overlay::Calibration { scroll }) => {
             model.overlay =
-                scrolled(model, key, scroll).map(|scroll| Overlay::Calibration { scroll });
-            Vec::new()
+                scrolled(model, action, scroll).map(|scroll| Overlay::Calibration { scroll });
         }
+        Some(Overlay::ShadowWeek { scroll }) => {
+            model.overlay =
+                scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
+        }
+        Some(Overlay::Filter) => {
+            let mut filter = std::mem::take(&mut model.filter);
+            match edit(&mut filter, &key, 200) {
+                Edit::Typing => model.overlay = Some(Overlay::Filter),
+                Edit::Done => {}
+                Edit::Cancelled => filter.clear(),
+            }
+            model.filter = filter;
+            keep_selection_visible(model);
+        }
+        Some(Overlay::Command(mut text)) => match edit(&mut text, &key, 200) {
+            Edit::Typing => model.overlay = Some(Overlay::Command(text)),
+            Edit::Done => return run_command(model, text.trim()),
+            Edit::Cancelled => {}
+        },
     }
+    Vec::new()
 }
 
-/// A scrolling window's keys: the new offset, or `None` when the key closes it (`q` also quits).
-fn scrolled(model: &mut Model, key: KeyEvent, scroll: u16) -> Option<u16> {
+/// How a key left a line being typed.
+enum Edit {
+    Typing,
+    Done,
+    Cancelled,
+}
+
+/// Applies a key to a line being typed, keeping it under `max` characters.
+fn edit(text: &mut String, key: &KeyEvent, max: usize) -> Edit {
     match key.code {
-        KeyCode::Up | KeyCode::Char('k') => Some(scroll.saturating_sub(1)),
-        KeyCode::Down | KeyCode::Char('j') => Some(scroll.saturating_add(1)),
-        KeyCode::PageUp => Some(scroll.saturating_sub(20)),
-        KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(20)),
-        KeyCode::Home => Some(0),
-        KeyCode::Char('q') => {
+        KeyCode::Enter => return Edit::Done,
+        KeyCode::Esc => return Edit::Cancelled,
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c)
+            if !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                && text.chars().count() < max =>
+        {
+            text.push(c)
+        }
+        _ => {}
+    }
+    Edit::Typing
+}
+
+/// A scrolling window's keys: the new offset, or `None` when the key closes it (quit also quits).
+fn scrolled(model: &mut Model, action: Option<Action>, scroll: u16) -> Option<u16> {
+    match action {
+        Some(Action::Up) => Some(scroll.saturating_sub(1)),
+        Some(Action::Down) => Some(scroll.saturating_add(1)),
+        Some(Action::PageUp) => Some(scroll.saturating_sub(PAGE as u16)),
+        Some(Action::PageDown) => Some(scroll.saturating_add(PAGE as u16)),
+        Some(Action::Top) => Some(0),
+        Some(Action::Quit) => {
             model.quit = true;
             None
         }
@@ -163,12 +206,19 @@ fn scrolled(model: &mut Model, key: KeyEvent, scroll: u16) -> Option<u16> {
     }
 }
 
-fn on_main_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
-    match key.code {
-        KeyCode::Char('q') => model.quit = true,
-        KeyCode::Char('?') => model.overlay = Some(Overlay::Help),
-        KeyCode::Char('c') => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
-        KeyCode::Char(' ') => {
+fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
+    match action {
+        Action::Quit => model.quit = true,
+        Action::Help => model.overlay = Some(Overlay::Help),
+        Action::Calibration => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
+        Action::ShadowWeek => model.overlay = Some(Overlay::ShadowWeek { scroll: 0 }),
+        Action::Filter => model.overlay = Some(Overlay::Filter),
+        Action::Command => model.overlay = Some(Overlay::Command(String::new())),
+        Action::Sort => {
+            model.sort = model.sort.next();
+            model.flash(format!("debates sorted by {}", model.sort.label()), false);
+        }
+        Action::Pause => {
             let commands = set_playback(model, model.playback.toggled());
             if !model.playback.paused {
                 for change in std::mem::take(&mut model.held) {
@@ -177,34 +227,64 @@ fn on_main_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             }
             return commands;
         }
-        KeyCode::Char('r') => {
+        Action::Faster => return set_playback(model, model.playback.faster()),
+        Action::Slower => return set_playback(model, model.playback.slower()),
+        Action::Up => move_by(model, -1),
+        Action::Down => move_by(model, 1),
+        Action::PageUp => move_by(model, -PAGE),
+        Action::PageDown => move_by(model, PAGE),
+        Action::Top => match model.focus {
+            Focus::Debates => {
+                if let Some(&first) = model.visible().first() {
+                    model.select(first);
+                }
+            }
+            Focus::Detail => {
+                model.round_cursor = Some(1);
+                model.detail_scroll = 0;
+            }
+        },
+        Action::SwitchFocus => {
+            model.focus = match model.focus {
+                Focus::Debates => Focus::Detail,
+                Focus::Detail => Focus::Debates,
+            }
+        }
+        Action::DrillIn => match (model.focus, model.view) {
+            (Focus::Debates, _) => model.focus = Focus::Detail,
+            (Focus::Detail, DetailView::Rounds) => set_view(model, DetailView::Transcript),
+            (Focus::Detail, _) => {}
+        },
+        Action::Back => {
+            model.focus = Focus::Debates;
+            model.flash = None;
+        }
+        Action::NextView => set_view(model, model.view.step(1)),
+        Action::PreviousView => set_view(model, model.view.step(-1)),
+        Action::ViewRounds => set_view(model, DetailView::Rounds),
+        Action::ViewTranscript => set_view(model, DetailView::Transcript),
+        Action::ViewJudge => set_view(model, DetailView::Judge),
+        Action::ViewTrace => set_view(model, DetailView::Trace),
+        Action::ViewFormat => set_view(model, DetailView::Format),
+        Action::Unlock if model.read_only => model.overlay = Some(Overlay::Unlock),
+        Action::Unlock => model.flash("not read-only: actions are already on", false),
+        Action::Accept | Action::Override | Action::Escalate | Action::Retry if model.read_only => {
+            let unlock = model.keymap.keys(Action::Unlock);
+            model.flash(
+                format!("read-only: nothing is recorded — press {unlock} to unlock"),
+                true,
+            );
+        }
+        Action::Retry => {
             if let Some(action) = model.retry.take() {
                 model.flash("retrying ...", false);
                 return vec![Command::Resolve(action)];
             }
             model.flash("nothing to retry", true);
         }
-        KeyCode::Char('+') | KeyCode::Char('=') => {
-            return set_playback(model, model.playback.faster());
-        }
-        KeyCode::Char('-') => return set_playback(model, model.playback.slower()),
-        KeyCode::Up | KeyCode::Char('k') => move_cursor(model, -1),
-        KeyCode::Down | KeyCode::Char('j') => move_cursor(model, 1),
-        KeyCode::Tab => {
-            model.focus = match model.focus {
-                Focus::Debates => Focus::Rounds,
-                Focus::Rounds => Focus::Debates,
-            }
-        }
-        KeyCode::Enter | KeyCode::Right | KeyCode::Char('l') => drill_in(model),
-        KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => {
-            model.focus = Focus::Debates;
-            model.flash = None;
-        }
-        KeyCode::Char('a') => start_action(model, ActionKind::Accept),
-        KeyCode::Char('o') => start_action(model, ActionKind::Override),
-        KeyCode::Char('e') => start_action(model, ActionKind::Escalate),
-        _ => {}
+        Action::Accept => start_action(model, ActionKind::Accept),
+        Action::Override => start_action(model, ActionKind::Override),
+        Action::Escalate => start_action(model, ActionKind::Escalate),
     }
     Vec::new()
 }
@@ -214,32 +294,162 @@ fn set_playback(model: &mut Model, playback: crate::simulate::Playback) -> Vec<C
     vec![Command::SetPlayback(playback)]
 }
 
-fn move_cursor(model: &mut Model, step: i64) {
-    match model.focus {
-        Focus::Debates => {
-            let last = model.debates.len().saturating_sub(1) as i64;
-            model.selected = (model.selected as i64 + step).clamp(0, last) as usize;
-            model.round_cursor = None;
-        }
-        Focus::Rounds => {
-            let Some(current) = model.selected_round() else {
+/// Shows a detail view from the selected round's start, with the arrow keys on it.
+fn set_view(model: &mut Model, view: DetailView) {
+    model.view = view;
+    model.focus = Focus::Detail;
+    model.detail_scroll = 0;
+}
+
+/// Moves `step` rows in the focused place: the debates list, the rounds table, or the text of
+/// a detail view (scrolling up past a round's start goes to the round before it).
+fn move_by(model: &mut Model, step: i32) {
+    match (model.focus, model.view) {
+        (Focus::Debates, _) => {
+            let visible = model.visible();
+            let Some(last) = visible.len().checked_sub(1) else {
                 return;
             };
-            let latest = model.selected_debate().map_or(0, |d| d.latest_round());
-            let next = (i64::from(current) + step).clamp(1, i64::from(latest)) as u32;
-            model.round_cursor = (next != latest).then_some(next);
+            let at = visible.iter().position(|&i| i == model.selected);
+            let next = match at {
+                Some(at) => (at as i64 + i64::from(step)).clamp(0, last as i64) as usize,
+                None => 0,
+            };
+            model.select(visible[next]);
+        }
+        (Focus::Detail, DetailView::Rounds) => move_round(model, step),
+        (Focus::Detail, DetailView::Format) => {
+            model.detail_scroll = (model.detail_scroll + step).max(0);
+            clamp_scroll(model);
+        }
+        (Focus::Detail, _) => {
+            let scroll = model.detail_scroll + step;
+            if scroll < 0 && model.selected_round().is_some_and(|r| r > 1) {
+                move_round(model, -1);
+            } else {
+                model.detail_scroll = scroll.max(0);
+                clamp_scroll(model);
+            }
         }
     }
 }
 
-fn drill_in(model: &mut Model) {
-    match model.focus {
-        Focus::Debates => model.focus = Focus::Rounds,
-        Focus::Rounds => {
-            if let Some(number) = model.selected_round() {
-                model.overlay = Some(Overlay::Round { number, scroll: 0 });
+/// Selects the round `step` rounds away; following the latest again when it gets there.
+fn move_round(model: &mut Model, step: i32) {
+    let Some(current) = model.selected_round() else {
+        return;
+    };
+    let latest = model.selected_debate().map_or(0, |d| d.latest_round());
+    let next = (i64::from(current) + i64::from(step)).clamp(1, i64::from(latest)) as u32;
+    model.round_cursor = (next != latest).then_some(next);
+    model.detail_scroll = 0;
+}
+
+/// Keeps the detail's scroll within its text, when the screen size is known.
+fn clamp_scroll(model: &mut Model) {
+    if let Some(rows) = detail_rows(model) {
+        model.detail_scroll = model.detail_scroll.min(rows.saturating_sub(1) as i32);
+    }
+}
+
+/// After the filter changed: the selection stays if it is still shown, else moves to the first
+/// debate shown.
+fn keep_selection_visible(model: &mut Model) {
+    let visible = model.visible();
+    if !visible.contains(&model.selected)
+        && let Some(&first) = visible.first()
+    {
+        model.select(first);
+    }
+}
+
+/// Runs a `:` command: `q` quits; anything else is a debate id to jump to.
+fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    if matches!(text, "q" | "quit") {
+        model.quit = true;
+        return Vec::new();
+    }
+    let exact = model.debates.position(text);
+    let needle = text.to_lowercase();
+    let near: Vec<usize> = (0..model.debates.len())
+        .filter(|&i| model.debates[i].session.id.to_lowercase().contains(&needle))
+        .collect();
+    let position = match (exact, near.as_slice()) {
+        (Some(at), _) | (None, &[at]) => at,
+        (None, []) if model.link.is_some() => {
+            model.jump_to = Some(text.to_owned());
+            model.flash(format!("looking up {text} in the database ..."), false);
+            model.history_requested.insert(text.to_owned());
+            return vec![Command::LoadHistory(text.to_owned())];
+        }
+        (None, []) => {
+            model.flash(format!("no debate with id {text}"), true);
+            return Vec::new();
+        }
+        (None, many) => {
+            let ids: Vec<&str> = many
+                .iter()
+                .take(5)
+                .map(|&i| model.debates[i].session.id.as_str())
+                .collect();
+            model.flash(
+                format!(
+                    "{} debates match {text}: {} ...",
+                    many.len(),
+                    ids.join(", ")
+                ),
+                true,
+            );
+            return Vec::new();
+        }
+    };
+    model.jump(position);
+    Vec::new()
+}
+
+/// Mouse wheel scrolls where the pointer is (or the open window); a left click selects a
+/// debate or a round.
+fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
+    let step = match mouse.kind {
+        MouseEventKind::ScrollUp => -3,
+        MouseEventKind::ScrollDown => 3,
+        MouseEventKind::Down(MouseButton::Left) => 0,
+        _ => return,
+    };
+    if let Some(overlay) = &mut model.overlay {
+        if let Overlay::Calibration { scroll } | Overlay::ShadowWeek { scroll } = overlay {
+            *scroll = scroll.saturating_add_signed(step as i16);
+        }
+        return;
+    }
+    let Some((region, row)) = region_at(model, mouse.column, mouse.row) else {
+        return;
+    };
+    model.focus = match region {
+        Region::Debates => Focus::Debates,
+        Region::Detail => Focus::Detail,
+    };
+    if step != 0 {
+        move_by(model, step);
+        return;
+    }
+    match (region, row) {
+        (Region::Debates, Some(row)) => {
+            if let Some(&position) = model.visible().get(row) {
+                model.select(position);
             }
         }
+        (Region::Detail, Some(row)) if model.view == DetailView::Rounds => {
+            let latest = model.selected_debate().map_or(0, |d| d.latest_round());
+            let number = row as u32 + 1;
+            if number <= latest {
+                model.round_cursor = (number != latest).then_some(number);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -158,7 +158,9 @@ impl Trace {
 }
 
 impl TraceRound {
-    fn cells(&self) -> Vec<String> {
+    /// The round's row of the trace table: round, decision, similarity, verdict, new claims,
+    /// operator.
+    pub fn cells(&self) -> Vec<String> {
         let mark = |ok: Option<bool>| match ok {
             Some(true) => " ✓",
             Some(false) => " ✗",

@@ -207,7 +207,7 @@ impl RecordedDebate {
 
 /// The operators' accepts, overrides and escalations of rounds the debate ran; gated timeouts
 /// are the controller's own decision standing, not a label.
-fn labels(debate: &Debate, run: u32, issues: &mut Vec<String>) -> Vec<Label> {
+pub fn labels(debate: &Debate, run: u32, issues: &mut Vec<String>) -> Vec<Label> {
     let mut labels = Vec::new();
     for action in debate.actions.values() {
         if action.operator == TIMEOUT_OPERATOR || action.round_index > run {

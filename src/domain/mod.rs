@@ -20,7 +20,7 @@ pub use judgment::{JudgeDecision, Judgment, PmidCheck};
 pub use reported::Reported;
 pub(crate) use reported::vocabulary;
 pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
-pub use turn::{Phase, Turn, TurnMetadata};
+pub use turn::{Crux, Disagreement, Phase, Turn, TurnMetadata};
 
 /// One row written to, or read from, a store: the unit that travels from an orchestrator (or the
 /// simulator) to the console.

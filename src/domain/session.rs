@@ -28,6 +28,21 @@ pub struct SessionMetadata {
     /// its `VERDICT:` line). Round 1 is measured against it as if it were round 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior: Option<String>,
+    /// An extended debate's complexity score (0..1), which chose its agent count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complexity: Option<f64>,
+    /// How many agents an extended debate runs with (3 or 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_count: Option<u32>,
+    /// What the debate has cost so far, in US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// What it may cost, in US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_usd: Option<f64>,
+    /// The price per thousand tokens; the simulator keeps `cost_usd` current with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_1k_tokens: Option<f64>,
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }

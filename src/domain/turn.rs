@@ -10,6 +10,26 @@ vocabulary! {
     Phase { Opening = "opening", Themed = "themed", Closing = "closing" }
 }
 
+vocabulary! {
+    /// What a panel's crux turns on.
+    Disagreement {
+        Empirical = "empirical",
+        Values = "values",
+        Definition = "definition" | "definitional",
+    }
+}
+
+/// A crux a panel turn names: the claim the disagreement turns on, its kind, and who is on
+/// either side of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Crux {
+    pub claim: String,
+    #[serde(rename = "type")]
+    pub kind: Reported<Disagreement>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub between: Vec<String>,
+}
+
 /// Format-specific facts about a turn (`debate_rounds.metadata`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TurnMetadata {
@@ -23,6 +43,9 @@ pub struct TurnMetadata {
     /// The persona whose halted turn this turn re-runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// The cruxes a panel turn (usually a synthesis) names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cruxes: Vec<Crux>,
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }

@@ -22,7 +22,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::domain::{ActionKind, ControllerMode, Decision, Phase, PmidCheck, SessionMetadata};
+use crate::domain::{
+    ActionKind, ControllerMode, Crux, Decision, Phase, PmidCheck, SessionMetadata,
+};
 use crate::policy::JudgeFlag;
 
 /// `(source, text)` of a file in `fixtures/`, embedded in the binary.
@@ -97,6 +99,9 @@ pub struct TurnSpec {
     pub aspect: Option<String>,
     /// Played only when the judge halted this persona's turn in the same round.
     pub replaces: Option<String>,
+    /// Cruxes this turn names (panel debates).
+    #[serde(default)]
+    pub cruxes: Vec<Crux>,
     pub judge: Option<JudgeSpec>,
     /// The 1-based line of the file this turn came from.
     #[serde(skip)]

@@ -310,6 +310,7 @@ impl DebateRun {
                 aspect: spec.aspect.clone(),
                 judge_warning: self.warnings.remove(&spec.persona),
                 replaces: spec.replaces.clone(),
+                cruxes: spec.cruxes.clone(),
                 other: Default::default(),
             },
             created_at: Some(Utc::now()),
@@ -319,6 +320,10 @@ impl DebateRun {
             self.used.push(spec.persona.clone());
         }
         self.session.tokens_used += u64::from(spec.tokens);
+        let metadata = &mut self.session.metadata;
+        if let Some(price) = metadata.usd_per_1k_tokens {
+            metadata.cost_usd = Some(self.session.tokens_used as f64 / 1000.0 * price);
+        }
         self.turns.push(turn.clone());
         changes.push(Change::Turn(turn));
         changes.push(Change::Session(self.session.clone()));

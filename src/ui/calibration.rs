@@ -2,25 +2,19 @@
 //! the setting in force highlighted, the frontier marked; it follows debates as they finish.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout};
 use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
-use super::format::{one_line, panel};
+use super::format::{below_header, one_line, panel};
 use crate::app::Model;
 use crate::calibrate::Report;
 use crate::text::widths;
 use crate::theme::Theme;
 
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
-    // Everything under the header line.
-    let full = frame.area();
-    let area = Rect {
-        y: full.y + 1,
-        height: full.height.saturating_sub(1),
-        ..full
-    };
+    let area = below_header(frame.area());
     let report = model.calibration.report();
     let mut notes = vec![Line::styled(
         format!(

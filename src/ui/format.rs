@@ -3,11 +3,21 @@
 
 pub use crate::text::{inert, one_line, thousands};
 
+use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, BorderType};
 
 use crate::domain::{Decision, JudgeDecision, Reported};
 use crate::theme::Theme;
+
+/// The whole screen under the header line, for the full-screen windows.
+pub fn below_header(full: Rect) -> Rect {
+    Rect {
+        y: full.y + 1,
+        height: full.height.saturating_sub(1),
+        ..full
+    }
+}
 
 /// A bordered panel with a title.
 pub fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a> {

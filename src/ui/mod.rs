@@ -1,53 +1,187 @@
-//! Rendering: `view(&Model, &Theme, &mut Frame)` draws the whole console from read-only state,
-//! one file per panel. Every string that came from a debate passes through [`format::inert`]
-//! (or [`format::one_line`]) before it reaches the terminal.
+//! Rendering: `view(&Model, &mut Frame)` draws the whole console from read-only state, one file
+//! per panel, in the model's theme. Every string that came from a debate passes through
+//! [`format::inert`] (or [`format::one_line`]) before it reaches the terminal.
+//!
+//! [`areas`] is the one place the screen is laid out; `update` asks it (through [`region_at`]
+//! and [`detail_rows`]) where a mouse click landed and how far a view can scroll.
 
 mod calibration;
 mod charts;
 mod debates;
+mod document;
 mod format;
+mod format_view;
+mod judge;
 mod overlay;
 mod pending;
 mod rounds;
+mod shadow;
+mod trace;
+mod transcript;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::app::{Focus, Link, Model};
+use crate::app::{DetailView, Focus, Link, Model, Overlay};
 use crate::theme::Theme;
 
 pub use format::{inert, one_line};
 
-/// Draws the console.
-pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
-    let list_height = (model.debates.len() as u16 + 3).clamp(5, 14);
-    let [header, list, table, band, footer] = Layout::vertical([
+/// Where each part of the main screen goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Areas {
+    pub header: Rect,
+    pub list: Rect,
+    pub tabs: Rect,
+    pub detail: Rect,
+    pub pending: Rect,
+    /// The similarity chart and the token gauge, in the rounds view only.
+    pub charts: Option<(Rect, Rect)>,
+    pub footer: Rect,
+}
+
+/// Lays out the main screen for `model` in `area`.
+pub fn areas(model: &Model, area: Rect) -> Areas {
+    let roomy = area.height >= 36;
+    let list_height = (model.debates.len() as u16 + 3).clamp(5, if roomy { 14 } else { 7 });
+    let band_height = match (roomy, model.view) {
+        (true, DetailView::Rounds) => 11,
+        (true, _) => 8,
+        (false, _) => 6,
+    };
+    let [header, list, tabs, detail, band, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(list_height),
-        Constraint::Min(6),
-        Constraint::Length(11),
+        Constraint::Length(1),
+        Constraint::Min(5),
+        Constraint::Length(band_height),
         Constraint::Length(1),
     ])
-    .areas(frame.area());
-    let [pending_area, chart, budget] = Layout::horizontal([
-        Constraint::Fill(1),
-        Constraint::Percentage(27),
-        Constraint::Percentage(20),
-    ])
-    .areas(band);
+    .areas(area);
+    let (pending, charts) = if model.view == DetailView::Rounds {
+        let [pending, chart, budget] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Percentage(27),
+            Constraint::Percentage(20),
+        ])
+        .areas(band);
+        (pending, Some((chart, budget)))
+    } else {
+        (band, None)
+    };
+    Areas {
+        header,
+        list,
+        tabs,
+        detail,
+        pending,
+        charts,
+        footer,
+    }
+}
 
-    render_header(model, theme, frame, header);
-    debates::render(model, theme, frame, list, model.focus == Focus::Debates);
+/// Draws the console.
+pub fn view(model: &Model, frame: &mut Frame) {
+    let theme = &model.theme;
+    let areas = areas(model, frame.area());
+    render_header(model, theme, frame, areas.header);
+    debates::render(
+        model,
+        theme,
+        frame,
+        areas.list,
+        model.focus == Focus::Debates,
+    );
+    render_tabs(model, theme, frame, areas.tabs);
+    let focused = model.focus == Focus::Detail;
     let debate = model.selected_debate();
-    rounds::render(model, theme, frame, table, model.focus == Focus::Rounds);
-    charts::similarity(debate, &model.controller, theme, frame, chart);
-    charts::budget(debate, &model.controller, theme, frame, budget);
-    pending::render(debate, theme, frame, pending_area);
-    render_footer(model, theme, frame, footer);
+    match (model.view, text_view(model)) {
+        (_, Some(document)) => document.render(model, frame, areas.detail, focused),
+        (DetailView::Format, None) => format_view::render(model, frame, areas.detail, focused),
+        (_, None) => rounds::render(model, theme, frame, areas.detail, focused),
+    }
+    if let Some((chart, budget)) = areas.charts {
+        charts::similarity(debate, &model.controller, theme, frame, chart);
+        charts::budget(debate, &model.controller, theme, frame, budget);
+    }
+    pending::render(model, debate, theme, frame, areas.pending);
+    render_footer(model, theme, frame, areas.footer);
     if let Some(overlay) = &model.overlay {
         overlay::render(model, overlay, theme, frame);
     }
+}
+
+/// A part of the screen the mouse can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    Debates,
+    Detail,
+}
+
+/// The region under the screen cell `(column, row)`, and which list row of it, if any (for the
+/// debates list and the rounds table, counting from the first row shown).
+pub fn region_at(model: &Model, column: u16, row: u16) -> Option<(Region, Option<usize>)> {
+    let (width, height) = model.screen;
+    let areas = areas(model, Rect::new(0, 0, width, height));
+    let position = ratatui::layout::Position::new(column, row);
+    let (region, area, selected) = if areas.list.contains(position) {
+        let visible = model.visible();
+        let selected = visible.iter().position(|&i| i == model.selected);
+        (Region::Debates, areas.list, selected)
+    } else if areas.detail.contains(position) {
+        let selected = model.selected_round().map(|r| r as usize - 1);
+        (Region::Detail, areas.detail, selected)
+    } else {
+        return None;
+    };
+    // A table inside a border, under one header row; scrolled just enough to show the selection.
+    let first_row = area.y + 2;
+    let shown = area.height.saturating_sub(3) as usize;
+    let offset = selected.map_or(0, |s| (s + 1).saturating_sub(shown));
+    let index = (row >= first_row && row < first_row + shown as u16)
+        .then(|| offset + usize::from(row - first_row));
+    Some((region, index))
+}
+
+/// How many rows the text of the current detail view takes from the selected round on, at the
+/// current screen size; `None` when the size is not known yet or the view is a table.
+pub fn detail_rows(model: &Model) -> Option<usize> {
+    let (width, height) = model.screen;
+    if width == 0 || height == 0 {
+        return None;
+    }
+    let detail = areas(model, Rect::new(0, 0, width, height)).detail;
+    match (model.view, text_view(model)) {
+        (_, Some(document)) => Some(document.rows(model, detail.width.saturating_sub(2))),
+        (DetailView::Format, None) => Some(format_view::rows(model, detail)),
+        (_, None) => None,
+    }
+}
+
+/// The current detail view's text, for the views read round by round.
+fn text_view(model: &Model) -> Option<document::Document<'static>> {
+    let build = match model.view {
+        DetailView::Transcript => transcript::document,
+        DetailView::Judge => judge::document,
+        DetailView::Trace => trace::document,
+        DetailView::Rounds | DetailView::Format => return None,
+    };
+    Some(document::of(model, model.view.title(), build))
+}
+
+fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let mut spans = vec![Span::raw(" ")];
+    for (i, view) in DetailView::ALL.iter().enumerate() {
+        let style = if *view == model.view {
+            theme.selection().patch(theme.title())
+        } else {
+            theme.muted()
+        };
+        spans.push(Span::styled(format!(" {} {} ", i + 1, view.title()), style));
+    }
+    spans.push(Span::styled("  v/V next/previous view", theme.muted()));
+    frame.render_widget(Line::from(spans), area);
 }
 
 fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
@@ -77,6 +211,11 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             theme.danger(),
         ),
     };
+    let access = if model.read_only {
+        Span::styled(" │ read-only", theme.warn())
+    } else {
+        Span::raw("")
+    };
     let line = Line::from(vec![
         Span::styled(" gavel ", theme.title()),
         Span::styled("│ ", theme.muted()),
@@ -86,6 +225,7 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         link,
         Span::styled("│ operator ", theme.muted()),
         Span::styled(one_line(&model.operator), theme.text()),
+        access,
         Span::styled(" │ ", theme.muted()),
         Span::styled(
             format!("{pending} pending"),
@@ -101,8 +241,26 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let line = match &model.flash {
-        Some(flash) => Line::styled(
+    let line = match (&model.overlay, &model.flash) {
+        (Some(Overlay::Filter), _) => Line::from(vec![
+            Span::styled(" filter /", theme.pending()),
+            Span::styled(one_line(&model.filter), theme.text()),
+            Span::styled("▏", theme.pending()),
+            Span::styled(
+                "  topic, id, persona, status · Enter keep · Esc clear",
+                theme.muted(),
+            ),
+        ]),
+        (Some(Overlay::Command(text)), _) => Line::from(vec![
+            Span::styled(" :", theme.pending()),
+            Span::styled(one_line(text), theme.text()),
+            Span::styled("▏", theme.pending()),
+            Span::styled(
+                "  debate id to jump to · q quits · Esc cancel",
+                theme.muted(),
+            ),
+        ]),
+        (_, Some(flash)) => Line::styled(
             format!(" {}", one_line(&flash.text)),
             if flash.error {
                 theme.danger()
@@ -110,8 +268,8 @@ fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 theme.ok()
             },
         ),
-        None => Line::styled(
-            " ↑↓ move  Enter drill in  Esc back  a accept  o override  e escalate  space pause  +/- speed  ? help",
+        (_, None) => Line::styled(
+            " ↑↓ move  Enter drill in  Tab focus  1-5 views  / filter  : jump  a accept  o override  e escalate  space pause  ? help",
             theme.muted(),
         ),
     };

@@ -1,28 +1,27 @@
 //! Windows over the console: help, the pick lists for override and escalation, the
-//! confirmation, a round's turns, and the calibration grid.
+//! confirmations of an action and of an unlock, the calibration grid and the shadow week.
+//! (The filter and command prompts are drawn in the footer.)
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
-use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListState, Paragraph, Wrap};
 
-use super::calibration;
-use super::format::{figure, inert, one_line, panel, ruling_style, thousands};
-use crate::app::{Chooser, Intent, KEYS, Model, Overlay};
+use super::format::{one_line, panel};
+use super::{calibration, shadow};
+use crate::app::{Action, Chooser, Intent, Model, Overlay};
 use crate::theme::Theme;
-
-/// Content beyond this many characters per turn is cut, with a note saying how much.
-const MAX_TURN_CHARS: usize = 20_000;
 
 pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame) {
     match overlay {
-        Overlay::Help => help(theme, frame),
+        Overlay::Help => help(model, theme, frame),
         Overlay::Choose(chooser) => choose(chooser, theme, frame),
         Overlay::Confirm(intent) => confirm(intent, theme, frame),
         Overlay::Note(intent) => note(intent, theme, frame),
-        Overlay::Round { number, scroll } => round(model, *number, *scroll, theme, frame),
+        Overlay::Unlock => unlock(theme, frame),
         Overlay::Calibration { scroll } => calibration::render(model, *scroll, theme, frame),
+        Overlay::ShadowWeek { scroll } => shadow::render(model, *scroll, theme, frame),
+        Overlay::Filter | Overlay::Command(_) => {}
     }
 }
 
@@ -37,17 +36,24 @@ fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
     cell
 }
 
-fn help(theme: &Theme, frame: &mut Frame) {
-    let area = centered(frame, 76, KEYS.len() as u16 + 2);
-    let lines: Vec<Line> = KEYS
+fn help(model: &Model, theme: &Theme, frame: &mut Frame) {
+    let area = centered(frame, 92, Action::ALL.len() as u16 + 3);
+    let mut lines: Vec<Line> = Action::ALL
         .iter()
-        .map(|(keys, what)| {
+        .map(|&action| {
             Line::from(vec![
-                Span::styled(format!(" {keys:<12}"), theme.pending()),
-                Span::styled(*what, theme.text()),
+                Span::styled(
+                    format!(" {:<16}", model.keymap.keys(action)),
+                    theme.pending(),
+                ),
+                Span::styled(action.describe(), theme.text()),
             ])
         })
         .collect();
+    lines.push(Line::styled(
+        " keys are remappable in the config's [keys] table; y confirms, n adds a note",
+        theme.muted(),
+    ));
     frame.render_widget(Clear, area);
     frame.render_widget(
         Paragraph::new(lines).block(panel("keys".to_owned(), theme, true)),
@@ -141,129 +147,24 @@ fn note(intent: &Intent, theme: &Theme, frame: &mut Frame) {
     );
 }
 
-fn round(model: &Model, number: u32, scroll: u16, theme: &Theme, frame: &mut Frame) {
-    let Some(debate) = model.selected_debate() else {
-        return;
-    };
-    let full = frame.area();
-    let area = centered(
-        frame,
-        full.width.saturating_sub(8),
-        full.height.saturating_sub(4),
-    );
-    let row = debate.round(number);
-    let mut lines: Vec<Line> = Vec::new();
-    for turn in &row.turns {
-        let mut head = vec![Span::styled(
-            one_line(&turn.agent_persona),
-            if turn.superseded {
-                theme
-                    .danger()
-                    .add_modifier(Modifier::CROSSED_OUT | Modifier::BOLD)
-            } else {
-                theme.title()
-            },
-        )];
-        if turn.superseded {
-            head.push(Span::styled("  superseded", theme.danger()));
-        }
-        if let Some(replaced) = &turn.metadata.replaces {
-            head.push(Span::styled(
-                format!("  replaces {}", one_line(replaced)),
-                theme.warn(),
-            ));
-        }
-        if let Some(aspect) = &turn.metadata.aspect {
-            head.push(Span::styled(
-                format!("  aspect {}", one_line(aspect)),
-                theme.muted(),
-            ));
-        }
-        if let Some(phase) = &turn.metadata.phase {
-            head.push(Span::styled(
-                format!("  {}", one_line(&phase.to_string())),
-                theme.muted(),
-            ));
-        }
-        head.push(Span::styled(
-            format!("  {} tokens", thousands(u64::from(turn.tokens_used))),
-            theme.muted(),
-        ));
-        for judgment in row
-            .judgments
-            .iter()
-            .filter(|j| j.agent_persona == turn.agent_persona)
-        {
-            head.push(Span::styled(
-                format!(
-                    "  judge {} {}",
-                    figure(judgment.score),
-                    one_line(&judgment.decision.to_string())
-                ),
-                ruling_style(theme, &judgment.decision),
-            ));
-        }
-        lines.push(Line::from(head));
-        let judged = row
-            .judgments
-            .iter()
-            .filter(|j| j.agent_persona == turn.agent_persona);
-        for issue in turn.issues.iter().chain(judged.flat_map(|j| &j.issues)) {
-            lines.push(Line::styled(
-                format!("⚠ {}", one_line(issue)),
-                theme.danger(),
-            ));
-        }
-        if let Some(warning) = &turn.metadata.judge_warning {
-            lines.push(Line::styled(
-                format!("⚠ {}", one_line(warning)),
-                theme.warn(),
-            ));
-        }
-        for judgment in row
-            .judgments
-            .iter()
-            .filter(|j| j.agent_persona == turn.agent_persona)
-        {
-            if !judgment.reasons.is_empty() {
-                let reasons: Vec<String> = judgment.reasons.iter().map(|r| one_line(r)).collect();
-                lines.push(Line::styled(
-                    format!("judge: {}", reasons.join(" · ")),
-                    theme.muted(),
-                ));
-            }
-        }
-        let content: String = turn.content.chars().take(MAX_TURN_CHARS).collect();
-        let style = if turn.superseded {
-            theme.muted()
-        } else {
-            theme.text()
-        };
-        lines.extend(
-            content
-                .lines()
-                .map(|l| Line::styled(inert(&l.replace('\t', "    ")), style)),
-        );
-        let total = turn.content.chars().count();
-        if total > MAX_TURN_CHARS {
-            lines.push(Line::styled(
-                format!(
-                    "… {} more characters not shown",
-                    thousands((total - MAX_TURN_CHARS) as u64)
-                ),
-                theme.warn(),
-            ));
-        }
-        lines.push(Line::raw(""));
-    }
-    let title = format!("{} · round {number}", one_line(&debate.session.id));
-    let block = panel(title, theme, true).title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
+fn unlock(theme: &Theme, frame: &mut Frame) {
+    let area = centered(frame, 64, 6);
+    let lines = vec![
+        Line::styled(
+            "This console was started read-only. Unlock accept, override and escalate?",
+            theme.text(),
+        ),
+        Line::from(vec![
+            Span::styled("[y]", theme.pending()),
+            Span::styled(" unlock    ", theme.text()),
+            Span::styled("any other key keeps it read-only", theme.muted()),
+        ]),
+    ];
     frame.render_widget(Clear, area);
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((scroll, 0))
-            .block(block),
+            .block(panel("unlock actions".to_owned(), theme, true)),
         area,
     );
 }

@@ -8,11 +8,18 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::format::{decision_style, figure, one_line, panel};
+use crate::app::{Action, Model};
 use crate::domain::Debate;
 use crate::domain::{ControllerDecision, ControllerMode, Reported, Signals};
 use crate::theme::Theme;
 
-pub fn render(debate: Option<&Debate>, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub fn render(
+    model: &Model,
+    debate: Option<&Debate>,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
     let Some(debate) = debate else {
         frame.render_widget(panel("decision".to_owned(), theme, false), area);
         return;
@@ -20,7 +27,7 @@ pub fn render(debate: Option<&Debate>, theme: &Theme, frame: &mut Frame, area: R
     let (title, lines) = match (debate.pending(), debate.latest_decision()) {
         (Some(pending), _) => (
             "pending decision".to_owned(),
-            pending_lines(debate, pending, theme),
+            pending_lines(model, debate, pending, theme),
         ),
         (None, Some(latest)) => (
             "latest decision".to_owned(),
@@ -83,6 +90,7 @@ fn headline<'a>(decision: &ControllerDecision, theme: &Theme) -> Vec<Span<'a>> {
 }
 
 fn pending_lines<'a>(
+    model: &Model,
     debate: &Debate,
     decision: &ControllerDecision,
     theme: &Theme,
@@ -107,15 +115,25 @@ fn pending_lines<'a>(
     head.push(Span::styled(format!("  ·  {mode}"), theme.muted()));
     let mut lines = vec![Line::from(head), signal_line(&decision.signals, theme)];
     lines.push(reason_line(&decision.signals, theme));
-    lines.push(Line::from(vec![
-        Span::styled("[a]", theme.pending()),
-        Span::styled(" accept   ", theme.text()),
-        Span::styled("[o]", theme.pending()),
-        Span::styled(" override   ", theme.text()),
-        Span::styled("[e]", theme.pending()),
-        Span::styled(" force escalation   ", theme.text()),
-        Span::styled("each confirmed with y", theme.muted()),
-    ]));
+    let key =
+        |action: Action| Span::styled(format!("[{}]", model.keymap.keys(action)), theme.pending());
+    lines.push(if model.read_only {
+        Line::from(vec![
+            Span::styled("read-only: ", theme.warn()),
+            key(Action::Unlock),
+            Span::styled(" unlocks actions (asks to confirm)", theme.text()),
+        ])
+    } else {
+        Line::from(vec![
+            key(Action::Accept),
+            Span::styled(" accept   ", theme.text()),
+            key(Action::Override),
+            Span::styled(" override   ", theme.text()),
+            key(Action::Escalate),
+            Span::styled(" force escalation   ", theme.text()),
+            Span::styled("each confirmed with y", theme.muted()),
+        ])
+    });
     lines
 }
 

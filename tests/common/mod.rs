@@ -89,7 +89,7 @@ pub fn demo_model() -> (Model, Vec<DebateRun>) {
     for fixture in Fixture::bundled().unwrap() {
         let mut run = DebateRun::new(fixture, Arc::new(Config::default()), ids.clone());
         for change in play(&mut run, 20) {
-            update(&mut model, Event::Store(change));
+            update(&mut model, Event::Store(Box::new(change)));
         }
         runs.push(run);
     }

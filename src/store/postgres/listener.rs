@@ -163,7 +163,7 @@ async fn current_mark(client: &tokio_postgres::Client) -> Result<Watermark> {
 fn forward(events: &UnboundedSender<Event>, rows: Vec<Change>) -> Result<()> {
     for row in rows {
         events
-            .send(Event::Store(row))
+            .send(Event::Store(Box::new(row)))
             .map_err(|_| anyhow!("console gone"))?;
     }
     Ok(())

@@ -1,0 +1,97 @@
+//! A detail view read as text, round by round (transcript, judge, trace): it starts at the
+//! selected round, so a live debate shows its latest round until the operator moves, and
+//! scrolls from there by `Model::detail_scroll` wrapped rows.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::format::{one_line, panel};
+use crate::app::Model;
+use crate::domain::Debate;
+
+/// One round's lines.
+pub struct Section<'a> {
+    pub round: u32,
+    pub lines: Vec<Line<'a>>,
+}
+
+/// A view's text: lines always shown on top, then the rounds.
+pub struct Document<'a> {
+    pub title: String,
+    pub head: Vec<Line<'a>>,
+    pub sections: Vec<Section<'a>>,
+}
+
+/// The document `build` makes of the selected debate, or one saying no debate is selected.
+pub fn of(
+    model: &Model,
+    view: &str,
+    build: fn(&Model, &Debate) -> Document<'static>,
+) -> Document<'static> {
+    match model.selected_debate() {
+        Some(debate) => build(model, debate),
+        None => Document {
+            title: view.to_owned(),
+            head: vec![Line::styled("no debate selected", model.theme.muted())],
+            sections: Vec::new(),
+        },
+    }
+}
+
+impl<'a> Document<'a> {
+    /// The lines from the selected round on.
+    fn body(&self, model: &Model) -> Vec<Line<'a>> {
+        let from = model.selected_round().unwrap_or(1);
+        self.sections
+            .iter()
+            .filter(|s| s.round >= from)
+            .flat_map(|s| s.lines.iter().cloned())
+            .collect()
+    }
+
+    /// Rows the body takes, wrapped at `width`.
+    pub fn rows(&self, model: &Model, width: u16) -> usize {
+        Paragraph::new(self.body(model))
+            .wrap(Wrap { trim: false })
+            .line_count(width)
+    }
+
+    pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
+        let theme = &model.theme;
+        let from = model.selected_round().unwrap_or(1);
+        let earlier = self.sections.iter().filter(|s| s.round < from).count();
+        let hint = match earlier {
+            0 => " ↑↓ PgUp PgDn scroll ".to_owned(),
+            n => {
+                format!(" from round {from} · {n} earlier rounds: ↑ at the top, Home for round 1 ")
+            }
+        };
+        let block = panel(one_line(&self.title), theme, focused).title_bottom(hint);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let head_height = Paragraph::new(self.head.clone())
+            .wrap(Wrap { trim: false })
+            .line_count(inner.width)
+            .min(usize::from(inner.height / 2)) as u16;
+        let [head, body] =
+            Layout::vertical([Constraint::Length(head_height), Constraint::Fill(1)]).areas(inner);
+        frame.render_widget(
+            Paragraph::new(self.head.clone()).wrap(Wrap { trim: false }),
+            head,
+        );
+        let lines = self.body(model);
+        if lines.is_empty() {
+            frame.render_widget(Paragraph::new("nothing yet").style(theme.muted()), body);
+            return;
+        }
+        let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+        let last = paragraph.line_count(body.width).saturating_sub(1);
+        let scroll = (model.detail_scroll.max(0) as usize).min(last);
+        frame.render_widget(
+            paragraph.scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+            body,
+        );
+    }
+}

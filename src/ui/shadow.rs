@@ -1,0 +1,128 @@
+//! The shadow-week window: for each shadow-mode debate on screen, where the controller would
+//! have stopped against where the fixed loop stopped, the tokens that stop would have saved and
+//! the operators' agreement with the controller; the rollup across debates on top.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
+
+use super::format::{below_header, one_line, panel, thousands};
+use crate::app::Model;
+use crate::audit::{ShadowRow, ShadowWeek};
+use crate::text::widths;
+use crate::theme::Theme;
+
+const HEADER: [&str; 6] = [
+    "debate",
+    "fixed loop",
+    "controller would stop",
+    "tokens",
+    "would save",
+    "labels agreed",
+];
+
+pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
+    let area = below_header(frame.area());
+    let week = ShadowWeek::of(model.debates.iter());
+    let stopped = week.rows.iter().filter(|r| r.would_stop.is_some()).count();
+    let mut notes = vec![
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    "{} shadow debates · the controller would have stopped {stopped} early · ",
+                    week.rows.len()
+                ),
+                theme.text(),
+            ),
+            Span::styled(
+                format!(
+                    "{} of {} tokens ({:.1}%) would have been saved",
+                    thousands(week.tokens_saved),
+                    thousands(week.tokens),
+                    week.saved_share() * 100.0
+                ),
+                theme.ok(),
+            ),
+        ]),
+        Line::styled(
+            match week.agreement() {
+                Some(rate) => format!(
+                    "operators agreed with the controller on {} of {} labels ({:.0}%)",
+                    week.agreed,
+                    week.labels,
+                    rate * 100.0
+                ),
+                None => "no operator labels yet: accept, override or escalate a shadow decision to label it".to_owned(),
+            },
+            theme.text(),
+        ),
+        Line::styled(
+            "would stop: the controller's first stop decision · would save: tokens spent after it · agreed: labels of the same kind (stop, continue, escalate) as the controller's decision",
+            theme.muted(),
+        ),
+    ];
+    if let Some(first) = week.issues.first() {
+        notes.push(Line::styled(
+            format!(
+                "⚠ {} labels unreadable, first: {}",
+                week.issues.len(),
+                one_line(first)
+            ),
+            theme.warn(),
+        ));
+    }
+    let cells: Vec<Vec<String>> = week.rows.iter().map(cells).collect();
+    let widths: Vec<Constraint> = widths(&HEADER, &cells)
+        .into_iter()
+        .map(|w| Constraint::Length(w as u16))
+        .collect();
+    let rows = week.rows.iter().zip(cells).map(|(row, cells)| {
+        let style = if row.would_stop.is_some() {
+            theme.text()
+        } else {
+            theme.muted()
+        };
+        Row::new(cells).style(style)
+    });
+    let table = Table::new(rows, widths)
+        .header(Row::new(HEADER).style(theme.title()))
+        .column_spacing(2);
+    let block = panel("shadow week".to_owned(), theme, true)
+        .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
+    let inner = block.inner(area);
+    let notes_height = Paragraph::new(notes.clone())
+        .wrap(Wrap { trim: true })
+        .line_count(inner.width) as u16;
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(notes_height + 1), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
+    let mut state = TableState::default().with_offset(usize::from(scroll));
+    frame.render_stateful_widget(table, bottom, &mut state);
+}
+
+fn cells(row: &ShadowRow) -> Vec<String> {
+    let fixed = if row.running {
+        format!("round {} (running)", row.rounds_run)
+    } else {
+        format!("round {}", row.rounds_run)
+    };
+    let would = match row.would_stop {
+        Some((round, decision)) => format!("round {round}: {decision}"),
+        None => "never".to_owned(),
+    };
+    vec![
+        one_line(&row.session_id),
+        fixed,
+        would,
+        thousands(row.tokens),
+        format!(
+            "{} ({:.0}%)",
+            thousands(row.tokens_saved),
+            row.saved_share() * 100.0
+        ),
+        format!("{}/{}", row.agreed, row.labels),
+    ]
+}

@@ -1,0 +1,103 @@
+//! The trace view — "why did this debate stop at round X?": the ending on top, then every
+//! controller decision with its three signals against the thresholds it used, its reasons, and
+//! the operator action on it with who took it. The same [`Trace`] `gavel trace` prints.
+
+use ratatui::text::{Line, Span};
+
+use super::document::{Document, Section};
+use super::format::{decision_style, one_line, thousands};
+use crate::app::Model;
+use crate::audit::Trace;
+use crate::domain::Debate;
+use crate::domain::Reported;
+
+pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
+    let theme = &model.theme;
+    let trace = Trace::of(debate);
+    let mut head = vec![
+        Line::styled(
+            format!(
+                "{} · {} · {} rounds of max {} · {} of {} tokens",
+                one_line(&trace.controller_mode),
+                one_line(&trace.status),
+                trace.rounds_run,
+                trace.max_rounds,
+                thousands(trace.tokens_used),
+                thousands(trace.token_budget)
+            ),
+            theme.muted(),
+        ),
+        Line::styled(one_line(&trace.ending), theme.title()),
+    ];
+    head.extend(
+        trace
+            .issues
+            .iter()
+            .map(|i| Line::styled(format!("⚠ {}", one_line(i)), theme.danger())),
+    );
+    let labels = [
+        "",
+        "",
+        "similarity ",
+        "verdict ",
+        "new claims ",
+        "operator ",
+    ];
+    let sections = trace
+        .rounds
+        .iter()
+        .map(|round| {
+            let cells = round.cells();
+            let decision = Reported::parse(round.decision.as_deref().unwrap_or("-"));
+            let mut first = vec![
+                Span::styled(format!("round {:<3}", cells[0]), theme.muted()),
+                Span::styled(
+                    format!("{:<22}", cells[1]),
+                    decision_style(theme, &decision),
+                ),
+            ];
+            for (label, cell) in labels.iter().zip(&cells).skip(2) {
+                if cell.is_empty() {
+                    continue;
+                }
+                first.push(Span::styled(format!("  {label}"), theme.muted()));
+                let style = if cell.ends_with('✗') {
+                    theme.danger()
+                } else if cell.ends_with('✓') {
+                    theme.ok()
+                } else {
+                    theme.text()
+                };
+                first.push(Span::styled(cell.clone(), style));
+            }
+            let mut lines = vec![Line::from(first)];
+            lines.extend(
+                round
+                    .reasons
+                    .iter()
+                    .map(|r| Line::styled(format!("    - {}", one_line(r)), theme.text())),
+            );
+            if let Some(abort) = &round.judge_abort {
+                lines.push(Line::styled(
+                    format!("    - judge aborted the debate: {}", one_line(abort)),
+                    theme.danger(),
+                ));
+            }
+            if let Some(note) = round.action.as_ref().and_then(|a| a.note.as_deref()) {
+                lines.push(Line::styled(
+                    format!("    - operator note: {}", one_line(note)),
+                    theme.accent(),
+                ));
+            }
+            Section {
+                round: round.round,
+                lines,
+            }
+        })
+        .collect();
+    Document {
+        title: format!("trace · {}", one_line(&debate.session.id)),
+        head,
+        sections,
+    }
+}
