@@ -171,14 +171,17 @@ impl Theme {
     }
 }
 
-/// Watches a theme file; after each burst of edits calls `changed` with the theme it now holds
-/// or why it cannot be used. Watching stops when the returned value is dropped.
+/// Watches a theme file; after each burst of edits that changed its text calls `changed` with
+/// the theme it now holds or why it cannot be used. Watching stops when the returned value is
+/// dropped.
 pub fn watch(
     path: &Path,
     changed: impl Fn(Result<Theme, String>) + Send + 'static,
 ) -> Result<Debouncer<notify::RecommendedWatcher>> {
     let file = path.to_owned();
     let name = path.file_name().map(ToOwned::to_owned);
+    // Reading the file is itself an event on some systems: only a change of text counts.
+    let mut last = std::fs::read_to_string(path).ok();
     let mut debouncer = new_debouncer(
         Duration::from_millis(150),
         move |events: DebounceEventResult| {
@@ -189,9 +192,20 @@ pub fn watch(
                     return;
                 }
             };
-            if touched {
-                changed(Theme::read(&file).map_err(|e| format!("{e:#}")));
+            if !touched {
+                return;
             }
+            let text = std::fs::read_to_string(&file);
+            if text.as_ref().ok() == last.as_ref() {
+                return;
+            }
+            last = text.as_ref().ok().cloned();
+            changed(match text {
+                Ok(text) => {
+                    Theme::parse(&text, &file.display().to_string()).map_err(|e| format!("{e:#}"))
+                }
+                Err(e) => Err(format!("cannot read theme {}: {e}", file.display())),
+            });
         },
     )
     .with_context(|| format!("cannot watch {}", path.display()))?;

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gavel::app::{Action, Keymap};
 use gavel::config::Config;
 use gavel::theme::Theme;
 
@@ -35,6 +37,27 @@ fn a_valid_file_overrides_the_defaults_it_names() {
         .map(|a| a.values.clone())
         .collect();
     assert_eq!(axes, vec![vec![0.85, 0.9, 0.95], vec![0.6, 0.75]]);
+    assert_eq!(config.ui.theme, "light");
+    assert!(config.ui.mouse);
+    let press = |c: char, modifiers: KeyModifiers| KeyEvent::new(KeyCode::Char(c), modifiers);
+    assert_eq!(
+        config.keys.action(&press('A', KeyModifiers::SHIFT)),
+        Some(Action::Accept)
+    );
+    assert_eq!(
+        config.keys.action(&press('a', KeyModifiers::NONE)),
+        None,
+        "a rebound action loses its default key"
+    );
+    assert_eq!(
+        config.keys.action(&press('q', KeyModifiers::CONTROL)),
+        Some(Action::Quit)
+    );
+    assert_eq!(
+        config.keys.action(&press('o', KeyModifiers::NONE)),
+        Some(Action::Override),
+        "actions not named keep their defaults"
+    );
 }
 
 #[test]
@@ -77,6 +100,19 @@ fn invalid_files_say_where_and_what() {
             && grid.contains("\"novelty=1:3\": values are start:end:step"),
         "{grid}"
     );
+    let conflict = error("key_conflict");
+    assert!(
+        conflict.contains("key_conflict.toml")
+            && conflict.contains("key a is bound to both accept and override"),
+        "{conflict}"
+    );
+    let action = error("unknown_action");
+    assert!(
+        action.contains("unknown action \"acept\"") && action.contains("accept, override"),
+        "{action}"
+    );
+    let key = error("bad_key");
+    assert!(key.contains("\"hyper-a\" is not a key"), "{key}");
     let pace = error("negative_pace");
     assert!(pace.contains("[simulator] turn_interval_secs -1"), "{pace}");
     let missing = format!(
@@ -105,4 +141,71 @@ fn the_bundled_theme_parses_and_a_broken_one_is_refused() {
         .replace("series = \"#81a1c1\"", "");
     let error = format!("{:#}", Theme::parse(&missing, "mine.toml").unwrap_err());
     assert!(error.contains("missing field `series`"), "{error}");
+}
+
+#[test]
+fn every_bundled_theme_loads_by_name_and_a_file_by_path() {
+    for name in ["dark", "light", "high-contrast"] {
+        let (theme, file) = Theme::load(name).unwrap();
+        assert_eq!(theme.name, name);
+        assert_eq!(
+            file,
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("themes/{name}.toml"))),
+            "the checkout's file is the one watched"
+        );
+        assert_eq!(
+            theme,
+            Theme::bundled(name).unwrap(),
+            "the embedded copy matches"
+        );
+    }
+    let (theme, file) = Theme::load("tests/data/themes/valid.toml").unwrap();
+    assert_eq!(theme.name, "valid");
+    assert_eq!(
+        file.as_deref(),
+        Some(Path::new("tests/data/themes/valid.toml"))
+    );
+    let unknown = format!("{:#}", Theme::load("solarized").unwrap_err());
+    assert!(
+        unknown.contains("no theme \"solarized\"")
+            && unknown.contains("dark, light, high-contrast"),
+        "{unknown}"
+    );
+}
+
+#[test]
+fn invalid_theme_files_say_which_file_and_what() {
+    let role = format!(
+        "{:#}",
+        Theme::load("tests/data/themes/unknown_role.toml").unwrap_err()
+    );
+    assert!(
+        role.contains("unknown_role.toml") && role.contains("unknown field `sparkle`"),
+        "{role}"
+    );
+    let syntax = format!(
+        "{:#}",
+        Theme::load("tests/data/themes/not_toml.toml").unwrap_err()
+    );
+    assert!(syntax.contains("not_toml.toml: invalid theme"), "{syntax}");
+    let absent = format!(
+        "{:#}",
+        Theme::load("tests/data/themes/absent.toml").unwrap_err()
+    );
+    assert!(
+        absent.contains("cannot read theme tests/data/themes/absent.toml"),
+        "{absent}"
+    );
+}
+
+#[test]
+fn the_help_lists_every_action_with_its_default_keys() {
+    let keymap = Keymap::default();
+    assert_eq!(keymap.keys(Action::Up), "up k");
+    assert_eq!(keymap.keys(Action::Pause), "space");
+    assert_eq!(keymap.keys(Action::Unlock), "U");
+    for action in Action::ALL {
+        assert_eq!(action.name().parse::<Action>().unwrap(), *action);
+        assert!(!keymap.keys(*action).is_empty());
+    }
 }

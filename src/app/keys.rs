@@ -180,14 +180,6 @@ impl fmt::Display for Key {
     }
 }
 
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        String::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
-}
-
 /// The `[keys]` table as written: an action's name and the key or keys that replace its
 /// defaults.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -197,8 +189,8 @@ pub struct KeyOverrides(BTreeMap<String, OneOrMany>);
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 enum OneOrMany {
-    One(Key),
-    Many(Vec<Key>),
+    One(String),
+    Many(Vec<String>),
 }
 
 /// Which action each key asks for.
@@ -233,9 +225,13 @@ impl Keymap {
         for (name, keys) in &overrides.0 {
             let action: Action = name.parse()?;
             let keys = match keys {
-                OneOrMany::One(key) => vec![*key],
-                OneOrMany::Many(keys) => keys.clone(),
+                OneOrMany::One(key) => std::slice::from_ref(key),
+                OneOrMany::Many(keys) => keys.as_slice(),
             };
+            let keys = keys
+                .iter()
+                .map(|k| k.parse().map_err(|e| format!("{name}: {e}")))
+                .collect::<Result<Vec<Key>, String>>()?;
             if keys.is_empty() {
                 return Err(format!("{name} has no key: every action needs one"));
             }

@@ -185,7 +185,7 @@ fn extended(debate: &Debate, theme: &Theme) -> Vec<Line<'static>> {
     {
         return Vec::new();
     }
-    let mut spans = vec![Span::styled("extended · complexity ", theme.muted())];
+    let mut spans = vec![Span::styled("complexity ", theme.muted())];
     spans.push(Span::styled(
         meta.complexity
             .map_or("—".to_owned(), |c| format!("{c:.2}")),
