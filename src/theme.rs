@@ -69,9 +69,15 @@ pub struct Theme {
 }
 
 impl Theme {
-    /// Parses a theme file's text; `origin` names it in errors.
+    /// Parses a theme file's text; `origin` names it in errors, with the line at fault.
     pub fn parse(text: &str, origin: &str) -> Result<Theme> {
-        toml::from_str(text).with_context(|| format!("{origin}: invalid theme"))
+        toml::from_str(text).map_err(|e| {
+            let at = match e.span() {
+                Some(span) => format!(":{}", text[..span.start].matches('\n').count() + 1),
+                None => String::new(),
+            };
+            anyhow::anyhow!("{origin}{at}: invalid theme: {}", e.message().trim())
+        })
     }
 
     /// The built-in default, `themes/dark.toml`.

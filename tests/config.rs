@@ -133,7 +133,7 @@ fn the_bundled_theme_parses_and_a_broken_one_is_refused() {
         .replace("#bf616a", "blood");
     let error = format!("{:#}", Theme::parse(&broken, "mine.toml").unwrap_err());
     assert!(
-        error.contains("mine.toml") && error.contains("\"blood\" is not a colour"),
+        error.contains("mine.toml:14: invalid theme: \"blood\" is not a colour"),
         "{error}"
     );
     let missing = std::fs::read_to_string("themes/dark.toml")
@@ -187,7 +187,10 @@ fn invalid_theme_files_say_which_file_and_what() {
         "{:#}",
         Theme::load("tests/data/themes/not_toml.toml").unwrap_err()
     );
-    assert!(syntax.contains("not_toml.toml: invalid theme"), "{syntax}");
+    assert!(
+        syntax.contains("not_toml.toml:2: invalid theme"),
+        "{syntax}"
+    );
     let absent = format!(
         "{:#}",
         Theme::load("tests/data/themes/absent.toml").unwrap_err()

@@ -2,7 +2,8 @@
 //! their signal columns, a pending decision is accepted with `a` then `y` and the debate moves
 //! on, `?` shows the keys, and `q` leaves the terminal as it found it. `gavel watch` on a
 //! throwaway PostgreSQL: rows written by plain SQL appear, an action taken on screen lands in
-//! the database, a racing operator's action shows, and the feed survives a server restart.
+//! the database, a racing operator's action shows, and the feed survives a server restart. A
+//! theme file edited while the demo runs recolours it; a broken edit keeps the colours.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -55,6 +56,11 @@ impl Tmux {
 
     fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", "smoke"])
+    }
+
+    /// The screen with its colours, as escape sequences.
+    fn coloured_screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-e", "-t", "smoke"])
     }
 
     fn keys(&self, keys: &str) {
@@ -282,6 +288,52 @@ fn watch_in_tmux_against_a_live_database() {
     tmux.wait_for("the round written after the restart", |s| {
         s.contains("theorist ethicist") || s.contains("+ethicist")
     });
+
+    tmux.keys("q");
+    tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));
+}
+
+#[test]
+fn a_theme_edit_shows_without_a_restart() {
+    let binary = env!("CARGO_BIN_EXE_gavel");
+    let tmux = Tmux::new();
+    let theme = tmux.dir.join("mine.toml");
+    let dark = std::fs::read_to_string("themes/dark.toml").unwrap();
+    std::fs::write(&theme, &dark).unwrap();
+    tmux.start(&format!(
+        "{binary} demo --speed 16 --theme {} --log-dir {}; echo gavel-exited-$?; sleep 30",
+        theme.display(),
+        tmux.dir.join("logs").display()
+    ));
+    // Ordinary text is #d8dee9 in the dark theme: 24-bit colour 216;222;233.
+    let dark_text = "38;2;216;222;233";
+    tmux.wait_for("the console in the dark theme's colours", |_| {
+        tmux.coloured_screen().contains(dark_text)
+    });
+
+    std::fs::write(
+        &theme,
+        dark.replace("name = \"dark\"", "name = \"edited\"")
+            .replace("text = \"#d8dee9\"", "text = \"#ff8000\""),
+    )
+    .unwrap();
+    tmux.wait_for("the edit to apply", |s| s.contains("theme edited applied"));
+    let coloured = tmux.coloured_screen();
+    assert!(
+        coloured.contains("38;2;255;128;0"),
+        "the new text colour is drawn"
+    );
+    assert!(!coloured.contains(dark_text), "the old one is gone");
+
+    std::fs::write(&theme, dark.replace("#bf616a", "blood")).unwrap();
+    let refused = tmux.wait_for("the broken edit to be refused", |s| {
+        s.contains("theme not applied, keeping edited")
+    });
+    assert!(refused.contains("is not a colour"), "{refused}");
+    assert!(
+        tmux.coloured_screen().contains("38;2;255;128;0"),
+        "colours kept"
+    );
 
     tmux.keys("q");
     tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));

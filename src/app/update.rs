@@ -73,7 +73,7 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             model.theme = *theme;
         }
         Event::Theme(Err(why)) => {
-            let kept = format!("{why} — keeping theme {}", model.theme.name);
+            let kept = format!("theme not applied, keeping {}: {why}", model.theme.name);
             model.flash(kept, true);
         }
         Event::Mouse(mouse) if model.mouse => on_mouse(model, mouse),
