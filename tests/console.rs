@@ -443,7 +443,7 @@ fn a_theme_event_applies_and_a_broken_one_keeps_the_previous_theme() {
     assert!(flash.error);
     assert_eq!(
         flash.text,
-        "mine.toml: invalid theme: no — keeping theme light"
+        "theme not applied, keeping light: mine.toml: invalid theme: no"
     );
 }
 
