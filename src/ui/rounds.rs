@@ -30,43 +30,49 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
     );
     let threshold = model.controller.similarity_threshold;
     let mut seen: Vec<&str> = Vec::new();
-    let rows: Vec<Row> = debate
+    let rows: Vec<Vec<Cell>> = debate
         .rounds()
         .iter()
         .map(|round| {
-            let row = row(round, &seen, threshold, theme);
+            let row = cells(round, &seen, threshold, theme);
             seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
             row
         })
         .collect();
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(3),
-            Constraint::Fill(5),
-            Constraint::Length(5),
-            Constraint::Fill(2),
-            Constraint::Length(4),
-            Constraint::Length(17),
-            Constraint::Length(20),
-            Constraint::Length(16),
-        ],
-    )
-    .header(
-        Row::new([
-            "#",
-            "persona(s)",
-            "sim",
-            "verdict",
-            "new",
-            "judge",
-            "controller",
-            "operator",
-        ])
-        .style(theme.muted()),
-    )
-    .row_highlight_style(theme.selection())
-    .block(panel(title, theme, focused));
+    // Narrow screens leave out the operator column: the decision panel shows the resolution.
+    let wide = area.width >= 120;
+    let mut widths = vec![
+        Constraint::Length(3),
+        Constraint::Fill(5),
+        Constraint::Length(5),
+        Constraint::Fill(2),
+        Constraint::Length(4),
+        Constraint::Length(if wide { 17 } else { 13 }),
+        Constraint::Length(20),
+        Constraint::Length(16),
+    ];
+    let mut header = vec![
+        "#",
+        "persona(s)",
+        "sim",
+        "verdict",
+        "new",
+        "judge",
+        "controller",
+        "operator",
+    ];
+    let mut rows = rows;
+    if !wide {
+        widths.pop();
+        header.pop();
+        rows.iter_mut().for_each(|cells| {
+            cells.pop();
+        });
+    }
+    let table = Table::new(rows.into_iter().map(Row::new), widths)
+        .header(Row::new(header).style(theme.muted()))
+        .row_highlight_style(theme.selection())
+        .block(panel(title, theme, focused));
     let selected = model.selected_round().map(|r| r as usize - 1);
     let mut state = TableState::default().with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
@@ -74,7 +80,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
 
 /// One round's cells; `seen` holds the personas of earlier rounds, so that one who joins later
 /// (an escalation, a replacement) is marked `+`.
-fn row<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme) -> Row<'a> {
+fn cells<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme) -> Vec<Cell<'a>> {
     let personas: Vec<Span> = round
         .turns
         .iter()
@@ -145,7 +151,7 @@ fn row<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme) -
         None if round.decision.is_some() => Span::styled("·", theme.muted()),
         None => Span::raw(""),
     };
-    Row::new(vec![
+    vec![
         Cell::from(Line::from(round.number.to_string()).right_aligned()),
         Cell::from(Line::from(personas)),
         Cell::from(Span::styled(figure(similarity), similarity_style)),
@@ -154,5 +160,5 @@ fn row<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme) -
         Cell::from(judge),
         Cell::from(controller),
         Cell::from(operator),
-    ])
+    ]
 }
