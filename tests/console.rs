@@ -498,6 +498,11 @@ fn the_shadow_week_adds_up_the_shadow_debates() {
     assert_eq!(week.tokens_saved, 3000);
     assert_eq!(week.tokens, week.rows.iter().map(|r| r.tokens).sum::<u64>());
     assert_eq!(week.agreement(), Some(0.5));
+    assert_eq!(
+        week.stopped_early(),
+        1,
+        "a stop at the last round is not early"
+    );
 }
 
 #[test]

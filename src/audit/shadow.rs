@@ -55,6 +55,14 @@ impl ShadowWeek {
         week
     }
 
+    /// Debates the controller would have stopped before the fixed loop did.
+    pub fn stopped_early(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.would_stop.is_some_and(|(round, _)| round < r.rounds_run))
+            .count()
+    }
+
     /// Share of all shadow tokens that would have been saved.
     pub fn saved_share(&self) -> f64 {
         share(self.tokens_saved, self.tokens)

@@ -25,7 +25,7 @@ const HEADER: [&str; 6] = [
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
     let week = ShadowWeek::of(model.debates.iter());
-    let stopped = week.rows.iter().filter(|r| r.would_stop.is_some()).count();
+    let stopped = week.stopped_early();
     let mut notes = vec![
         Line::from(vec![
             Span::styled(
