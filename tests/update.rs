@@ -187,9 +187,16 @@ fn playback_keys() {
 fn help_opens_with_question_mark_and_any_key_closes_it() {
     let (mut model, _) = demo_model();
     update(&mut model, char('?'));
-    assert_eq!(model.overlay, Some(Overlay::Help));
+    assert_eq!(model.overlay, Some(Overlay::Help { scroll: 0 }));
     update(&mut model, key(KeyCode::Down));
+    assert_eq!(
+        model.overlay,
+        Some(Overlay::Help { scroll: 1 }),
+        "the arrows scroll a help longer than the screen"
+    );
+    update(&mut model, char('x'));
     assert!(model.overlay.is_none());
+    update(&mut model, char('?'));
     update(&mut model, char('q'));
     assert!(model.quit);
 }

@@ -181,7 +181,10 @@ impl Chooser {
 /// A window over the console.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
-    Help,
+    /// The keys, scrolled by `scroll` lines (on a short terminal they do not all fit).
+    Help {
+        scroll: u16,
+    },
     Choose(Chooser),
     Confirm(Intent),
     /// Typing the note for an intent; back to its confirmation on Enter.

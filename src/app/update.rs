@@ -92,7 +92,9 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     let action = model.keymap.action(&key);
     match model.overlay.take() {
         None => return action.map_or_else(Vec::new, |a| on_action(model, a)),
-        Some(Overlay::Help) => model.quit = action == Some(Action::Quit),
+        Some(Overlay::Help { scroll }) => {
+            model.overlay = scrolled(model, action, scroll).map(|scroll| Overlay::Help { scroll });
+        }
         Some(Overlay::Note(mut intent)) => {
             let note = intent.note.get_or_insert_with(String::new);
             match edit(note, &key, Intent::MAX_NOTE) {
@@ -209,7 +211,7 @@ fn scrolled(model: &mut Model, action: Option<Action>, scroll: u16) -> Option<u1
 fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
     match action {
         Action::Quit => model.quit = true,
-        Action::Help => model.overlay = Some(Overlay::Help),
+        Action::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::Calibration => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
         Action::ShadowWeek => model.overlay = Some(Overlay::ShadowWeek { scroll: 0 }),
         Action::Filter => model.overlay = Some(Overlay::Filter),
@@ -239,10 +241,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
                     model.select(first);
                 }
             }
-            Focus::Detail => {
-                model.round_cursor = Some(1);
-                model.detail_scroll = 0;
-            }
+            Focus::Detail => move_round(model, i32::MIN),
         },
         Action::SwitchFocus => {
             model.focus = match model.focus {
@@ -420,7 +419,10 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
         _ => return,
     };
     if let Some(overlay) = &mut model.overlay {
-        if let Overlay::Calibration { scroll } | Overlay::ShadowWeek { scroll } = overlay {
+        if let Overlay::Help { scroll }
+        | Overlay::Calibration { scroll }
+        | Overlay::ShadowWeek { scroll } = overlay
+        {
             *scroll = scroll.saturating_add_signed(step as i16);
         }
         return;

@@ -14,7 +14,7 @@ use crate::theme::Theme;
 
 pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame) {
     match overlay {
-        Overlay::Help => help(model, theme, frame),
+        Overlay::Help { scroll } => help(model, *scroll, theme, frame),
         Overlay::Choose(chooser) => choose(chooser, theme, frame),
         Overlay::Confirm(intent) => confirm(intent, theme, frame),
         Overlay::Note(intent) => note(intent, theme, frame),
@@ -36,7 +36,7 @@ fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
     cell
 }
 
-fn help(model: &Model, theme: &Theme, frame: &mut Frame) {
+fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = centered(frame, 92, Action::ALL.len() as u16 + 3);
     let mut lines: Vec<Line> = Action::ALL
         .iter()
@@ -54,9 +54,16 @@ fn help(model: &Model, theme: &Theme, frame: &mut Frame) {
         " keys are remappable in the config's [keys] table; y confirms, n adds a note",
         theme.muted(),
     ));
+    let mut block = panel("keys".to_owned(), theme, true);
+    if lines.len() as u16 > area.height.saturating_sub(2) {
+        block = block.title_bottom(" ↑↓ scroll · q quit · any other key closes ");
+    }
+    let last = (lines.len() as u16).saturating_sub(area.height.saturating_sub(2));
     frame.render_widget(Clear, area);
     frame.render_widget(
-        Paragraph::new(lines).block(panel("keys".to_owned(), theme, true)),
+        Paragraph::new(lines)
+            .scroll((scroll.min(last), 0))
+            .block(block),
         area,
     );
 }
