@@ -1005,3 +1005,50 @@ async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn panel_and_extended_metadata_written_by_sql_reach_the_format_view() {
+    let server = server();
+    let (target, mut client) = database(&server, "formats").await;
+    migrate(&mut client).await.unwrap();
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used, metadata) \
+                 VALUES ('p', 'Panel?', 'shadow', '[\"a\", \"b\"]', 10000, 2000, \
+                 '{\"format\": \"panel\", \"aspects\": [\"cost\"], \"complexity\": 0.4, \"agent_count\": 4, \"cost_usd\": 1.5, \"budget_usd\": 1.0}');
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, metadata) VALUES \
+                 ('p', 1, 'a', E'Yes.\\nVERDICT: build it', 1000, '{\"phase\": \"opening\"}'), \
+                 ('p', 1, 'b', E'No.\\nVERDICT: wait', 1000, '{\"phase\": \"opening\"}'), \
+                 ('p', 2, 'a', E'Fine.\\nVERDICT: wait', 500, \
+                   '{\"aspect\": \"cost\", \"cruxes\": [{\"claim\": \"Is the price falling?\", \"type\": \"empirical\", \"between\": [\"a\", \"b\"]}, \
+                                                      {\"claim\": \"Who pays?\", \"type\": \"moral\"}]}');",
+        )
+        .await
+        .unwrap();
+    let mut console = Console::attach(target);
+    console
+        .until("the panel's rows", |m| {
+            m.debate("p").is_some_and(|d| d.turns.len() == 3)
+        })
+        .await;
+    let mut model = console.model.clone();
+    model.select(model.debates.position("p").unwrap());
+    update(
+        &mut model,
+        Event::Key(crossterm::event::KeyCode::Char('5').into()),
+    );
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    terminal.draw(|f| gavel::ui::view(&model, f)).unwrap();
+    let screen = terminal.backend().to_string();
+    for shown in [
+        "complexity 0.40 · agents 4 (expected 3 or 5) · cost $1.50 of $1.00 (150%)",
+        "cost                round 2",
+        "opening             round 1",
+        "r1  build it: a  ✕  wait: b",
+        " empirical   Is the price falling?",
+        "unknown type \"moral\"",
+        "a                     build it → wait  shifted",
+    ] {
+        assert!(screen.contains(shown), "{shown:?} missing:\n{screen}");
+    }
+}
