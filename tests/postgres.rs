@@ -106,6 +106,13 @@ async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>) {
         .unwrap();
 }
 
+/// The console drawn at 160x48, as text.
+fn screen(model: &Model) -> String {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    terminal.draw(|f| gavel::ui::view(model, f)).unwrap();
+    terminal.backend().to_string()
+}
+
 async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
 }
@@ -487,9 +494,7 @@ async fn a_foreign_writers_garbage_is_shown_as_such() {
         .iter()
         .position(|d| d.session.id == "g")
         .unwrap();
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|f| gavel::ui::view(&model, f)).unwrap();
-    let screen = terminal.backend().to_string();
+    let screen = screen(&model);
     assert!(
         screen.contains("unknown mode \"turbo\"") && screen.contains("Topic ␛[2J"),
         "{screen}"
@@ -1037,9 +1042,7 @@ async fn panel_and_extended_metadata_written_by_sql_reach_the_format_view() {
         &mut model,
         Event::Key(crossterm::event::KeyCode::Char('5').into()),
     );
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|f| gavel::ui::view(&model, f)).unwrap();
-    let screen = terminal.backend().to_string();
+    let screen = screen(&model);
     for shown in [
         "complexity 0.40 · agents 4 (expected 3 or 5) · cost $1.50 of $1.00 (150%)",
         "cost                round 2",

@@ -61,8 +61,8 @@ impl<'a> Document<'a> {
     pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
         let theme = &model.theme;
         let from = model.selected_round().unwrap_or(1);
-        let earlier = self.sections.iter().filter(|s| s.round < from).count();
-        let hint = match earlier {
+        // Rounds are numbered 1..=latest with none missing.
+        let hint = match from - 1 {
             0 => " ↑↓ PgUp PgDn scroll ".to_owned(),
             n => {
                 format!(" from round {from} · {n} earlier rounds: ↑ at the top, Home for round 1 ")

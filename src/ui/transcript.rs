@@ -16,9 +16,12 @@ const MAX_TURN_CHARS: usize = 20_000;
 
 pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
     let theme = &model.theme;
+    // Only the rounds shown are built: a turn's text is the costly part of a frame.
+    let from = model.selected_round().unwrap_or(1);
     let sections = debate
         .rounds()
         .iter()
+        .filter(|row| row.number >= from)
         .map(|row| {
             let mut lines = vec![Line::styled(
                 format!("── round {} ──", row.number),
