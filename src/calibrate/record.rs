@@ -5,7 +5,7 @@
 
 use crate::domain::{ActionKind, Debate, Decision, Reported, TIMEOUT_OPERATOR, Turn};
 use crate::policy::{self, Convergence};
-use crate::signals::{self, RoundSignals, RoundText, TfIdfCosine};
+use crate::signals::{self, DebateSignals, RoundSignals, RoundText};
 
 /// What a replay needs of one round.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,22 +77,22 @@ impl RecordedDebate {
                 .collect()
         };
         let prior_text = session.metadata.prior.as_deref();
-        let texts: Vec<RoundText<'_>> = prior_text
-            .map(|text| RoundText {
-                turns: vec![text],
-                precomputed_similarity: None,
-            })
-            .into_iter()
-            .chain((1..=run).map(|round| {
-                RoundText {
+        let mut measured = Measured::new(
+            prior_text
+                .map(|text| RoundText {
+                    turns: vec![text],
+                    precomputed_similarity: None,
+                })
+                .into_iter()
+                .chain((1..=run).map(|round| RoundText {
                     turns: live(round).iter().map(|t| t.content.as_str()).collect(),
                     precomputed_similarity: debate
                         .decisions
                         .get(&round)
                         .and_then(|d| d.signals.similarity),
-                }
-            }))
-            .collect();
+                }))
+                .collect(),
+        );
         let offset = usize::from(prior_text.is_some());
 
         let mut rounds = Vec::with_capacity(run as usize);
@@ -110,9 +110,7 @@ impl RecordedDebate {
                     new_claims: s.new_claims.unwrap_or_default(),
                     open_disputes: s.open_disputes,
                 },
-                _ if !turns.is_empty() => {
-                    signals::extract(&texts[..offset + round as usize], &TfIdfCosine)
-                }
+                _ if !turns.is_empty() => measured.upto(offset + round as usize - 1),
                 _ => {
                     issues.push(format!(
                         "debate_round_decisions ({}, round {round}): no signals recorded and no \
@@ -202,6 +200,35 @@ impl RecordedDebate {
             0 => None,
             r => self.rounds[r as usize - 1].standing_verdict.as_deref(),
         }
+    }
+}
+
+/// A debate's rounds, fed to its signals only as far as a round without recorded signals needs:
+/// a debate whose decisions hold their signals is never read again.
+struct Measured<'a> {
+    rounds: Vec<RoundText<'a>>,
+    fed: usize,
+    signals: DebateSignals,
+}
+
+impl<'a> Measured<'a> {
+    fn new(rounds: Vec<RoundText<'a>>) -> Measured<'a> {
+        Measured {
+            rounds,
+            fed: 0,
+            signals: DebateSignals::default(),
+        }
+    }
+
+    /// The signals of round `index` (0 is the prior, when there is one), feeding the rounds
+    /// before it first; rounds are asked for in order, each at most once.
+    fn upto(&mut self, index: usize) -> RoundSignals {
+        let mut latest = RoundSignals::default();
+        while self.fed <= index {
+            latest = self.signals.push(&self.rounds[self.fed]);
+            self.fed += 1;
+        }
+        latest
     }
 }
 

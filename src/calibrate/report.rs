@@ -2,6 +2,7 @@
 //! per setting, with the frontier of tokens saved against verdict flips and the setting in
 //! force marked. Rendered as a text table (the same cells the console shows) or as JSON.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::record::RecordedDebate;
@@ -195,32 +196,10 @@ impl Report {
         if !settings.iter().any(|s| s.same_as(current)) {
             settings.push(current.clone());
         }
-        let mut rows: Vec<Row> = std::thread::scope(|scope| {
-            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let chunk = settings.len().div_ceil(workers).max(1);
-            let handles: Vec<_> = settings
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|s| {
-                                Row::new(
-                                    s.clone(),
-                                    s.same_as(current),
-                                    records,
-                                    base,
-                                    keep_outcomes,
-                                )
-                            })
-                            .collect::<Vec<Row>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("a replay thread panicked"))
-                .collect()
-        });
+        let mut rows: Vec<Row> = settings
+            .par_iter()
+            .map(|s| Row::new(s.clone(), s.same_as(current), records, base, keep_outcomes))
+            .collect();
         let points: Vec<(u64, u32)> = rows
             .iter()
             .map(|r| (r.tokens_saved, r.verdict_flips))

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use tokio_postgres::Client;
 
 use super::record::RecordedDebate;
@@ -13,10 +14,11 @@ use crate::domain::{ControllerMode, Debate, Debates};
 use crate::simulate::{DebateRun, Fixture, Ids};
 use crate::store::postgres::finished_debates;
 
-/// Plays each fixture to its end and reduces it to a record.
+/// Plays each fixture to its end and reduces it to a record, debates in parallel, records in
+/// the fixtures' order.
 pub fn from_fixtures(fixtures: &[Fixture], config: &Arc<Config>) -> Vec<RecordedDebate> {
     fixtures
-        .iter()
+        .par_iter()
         .map(|fixture| RecordedDebate::from_debate(&played(fixture, config)))
         .collect()
 }
@@ -34,8 +36,9 @@ fn played(fixture: &Fixture, config: &Arc<Config>) -> Debate {
     debate
 }
 
-/// Every debate of the database that is no longer running.
+/// Every debate of the database that is no longer running, reduced in parallel, records in the
+/// order the debates were read.
 pub async fn from_database(client: &mut Client) -> Result<Vec<RecordedDebate>> {
     let debates: Debates = finished_debates(client).await?.into_iter().collect();
-    Ok(debates.iter().map(RecordedDebate::from_debate).collect())
+    Ok(debates.par_iter().map(RecordedDebate::from_debate).collect())
 }

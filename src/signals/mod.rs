@@ -3,18 +3,24 @@
 //! Deterministic and local (no model download): a lexical similarity between consecutive rounds
 //! (TF-IDF cosine, replaceable through [`Similarity`] and overridden by a precomputed value an
 //! orchestrator wrote with an embedding model), the count of new claims, the round's verdict and
-//! the open DISPUTE/MISSED items. Pure functions of the text; nothing here touches I/O.
+//! the open DISPUTE/MISSED items. [`DebateSignals`] takes a debate one round at a time and reads
+//! each turn once, so a round costs the same at round 30 as at round 3; [`reference`] keeps the
+//! straightforward definitions it is tested against. Nothing here touches I/O.
 
 mod claims;
 mod markdown;
+pub mod reference;
 mod similarity;
+mod terms;
 mod text;
 mod verdict;
 
-pub use claims::new_claims;
 pub use markdown::{findings, open_items};
-pub use similarity::{Similarity, TfIdfCosine};
+pub use similarity::{MeasuredRound, Similarity, TfIdfCosine};
 pub use verdict::verdict;
+
+use claims::ClaimIndex;
+use terms::Vocabulary;
 
 /// The text of one round: its live (not superseded) turns, in order.
 #[derive(Debug, Clone, Default)]
@@ -23,12 +29,6 @@ pub struct RoundText<'a> {
     /// A similarity to the previous round computed elsewhere (an orchestrator's embeddings);
     /// used instead of the lexical measure when present.
     pub precomputed_similarity: Option<f64>,
-}
-
-impl RoundText<'_> {
-    fn joined(&self) -> String {
-        self.turns.join("\n")
-    }
 }
 
 /// The signals of one round, measured against the rounds before it.
@@ -47,34 +47,69 @@ pub struct RoundSignals {
     pub open_disputes: Option<u32>,
 }
 
-/// Measures the last of `rounds` against the ones before it.
-pub fn extract(rounds: &[RoundText<'_>], measure: &dyn Similarity) -> RoundSignals {
-    let Some(current) = rounds.last() else {
-        return RoundSignals::default();
-    };
-    let joined: Vec<String> = rounds.iter().map(RoundText::joined).collect();
-    let texts: Vec<&str> = joined.iter().map(String::as_str).collect();
-    let similarity = if rounds.len() < 2 {
-        None
-    } else {
-        current
-            .precomputed_similarity
-            .or_else(|| Some(measure.similarity(&texts)))
-    };
-    let mut verdicts: Vec<String> = current.turns.iter().filter_map(|t| verdict(t)).collect();
+/// One debate's signal state: its vocabulary, every claim it has made, and the similarity
+/// measure's state. Rounds are pushed in order (a follow-up debate's prior conclusion first).
+#[derive(Debug)]
+pub struct DebateSignals {
+    vocabulary: Vocabulary,
+    claims: ClaimIndex,
+    similarity: Box<dyn Similarity>,
+    rounds: usize,
+}
+
+impl Default for DebateSignals {
+    /// Measured with the TF-IDF cosine.
+    fn default() -> DebateSignals {
+        DebateSignals::new(Box::<TfIdfCosine>::default())
+    }
+}
+
+impl DebateSignals {
+    pub fn new(similarity: Box<dyn Similarity>) -> DebateSignals {
+        DebateSignals {
+            vocabulary: Vocabulary::default(),
+            claims: ClaimIndex::default(),
+            similarity,
+            rounds: 0,
+        }
+    }
+
+    /// Takes the next round and measures it against the rounds before it.
+    pub fn push(&mut self, round: &RoundText<'_>) -> RoundSignals {
+        let terms = self.vocabulary.round(&round.turns);
+        self.similarity
+            .push(MeasuredRound::new(&round.turns, &terms));
+        let similarity = (self.rounds > 0).then(|| {
+            round
+                .precomputed_similarity
+                .unwrap_or_else(|| self.similarity.latest())
+        });
+        self.rounds += 1;
+        let (verdict, verdict_split, open_disputes) = round_verdicts(&round.turns);
+        RoundSignals {
+            similarity,
+            verdict,
+            verdict_split,
+            new_claims: self.claims.round(terms.claims),
+            open_disputes,
+        }
+    }
+}
+
+/// What a round's turns conclude on their own: the verdict (every distinct one, joined, when
+/// they split), whether they split, and the open DISPUTE/MISSED items.
+fn round_verdicts(turns: &[&str]) -> (Option<String>, bool, Option<u32>) {
+    let mut verdicts: Vec<String> = turns.iter().filter_map(|t| verdict(t)).collect();
     verdicts.sort();
     verdicts.dedup();
-    let open_disputes = current
-        .turns
+    let open_disputes = turns
         .iter()
         .filter_map(|t| open_items(t))
         .map(|items| items.len() as u32)
         .reduce(|a, b| a + b);
-    RoundSignals {
-        similarity,
-        verdict_split: verdicts.len() > 1,
-        verdict: (!verdicts.is_empty()).then(|| verdicts.join(" | ")),
-        new_claims: new_claims(&texts),
+    (
+        (!verdicts.is_empty()).then(|| verdicts.join(" | ")),
+        verdicts.len() > 1,
         open_disputes,
-    }
+    )
 }

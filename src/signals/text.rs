@@ -1,4 +1,8 @@
 //! Tokens and sentences: the shared vocabulary of the lexical signals.
+//!
+//! A token is a lower-cased alphanumeric run of two or more characters that is not a stopword.
+//! Claims are read from sentences: lines that are neither markdown headings nor `VERDICT:`
+//! lines, split at `.`, `?`, `!` and `;` followed by whitespace or the line's end.
 
 /// Words too common to carry meaning in a debate.
 const STOPWORDS: &[&str] = &[
@@ -10,24 +14,45 @@ const STOPWORDS: &[&str] = &[
     "you",
 ];
 
+/// Whether a lower-cased word is too common to carry meaning.
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+/// Whether a raw alphanumeric run is long enough to be a token (before lower-casing).
+pub fn long_enough(word: &str) -> bool {
+    word.chars().nth(1).is_some()
+}
+
 /// Lower-cased content words of `text`: alphanumeric runs, stopwords and one-letter words
 /// dropped.
 pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() > 1)
+        .filter(|w| long_enough(w))
         .map(str::to_lowercase)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stopword(w))
 }
 
 /// Sentences of `text`, skipping markdown headings and `VERDICT:` lines, split at `.`, `?`, `!`
 /// and `;` followed by whitespace.
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.lines()
-        .map(|line| line.trim().trim_start_matches(['-', '*', '>', ' ']))
-        .filter(|line| !line.starts_with('#') && !is_verdict_line(line))
+        .filter_map(claim_line)
         .flat_map(split_sentences)
         .map(str::trim)
         .filter(|s| !s.is_empty())
+}
+
+/// `line` without its bullet or quote marks, when claims may be read from it (not a heading,
+/// not a `VERDICT:` line).
+pub fn claim_line(line: &str) -> Option<&str> {
+    let line = line.trim().trim_start_matches(['-', '*', '>', ' ']);
+    (!line.starts_with('#') && !is_verdict_line(line)).then_some(line)
+}
+
+/// Whether `c`, followed by `next` (`None` at the line's end), ends a sentence.
+pub fn ends_sentence(c: char, next: Option<char>) -> bool {
+    matches!(c, '.' | '?' | '!' | ';') && next.is_none_or(char::is_whitespace)
 }
 
 fn split_sentences(line: &str) -> Vec<&str> {
@@ -35,9 +60,7 @@ fn split_sentences(line: &str) -> Vec<&str> {
     let mut start = 0;
     let mut chars = line.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
-        let at_break = matches!(c, '.' | '?' | '!' | ';')
-            && chars.peek().is_none_or(|(_, next)| next.is_whitespace());
-        if at_break {
+        if ends_sentence(c, chars.peek().map(|&(_, next)| next)) {
             out.push(&line[start..i]);
             start = i + c.len_utf8();
         }

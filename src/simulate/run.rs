@@ -19,7 +19,7 @@ use crate::domain::{
     OperatorAction, Reported, Session, SessionStatus, TIMEOUT_OPERATOR, Turn, TurnMetadata,
 };
 use crate::policy::{self, ControllerState, JudgeInput};
-use crate::signals::{self, RoundSignals, RoundText, TfIdfCosine};
+use crate::signals::{self, DebateSignals, RoundSignals, RoundText};
 
 /// Row ids shared by every run writing to one store, as a database sequence would hand out.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +50,8 @@ pub struct DebateRun {
     turns: Vec<Turn>,
     /// Signals per round; index 0 holds the prior's (empty without one).
     signals: Vec<RoundSignals>,
+    /// The debate so far as the signals read it, one round at a time.
+    measures: DebateSignals,
     latest: Option<ControllerDecision>,
     /// Personas who speak each round.
     joined: Vec<String>,
@@ -76,6 +78,13 @@ impl DebateRun {
             verdict: signals::verdict(text),
             ..RoundSignals::default()
         });
+        let mut measures = DebateSignals::default();
+        if let Some(text) = spec.metadata.prior.as_deref() {
+            measures.push(&RoundText {
+                turns: vec![text],
+                precomputed_similarity: None,
+            });
+        }
         let session = Session {
             id: spec.id.clone(),
             question: spec.question.clone(),
@@ -106,6 +115,7 @@ impl DebateRun {
             round: 0,
             turns: Vec::new(),
             signals: vec![prior.unwrap_or_default()],
+            measures,
             latest: None,
             warnings: HashMap::new(),
             last_ruling: None,
@@ -244,7 +254,8 @@ impl DebateRun {
             return changes;
         }
 
-        self.signals.push(self.measure_round(round));
+        let signals = self.measure_round(round);
+        self.signals.push(signals);
         if self.mode() == ControllerMode::Off {
             if round >= self.session.max_rounds || round >= self.fixture.last_round() {
                 changes.push(self.finish(SessionStatus::Completed));
@@ -369,33 +380,18 @@ impl DebateRun {
         Some(outcome.decision)
     }
 
-    fn live_turns(&self, round: u32) -> impl Iterator<Item = &Turn> {
-        self.turns
-            .iter()
-            .filter(move |t| t.round_number == round && !t.superseded)
-    }
-
-    fn measure_round(&self, round: u32) -> RoundSignals {
-        let prior = self
-            .session
-            .metadata
-            .prior
-            .as_deref()
-            .map(|text| RoundText {
-                turns: vec![text],
-                precomputed_similarity: None,
-            });
-        let rounds = (1..=round).map(|r| RoundText {
-            turns: self.live_turns(r).map(|t| t.content.as_str()).collect(),
-            precomputed_similarity: self.fixture.similarity.get(&r).copied(),
-        });
-        let texts: Vec<RoundText<'_>> = prior.into_iter().chain(rounds).collect();
-        signals::extract(&texts, &TfIdfCosine)
+    fn measure_round(&mut self, round: u32) -> RoundSignals {
+        let turns = live_turns(&self.turns, round)
+            .map(|t| t.content.as_str())
+            .collect();
+        self.measures.push(&RoundText {
+            turns,
+            precomputed_similarity: self.fixture.similarity.get(&round).copied(),
+        })
     }
 
     fn decide(&self, round: u32) -> ControllerDecision {
-        let latest: Vec<(&str, &str)> = self
-            .live_turns(round)
+        let latest: Vec<(&str, &str)> = live_turns(&self.turns, round)
             .map(|t| (t.agent_persona.as_str(), t.content.as_str()))
             .collect();
         let format_check = policy::format_check(&latest);
@@ -454,4 +450,11 @@ impl DebateRun {
         self.session.finished_at = Some(Utc::now());
         Change::Session(self.session.clone())
     }
+}
+
+/// The turns of `round` that were not superseded, in the order they were played.
+fn live_turns(turns: &[Turn], round: u32) -> impl Iterator<Item = &Turn> {
+    turns
+        .iter()
+        .filter(move |t| t.round_number == round && !t.superseded)
 }
