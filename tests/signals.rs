@@ -80,7 +80,11 @@ fn tfidf_similarity_bounds() {
     let c = "Calorie matched trials show insulin sensitivity tracks weight loss, not meal timing.";
     let partial = last_similarity(&[a, c]).unwrap();
     assert!(partial > 0.5 && partial < 1.0, "{partial}");
-    assert_eq!(last_similarity(&[a]), None, "round 1 has nothing to compare");
+    assert_eq!(
+        last_similarity(&[a]),
+        None,
+        "round 1 has nothing to compare"
+    );
     assert_eq!(last_similarity(&["", ""]), Some(0.0));
 }
 
@@ -181,7 +185,10 @@ fn a_repeated_claim_is_known_to_later_rounds_but_not_within_its_own() {
 #[test]
 fn half_the_words_shared_is_the_same_claim() {
     // 2 shared of 4 distinct: Jaccard exactly 1/2, and the shared words are the oldest.
-    assert_eq!(last_new_claims(&["alpha beta gamma.", "alpha beta delta."]), 0);
+    assert_eq!(
+        last_new_claims(&["alpha beta gamma.", "alpha beta delta."]),
+        0
+    );
     assert_eq!(
         last_new_claims(&["alpha beta gamma.", "alpha delta epsilon."]),
         1,
@@ -260,14 +267,50 @@ fn every_fixture_measures_the_same_incrementally() {
 /// Words that make claims meet and miss the Jaccard threshold often, with case, stopwords,
 /// one-letter words, digits and non-ASCII letters whose lower case differs.
 const WORDS: &[&str] = &[
-    "insulin", "Insulin", "trial", "trials", "weight", "loss", "fasting", "GLUCOSE", "peak",
-    "timing", "the", "of", "a", "x", "42", "Σίσυφος", "İstanbul", "ÉTUDE", "naïve", "and",
+    "insulin",
+    "Insulin",
+    "trial",
+    "trials",
+    "weight",
+    "loss",
+    "fasting",
+    "GLUCOSE",
+    "peak",
+    "timing",
+    "the",
+    "of",
+    "a",
+    "x",
+    "42",
+    "Σίσυφος",
+    "İstanbul",
+    "ÉTUDE",
+    "naïve",
+    "and",
 ];
 
 /// Separators: sentence breaks and non-breaks, lines, headings, bullets and verdict lines.
 const SEPARATORS: &[&str] = &[
-    " ", " ", " ", ". ", "; ", "? ", "!", ".x", ",", "\n", "\r\n", "\n## DISPUTE\n- ",
-    "\n## MISSED\n", "\n- ", "\n* ", "\n> ", "\nVERDICT: ", "\n**Verdict:** ", "\n# ", "\u{2028}",
+    " ",
+    " ",
+    " ",
+    ". ",
+    "; ",
+    "? ",
+    "!",
+    ".x",
+    ",",
+    "\n",
+    "\r\n",
+    "\n## DISPUTE\n- ",
+    "\n## MISSED\n",
+    "\n- ",
+    "\n* ",
+    "\n> ",
+    "\nVERDICT: ",
+    "\n**Verdict:** ",
+    "\n# ",
+    "\u{2028}",
 ];
 
 fn turn_text() -> impl Strategy<Value = String> {
@@ -291,12 +334,13 @@ fn debate() -> impl Strategy<Value = Vec<(Vec<String>, Option<f64>)>> {
     )
 }
 
-/// Debates of short claims over a few words, so that claims meet the threshold exactly often.
+/// Debates of short claims over a few words, so that claims meet the threshold exactly often,
+/// and long enough (often past 64 and 128 claims) that the claim index reorders its words.
 fn claim_debate() -> impl Strategy<Value = Vec<(Vec<String>, Option<f64>)>> {
     let sentence = prop::collection::vec(prop::sample::select(&WORDS[..10]), 1..8)
         .prop_map(|words| words.join(" "));
-    let turn = prop::collection::vec(sentence, 0..6).prop_map(|s| s.join(". "));
-    prop::collection::vec((prop::collection::vec(turn, 0..3), Just(None)), 1..12)
+    let turn = prop::collection::vec(sentence, 0..8).prop_map(|s| s.join(". "));
+    prop::collection::vec((prop::collection::vec(turn, 0..4), Just(None)), 1..24)
 }
 
 proptest! {

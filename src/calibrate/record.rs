@@ -84,12 +84,14 @@ impl RecordedDebate {
                     precomputed_similarity: None,
                 })
                 .into_iter()
-                .chain((1..=run).map(|round| RoundText {
-                    turns: live(round).iter().map(|t| t.content.as_str()).collect(),
-                    precomputed_similarity: debate
-                        .decisions
-                        .get(&round)
-                        .and_then(|d| d.signals.similarity),
+                .chain((1..=run).map(|round| {
+                    RoundText {
+                        turns: live(round).iter().map(|t| t.content.as_str()).collect(),
+                        precomputed_similarity: debate
+                            .decisions
+                            .get(&round)
+                            .and_then(|d| d.signals.similarity),
+                    }
                 }))
                 .collect(),
         );

@@ -40,5 +40,8 @@ fn played(fixture: &Fixture, config: &Arc<Config>) -> Debate {
 /// order the debates were read.
 pub async fn from_database(client: &mut Client) -> Result<Vec<RecordedDebate>> {
     let debates: Debates = finished_debates(client).await?.into_iter().collect();
-    Ok(debates.par_iter().map(RecordedDebate::from_debate).collect())
+    Ok(debates
+        .par_iter()
+        .map(RecordedDebate::from_debate)
+        .collect())
 }

@@ -6,8 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::text::{claim_line, ends_sentence, is_stopword, long_enough};
 
-/// The distinct content words of one sentence, ids in descending order (the claim index's
-/// fixed token order: words first seen late in the debate, usually the rarer ones, come first).
+/// The distinct content words of one sentence, as ids.
 pub type Claim = Box<[u32]>;
 
 /// Claims need at least this many distinct content words.
@@ -41,7 +40,9 @@ impl Vocabulary {
         for turn in turns {
             for line in turn.lines() {
                 match claim_line(line) {
-                    Some(line) => self.read_claim_line(line, &mut words, &mut sentence, &mut claims),
+                    Some(line) => {
+                        self.read_claim_line(line, &mut words, &mut sentence, &mut claims)
+                    }
                     None => self.read_words(line, &mut words),
                 }
             }
@@ -130,7 +131,7 @@ impl Vocabulary {
 
 /// Ends the sentence in progress: a claim when it has enough distinct words.
 fn close_claim(sentence: &mut Vec<u32>, claims: &mut Vec<Claim>) {
-    sentence.sort_unstable_by(|a, b| b.cmp(a));
+    sentence.sort_unstable();
     sentence.dedup();
     if sentence.len() >= MIN_CLAIM_WORDS {
         claims.push(sentence.as_slice().into());
