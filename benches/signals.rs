@@ -16,9 +16,11 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use gavel::calibrate::{self, Report, Setting, default_grid};
+use gavel::policy::ControllerConfig;
 use gavel::signals::{DebateSignals, RoundText, reference};
 use gavel::simulate::Fixture;
-use gavel::store::postgres::{LocalServer, Target, migrate};
+use gavel::store::postgres::{LocalServer, Target, finished_debates, migrate};
 
 const AGENTS: usize = 7;
 const VERDICTS: &[&str] = &["proceed", "do not proceed", "proceed with caution"];
@@ -354,4 +356,25 @@ fn shadow_week() {
     if let Some(line) = table.lines().find(|l| l.starts_with('*')) {
         println!("   in force: {}", line.trim_end());
     }
+    runtime.block_on(async {
+        let mut client =
+            Target::parse(&server.url("bench")).unwrap().connect_plain().await.unwrap();
+        let started = Instant::now();
+        finished_debates(&mut client, |_, debate| drop(std::hint::black_box(debate)))
+            .await
+            .unwrap();
+        let read = started.elapsed();
+        let started = Instant::now();
+        let records = calibrate::from_database(&mut client).await.unwrap();
+        let reduced = started.elapsed();
+        let config = ControllerConfig::default();
+        let current = Setting::current(&config);
+        let (settings, skipped) = calibrate::settings(&default_grid(), &current).unwrap();
+        let started = Instant::now();
+        Report::run(&records, settings, skipped, &current, &config, false);
+        println!(
+            "   in process: reading alone {read:.2?}; reading with signals and records {reduced:.2?}; grid {:.2?}",
+            started.elapsed()
+        );
+    });
 }

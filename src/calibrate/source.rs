@@ -10,7 +10,7 @@ use tokio_postgres::Client;
 
 use super::record::RecordedDebate;
 use crate::config::Config;
-use crate::domain::{ControllerMode, Debate, Debates};
+use crate::domain::{ControllerMode, Debate};
 use crate::simulate::{DebateRun, Fixture, Ids};
 use crate::store::postgres::finished_debates;
 
@@ -36,12 +36,21 @@ fn played(fixture: &Fixture, config: &Arc<Config>) -> Debate {
     debate
 }
 
-/// Every debate of the database that is no longer running, reduced in parallel, records in the
-/// order the debates were read.
+/// Every debate of the database that is no longer running, each reduced on the thread pool as
+/// soon as its rows are read (so reading and measuring overlap), records in the order of the
+/// session rows.
 pub async fn from_database(client: &mut Client) -> Result<Vec<RecordedDebate>> {
-    let debates: Debates = finished_debates(client).await?.into_iter().collect();
-    Ok(debates
-        .par_iter()
-        .map(RecordedDebate::from_debate)
-        .collect())
+    let (sender, receiver) = std::sync::mpsc::channel();
+    finished_debates(client, |position, debate| {
+        let sender = sender.clone();
+        rayon::spawn(move || {
+            // The receiver is gone only when reading failed, and that error is returned.
+            let _ = sender.send((position, RecordedDebate::from_debate(&debate)));
+        });
+    })
+    .await?;
+    drop(sender);
+    let mut records: Vec<(usize, RecordedDebate)> = receiver.iter().collect();
+    records.sort_unstable_by_key(|(position, _)| *position);
+    Ok(records.into_iter().map(|(_, record)| record).collect())
 }

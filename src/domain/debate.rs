@@ -177,6 +177,13 @@ impl Debates {
     pub fn position(&self, id: &str) -> Option<usize> {
         self.index.get(id).copied()
     }
+
+    /// Moves the debate at `position` out, leaving its id there with no rows: for a reader
+    /// that hands debates on one at a time.
+    pub fn take(&mut self, position: usize) -> Debate {
+        let id = self.list[position].session.id.clone();
+        std::mem::replace(&mut self.list[position], Debate::new(&id))
+    }
 }
 
 impl Deref for Debates {

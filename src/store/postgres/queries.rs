@@ -5,13 +5,14 @@ use std::collections::BTreeSet;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
 use serde::Deserialize;
 use tokio_postgres::{Client, GenericClient, IsolationLevel};
 
 use super::rows::{
     self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
 };
-use crate::domain::Change;
+use crate::domain::{Change, Debate, Debates};
 
 /// The oldest transaction that was still running at a sync: every row stamped by it or a later
 /// transaction may not have been seen yet.
@@ -163,7 +164,6 @@ async fn every_table<C: GenericClient>(
     rows: &str,
     param: &(dyn tokio_postgres::types::ToSql + Sync),
 ) -> Result<Vec<Change>> {
-    let ordered = format!("{rows} ORDER BY id");
     let mut changes = select(
         client,
         "debate_sessions",
@@ -178,29 +178,37 @@ async fn every_table<C: GenericClient>(
             client,
             "debate_rounds",
             TURN_COLUMNS,
-            &ordered,
+            &format!("{rows} ORDER BY id"),
             &[param],
             turn,
         )
         .await?,
     );
-    changes.extend(
-        select(
-            client,
-            "debate_round_decisions",
-            DECISION_COLUMNS,
-            rows,
-            &[param],
-            decision,
-        )
-        .await?,
-    );
+    changes.extend(rulings(client, rows, param).await?);
+    Ok(changes)
+}
+
+/// The decisions, judgments and operator actions that match `rows` (which takes `$1`).
+async fn rulings<C: GenericClient>(
+    client: &C,
+    rows: &str,
+    param: &(dyn tokio_postgres::types::ToSql + Sync),
+) -> Result<Vec<Change>> {
+    let mut changes = select(
+        client,
+        "debate_round_decisions",
+        DECISION_COLUMNS,
+        rows,
+        &[param],
+        decision,
+    )
+    .await?;
     changes.extend(
         select(
             client,
             "debate_round_judgments",
             JUDGMENT_COLUMNS,
-            &ordered,
+            &format!("{rows} ORDER BY id"),
             &[param],
             judgment,
         )
@@ -225,18 +233,64 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
     every_table(client, "id = $1", "session_id = $1", &session_id).await
 }
 
-/// Every row of every debate that is no longer running, read in one snapshot.
-pub async fn finished_debates(client: &mut Client) -> Result<Vec<Change>> {
+/// Every debate that is no longer running, from one snapshot, handed to `each` with its
+/// position among the session rows. Sessions, decisions, judgments and actions are read first;
+/// turns are streamed in debate order, so a debate is handed on as soon as its last turn is
+/// read and only one debate's turns are held here at a time.
+pub async fn finished_debates(
+    client: &mut Client,
+    mut each: impl FnMut(usize, Debate),
+) -> Result<()> {
     let tx = snapshot(client).await?;
-    let changes = every_table(
+    let finished = "session_id IN (SELECT id FROM debate_sessions WHERE status <> $1)";
+    let mut debates: Debates = select(
         &tx,
+        "debate_sessions",
+        SESSION_COLUMNS,
         "status <> $1",
-        "session_id IN (SELECT id FROM debate_sessions WHERE status <> $1)",
-        &"running",
+        &[&"running"],
+        session,
     )
-    .await?;
+    .await?
+    .into_iter()
+    .chain(rulings(&tx, finished, &"running").await?)
+    .collect();
+    let mut handed = vec![false; debates.len()];
+    let turns = tx
+        .query_raw(
+            &format!("SELECT {TURN_COLUMNS} FROM debate_rounds WHERE {finished} ORDER BY session_id, id"),
+            [&"running"],
+        )
+        .await
+        .context("reading debate_rounds")?;
+    let mut turns = std::pin::pin!(turns);
+    let mut current: Option<(usize, Debate)> = None;
+    while let Some(row) = turns.try_next().await.context("reading debate_rounds")? {
+        let turn = rows::turn(&row);
+        let Some(position) = debates.position(&turn.session_id) else {
+            continue;
+        };
+        if current.as_ref().is_none_or(|(at, _)| *at != position) {
+            if let Some((at, debate)) = current.take() {
+                each(at, debate);
+            }
+            handed[position] = true;
+            current = Some((position, debates.take(position)));
+        }
+        if let Some((_, debate)) = current.as_mut() {
+            debate.apply(Change::Turn(turn));
+        }
+    }
     tx.commit().await?;
-    Ok(changes)
+    if let Some((at, debate)) = current {
+        each(at, debate);
+    }
+    for (position, handed) in handed.into_iter().enumerate() {
+        if !handed {
+            each(position, debates.take(position));
+        }
+    }
+    Ok(())
 }
 
 /// The decisions, judgments and operator actions made in `[since, until)` (either end open when
