@@ -9,7 +9,8 @@
 //! 3. A shadow week in a throwaway PostgreSQL: 10,000 finished debates of 7 agents x 8 rounds
 //!    with turns of about 1.5 KB and no recorded signals (so every round is measured from its
 //!    text), calibrated over the default grid by `gavel calibrate --db` as a process, reading
-//!    included. `GAVEL_BENCH_DEBATES` changes the count.
+//!    included. `GAVEL_BENCH_DEBATES` changes the count; `GAVEL_BENCH_BASELINE=path/to/gavel`
+//!    also times that build (a previous one) on the same database, for the ratio.
 //!
 //! `cargo bench --bench signals -- rounds fixtures week` picks sections (all by default).
 
@@ -335,18 +336,24 @@ fn shadow_week() {
         );
         (turns, bytes)
     });
-    let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
-        .args(["calibrate", "--db", &server.url("bench")])
-        .output()
-        .expect("gavel calibrate runs");
-    let elapsed = started.elapsed();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let table = String::from_utf8_lossy(&output.stdout);
+    let calibrate = |binary: &str| {
+        let started = Instant::now();
+        let output = Command::new(binary)
+            .args(["calibrate", "--db", &server.url("bench")])
+            .output()
+            .expect("gavel calibrate runs");
+        let elapsed = started.elapsed();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (
+            elapsed,
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (elapsed, table) = calibrate(env!("CARGO_BIN_EXE_gavel"));
     println!(
         "   gavel calibrate --db (one process, reading included): {elapsed:.2?}, \
          {:.0} turns/s, {:.0} MB/s",
@@ -355,6 +362,19 @@ fn shadow_week() {
     );
     if let Some(line) = table.lines().find(|l| l.starts_with('*')) {
         println!("   in force: {}", line.trim_end());
+    }
+    if let Ok(baseline) = std::env::var("GAVEL_BENCH_BASELINE") {
+        let (before, its_table) = calibrate(&baseline);
+        println!(
+            "   the same with {baseline}: {before:.2?}, {:.0} turns/s: {:.1}x the time, {} report",
+            turns as f64 / before.as_secs_f64(),
+            before.as_secs_f64() / elapsed.as_secs_f64(),
+            if its_table == table {
+                "the same"
+            } else {
+                "A DIFFERENT"
+            }
+        );
     }
     runtime.block_on(async {
         let mut client =

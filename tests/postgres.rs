@@ -780,13 +780,18 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         .collect();
     play_into(&target, fixtures.clone()).await;
     // A running debate is not calibrated; an `off` debate written by plain SQL has no
-    // decisions, so its signals are measured from its turns.
+    // decisions, so its signals are measured from its turns; a debate whose decisions hold
+    // their signals needs no turns.
     client
         .batch_execute(
             "INSERT INTO debate_sessions (id, question, status, controller_mode, token_budget, personas) \
              VALUES ('still-going', 'q', 'running', 'shadow', 1000, '[\"a\"]'), \
-                    ('fixed-loop', 'q', 'completed', 'off', 1000, '[\"a\"]'); \
+                    ('fixed-loop', 'q', 'completed', 'off', 1000, '[\"a\"]'), \
+                    ('decisions-only', 'q', 'completed', 'shadow', 1000, '[\"a\"]'); \
+             INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) VALUES \
+             ('decisions-only', 1, 'continue_baseline', '{\"new_claims\": 4, \"verdict_split\": false, \"tokens_used\": 50}'); \
              INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) VALUES \
+             ('still-going', 1, 'a', 'Not yet.', 5), \
              ('fixed-loop', 1, 'a', 'Cats sleep a lot.\n\nVERDICT: yes', 10), \
              ('fixed-loop', 2, 'a', 'Dogs bark at night.\n\nVERDICT: yes', 20), \
              ('fixed-loop', 3, 'a', 'Dogs bark at night.\n\nVERDICT: yes', 30);",
@@ -795,17 +800,42 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         .unwrap();
 
     let mut from_db = calibrate::from_database(&mut client).await.unwrap();
+    let in_session_order: Vec<String> = client
+        .query(
+            "SELECT id FROM debate_sessions WHERE status <> 'running'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids, in_session_order,
+        "records come in the session rows' order"
+    );
     from_db.sort_by(|a, b| a.id.cmp(&b.id));
     let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids, ["fixed-loop", "salt-converges-r3", "salt-verdict-r5"]);
+    assert_eq!(
+        ids,
+        [
+            "decisions-only",
+            "fixed-loop",
+            "salt-converges-r3",
+            "salt-verdict-r5"
+        ]
+    );
     let from_files = calibrate::from_fixtures(
         &fixtures,
         &std::sync::Arc::new(gavel::config::Config::default()),
     );
-    assert_eq!(from_db[1..], from_files[..]);
-    assert_eq!(from_db[1].labels.len(), 2, "the recorded labels came back");
+    assert_eq!(from_db[2..], from_files[..]);
+    assert_eq!(from_db[2].labels.len(), 2, "the recorded labels came back");
+    assert_eq!(from_db[0].rounds[0].signals.new_claims, 4);
+    assert_eq!(from_db[0].tokens_after(1), 50);
 
-    let fixed: &RecordedDebate = &from_db[0];
+    let fixed: &RecordedDebate = &from_db[1];
     assert_eq!(fixed.rounds.len(), 3);
     assert_eq!(fixed.rounds[2].signals.similarity, Some(1.0));
     assert_eq!(fixed.tokens_after(3), 60);

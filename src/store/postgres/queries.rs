@@ -258,7 +258,9 @@ pub async fn finished_debates(
     let mut handed = vec![false; debates.len()];
     let turns = tx
         .query_raw(
-            &format!("SELECT {TURN_COLUMNS} FROM debate_rounds WHERE {finished} ORDER BY session_id, id"),
+            &format!(
+                "SELECT {TURN_COLUMNS} FROM debate_rounds WHERE {finished} ORDER BY session_id, id"
+            ),
             [&"running"],
         )
         .await
