@@ -87,8 +87,11 @@ impl Target {
             None => ["USER", "LOGNAME"]
                 .iter()
                 .find_map(|v| env(v).filter(|u| !u.is_empty()))
+                .or_else(super::local::login_name)
                 .ok_or_else(|| {
-                    anyhow!("user: no user name given (user=, PGUSER) and none found in USER")
+                    anyhow!(
+                        "user: no user name given (user=, PGUSER) and none known for this process"
+                    )
                 })?,
         };
         let dbname = params.get("dbname").unwrap_or(&user).to_owned();
@@ -303,16 +306,28 @@ impl Target {
         if let Some(why) = self.tls.explain(error, host) {
             return anyhow!(why);
         }
+        let mut message = match error.as_db_error() {
+            Some(db) => db.to_string(),
+            None => {
+                let mut chain = error.to_string();
+                let mut next = std::error::Error::source(error);
+                while let Some(cause) = next {
+                    chain.push_str(&format!(": {cause}"));
+                    next = cause.source();
+                }
+                chain
+            }
+        };
         if error.code() == Some(&SqlState::INVALID_PASSWORD)
             && let Some(Password::File(found)) = &endpoint.password
         {
-            return anyhow!(
-                "{error} (password retrieved from file \"{}\", line {})",
+            message.push_str(&format!(
+                " (password retrieved from file \"{}\", line {})",
                 found.file.display(),
                 found.line
-            );
+            ));
         }
-        anyhow!(error.to_string())
+        anyhow!(message)
     }
 }
 
