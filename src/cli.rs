@@ -158,10 +158,10 @@ pub struct Console {
 pub struct Db {
     /// A connection string, as psql takes it: a URL
     /// (postgresql://user@host:5432/db?sslmode=verify-full&sslrootcert=ca.pem) or key=value
-    /// pairs (host=h dbname=d). What it leaves out comes from DATABASE_URL's absence, the
-    /// service (PGSERVICE, pg_service.conf), the PG* variables (PGHOST, PGPORT, PGUSER,
-    /// PGDATABASE, PGPASSWORD, PGSSLMODE, PGSSLROOTCERT, ...) and the password file (~/.pgpass,
-    /// PGPASSFILE).
+    /// pairs (host=h dbname=d); without it, DATABASE_URL. What the string leaves out comes from
+    /// the service (service=, PGSERVICE, pg_service.conf), then the PG* variables (PGHOST,
+    /// PGPORT, PGUSER, PGDATABASE, PGPASSWORD, PGSSLMODE, PGSSLROOTCERT, ...), then defaults;
+    /// passwords also from the password file (~/.pgpass, PGPASSFILE).
     #[arg(long, value_name = "URL|CONNINFO")]
     pub db: Option<String>,
 }
