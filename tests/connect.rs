@@ -307,7 +307,7 @@ async fn passwords_come_from_the_password_file() {
         "password file \"{}\" has group or world access; permissions should be u=rw (0600) or less",
         elsewhere.display()
     );
-    assert_eq!(target.warnings(), [warning.clone()]);
+    assert_eq!(target.warnings(), std::slice::from_ref(&warning));
     let refused = ask(Ok(target), who).await.unwrap_err();
     assert!(
         refused.ends_with(&format!("(note: {warning})")),
@@ -315,7 +315,7 @@ async fn passwords_come_from_the_password_file() {
     );
 
     // A wrong password from the file is named as such.
-    let wrong = scratch.write("wrong", &format!("*:*:*:*:nope\n"), 0o600);
+    let wrong = scratch.write("wrong", "*:*:*:*:nope\n", 0o600);
     let wrong = env(&scratch, &[("PGPASSFILE", wrong.to_str().unwrap())]);
     let refused = ask(Target::resolve(&conninfo, &wrong), who)
         .await
