@@ -334,12 +334,8 @@ async fn passwords_come_from_the_password_file() {
 async fn a_client_certificate_passes_a_cert_line() {
     let scratch = Scratch::new("clientcert");
     let (server, port) = tls_server(&scratch);
-    let admin = Target::parse(&server.url("postgres"))
-        .unwrap()
-        .connect_plain()
+    superuser(&server)
         .await
-        .unwrap();
-    admin
         .batch_execute(&format!("CREATE ROLE {CLIENT_USER} LOGIN"))
         .await
         .unwrap();
@@ -500,26 +496,26 @@ async fn plain_server() -> (LocalServer, u16) {
     let port = free_port();
     let server = LocalServer::start_with(port, &[("listen_addresses", "127.0.0.1")])
         .expect("a throwaway PostgreSQL");
-    let mut client = Target::parse(&server.url("postgres"))
-        .unwrap()
-        .connect_plain()
-        .await
-        .unwrap();
-    migrate(&mut client).await.unwrap();
+    migrate(&mut superuser(&server).await).await.unwrap();
     (server, port)
 }
 
-/// Makes a server read-only (`on`) or read-write (`off`) for new sessions, and waits until it is.
-async fn set_read_only(server: &LocalServer, on: &str) {
+/// The superuser through the server's socket, allowed to write even on a read-only server.
+async fn superuser(server: &LocalServer) -> tokio_postgres::Client {
     let admin = format!(
         "{} options='-c default_transaction_read_only=off'",
         server.url("postgres")
     );
-    let client = Target::parse(&admin)
+    Target::parse(&admin)
         .unwrap()
         .connect_plain()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// Makes a server read-only (`on`) or read-write (`off`) for new sessions, and waits until it is.
+async fn set_read_only(server: &LocalServer, on: &str) {
+    let client = superuser(server).await;
     client
         .batch_execute(&format!(
             "ALTER SYSTEM SET default_transaction_read_only = {on}"
@@ -616,12 +612,8 @@ async fn of_several_hosts_the_primary_is_found_and_followed_after_a_failover() {
     first.stop().unwrap();
     set_read_only(&second, "off").await;
     next_live().await;
-    let writer = Target::parse(&second.url("postgres"))
-        .unwrap()
-        .connect_plain()
+    superuser(&second)
         .await
-        .unwrap();
-    writer
         .batch_execute("INSERT INTO debate_sessions (id, question) VALUES ('after-failover', 'q')")
         .await
         .unwrap();

@@ -199,7 +199,12 @@ fn verifier(
     let algorithms = provider.signature_verification_algorithms;
     if check == Check::Nothing {
         let trusted = "anything (this sslmode checks no certificate)".to_owned();
-        return Ok((Arc::new(AcceptAnyCertificate(algorithms)), trusted));
+        let verifier = Verifier {
+            check,
+            webpki: None,
+            algorithms,
+        };
+        return Ok((Arc::new(verifier), trusted));
     }
     let mut roots = RootCertStore::empty();
     let trusted = match root_file {
@@ -253,10 +258,12 @@ fn verifier(
     let webpki = builder
         .build()
         .context("cannot set up certificate checking")?;
-    Ok(match check {
-        Check::ChainAndName => (webpki, trusted),
-        _ => (Arc::new(ChainOnly(webpki)), trusted),
-    })
+    let verifier = Verifier {
+        check,
+        webpki: Some(webpki),
+        algorithms,
+    };
+    Ok((Arc::new(verifier), trusted))
 }
 
 /// The revocation lists of `sslcrl` (a PEM file) and `sslcrldir` (a directory of them).
@@ -402,52 +409,19 @@ fn client_certificate(
     Ok(Some((chain, key)))
 }
 
-/// For sslmodes that check nothing: any certificate, but the handshake's signatures are still
-/// verified (the connection is encrypted to whoever holds the certificate's key).
+/// The check an sslmode asks for. The handshake's signatures are always verified (the
+/// connection is encrypted to whoever holds the certificate's key); the certificate itself only
+/// as far as `check` says. webpki checks the name last, so for verify-ca a name mismatch means
+/// the chain was good.
 #[derive(Debug)]
-struct AcceptAnyCertificate(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for AcceptAnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
-    }
+struct Verifier {
+    check: Check,
+    /// The chain (and name) check; `None` for [`Check::Nothing`].
+    webpki: Option<Arc<WebPkiServerVerifier>>,
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
-/// verify-ca: the chain is checked, the host name is not (webpki checks the name last, so a
-/// name mismatch means the chain was good).
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -456,13 +430,14 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        let Some(webpki) = &self.webpki else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
         {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if self.check == Check::Chain => Ok(ServerCertVerified::assertion()),
             other => other,
         }
     }
@@ -473,7 +448,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -482,10 +457,10 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.algorithms.supported_schemes()
     }
 }
