@@ -44,10 +44,19 @@ struct Endpoint {
     password: Option<Password>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Password {
     Given(String),
     File(pgpass::Found),
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Password::Given(_) => f.write_str("Given(***)"),
+            Password::File(found) => write!(f, "File({found:?})"),
+        }
+    }
 }
 
 /// A validated way to connect.
@@ -659,6 +668,25 @@ mod tests {
             "invalid gssencmode value \"require\" in the connection string: expected disable or \
              prefer (gavel has no GSSAPI encryption)"
         );
+    }
+
+    #[test]
+    fn passwords_never_reach_debug_output() {
+        let target = Target::resolve(
+            "postgresql://u:hunter2@h/d",
+            &env(&[("PGPASSWORD", "swordfish")]),
+        )
+        .unwrap();
+        let shown = format!("{target:?}");
+        assert!(shown.contains("Given(***)"), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+    }
+
+    #[test]
+    fn sslrootcert_system_means_verify_full_unless_told_otherwise() {
+        let none = env(&[]);
+        let target = Target::resolve("host=h user=u sslrootcert=system", &none).unwrap();
+        assert_eq!(target.tls.mode, SslMode::VerifyFull);
     }
 
     #[test]

@@ -77,7 +77,12 @@ impl Tls {
                     _ => None,
                 },
             )?
-            .unwrap_or(SslMode::Prefer);
+            // libpq: sslrootcert=system without an sslmode means verify-full.
+            .unwrap_or(if params.get("sslrootcert") == Some("system") {
+                SslMode::VerifyFull
+            } else {
+                SslMode::Prefer
+            });
         let postgresql_dir = params.home().map(|h| h.join(".postgresql"));
         let default_file = |name: &str| {
             postgresql_dir
@@ -241,10 +246,15 @@ fn verifier(
             let found = rustls_native_certs::load_native_certs();
             roots.add_parsable_certificates(found.certs);
             if roots.is_empty() {
-                bail!(
-                    "the system's certificate store is empty (install ca-certificates), and no \
-                     sslrootcert was given to check the server's certificate with"
-                );
+                // Nothing can be trusted: every certificate is refused, and the refusal says why.
+                let trusted = "the system's roots, which are none (install ca-certificates); no \
+                               sslrootcert given";
+                let verifier = Verifier {
+                    check,
+                    webpki: None,
+                    algorithms,
+                };
+                return Ok((Arc::new(verifier), trusted.to_owned()));
             }
             "the system's roots; no sslrootcert given".to_owned()
         }
@@ -416,7 +426,8 @@ fn client_certificate(
 #[derive(Debug)]
 struct Verifier {
     check: Check,
-    /// The chain (and name) check; `None` for [`Check::Nothing`].
+    /// The chain (and name) check; `None` for [`Check::Nothing`], or when there are no roots
+    /// to trust.
     webpki: Option<Arc<WebPkiServerVerifier>>,
     algorithms: WebPkiSupportedAlgorithms,
 }
@@ -431,7 +442,10 @@ impl ServerCertVerifier for Verifier {
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let Some(webpki) = &self.webpki else {
-            return Ok(ServerCertVerified::assertion());
+            return match self.check {
+                Check::Nothing => Ok(ServerCertVerified::assertion()),
+                _ => Err(CertificateError::UnknownIssuer.into()),
+            };
         };
         match webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
         {

@@ -6,11 +6,17 @@
 use std::path::{Path, PathBuf};
 
 /// Where a password came from, for messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Found {
     pub password: String,
     pub file: PathBuf,
     pub line: usize,
+}
+
+impl std::fmt::Debug for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{} (password ***)", self.file.display(), self.line)
+    }
 }
 
 /// The connection a password is looked up for; a unix-socket or empty host is `localhost`.
