@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
 
-pub use conninfo::KEYWORDS;
+use conninfo::KEYWORDS;
 
 /// The environment values are read from (the process's, or a test's).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;

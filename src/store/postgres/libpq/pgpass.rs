@@ -121,6 +121,7 @@ db.example.com:5432:debates:gavel:s3cret
 localhost:5433:*:*:local
 weird\\:host:*:*:*:w
 short:line
+\\#hash:*:*:*:h
 ";
 
     fn wanted<'a>(host: &'a str, port: &'a str, database: &'a str, user: &'a str) -> Wanted<'a> {
@@ -148,6 +149,8 @@ short:line
             (wanted("", "5433", "x", "bob"), Some((4, "local"))),
             (wanted("weird:host", "5432", "d", "u"), Some((5, "w"))),
             (wanted("short", "line", "d", "u"), None),
+            (wanted("#hash", "5432", "d", "u"), Some((7, "h"))),
+            (wanted("# production", "5432", "d", "u"), None),
         ];
         for (wanted, expected) in cases {
             let found = find(FILE, wanted);
