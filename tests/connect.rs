@@ -577,7 +577,25 @@ async fn of_several_hosts_the_primary_is_found_and_followed_after_a_failover() {
         Ok(first_port.to_string())
     );
     assert_eq!(
-        ask(target(read_only_first, "read-only"), port).await,
+        ask(target(read_only_first.clone(), "read-only"), port).await,
+        Ok(second_port.to_string())
+    );
+    // Neither is in recovery: both are primaries, neither a standby; prefer-standby takes any.
+    assert_eq!(
+        ask(target(read_only_first.clone(), "primary"), port).await,
+        Ok(second_port.to_string())
+    );
+    let no_standby = ask(target(read_only_first.clone(), "standby"), port).await;
+    assert_eq!(
+        no_standby.unwrap_err(),
+        format!(
+            "cannot connect to 127.0.0.1:{second_port},127.0.0.1:{first_port}/postgres: \
+             127.0.0.1:{second_port}: server is not in hot standby mode (target_session_attrs); \
+             127.0.0.1:{first_port}: server is not in hot standby mode (target_session_attrs)"
+        )
+    );
+    assert_eq!(
+        ask(target(read_only_first, "prefer-standby"), port).await,
         Ok(second_port.to_string())
     );
     let nowhere = ask(

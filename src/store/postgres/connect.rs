@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
-use tokio_postgres::config::{ChannelBinding, Host, LoadBalanceHosts, SslNegotiation};
+use tokio_postgres::config::{ChannelBinding, Host, SslNegotiation};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::tls::MakeTlsConnect;
 use tokio_postgres::{Client, Config, Connection, Socket};
@@ -475,7 +475,6 @@ fn apply_tuning(params: &Params, config: &mut Config) -> Result<()> {
         )
         .then_some(())
     })?;
-    config.load_balance_hosts(LoadBalanceHosts::Disable);
     Ok(())
 }
 
