@@ -75,8 +75,8 @@ pub enum Commands {
         /// Fixture files to replay, played in shadow mode (default: the bundled recordings).
         #[arg(value_name = "FIXTURE", conflicts_with = "db")]
         fixtures: Vec<PathBuf>,
-        /// Replay the finished debates of a database instead: a URL, or with no value
-        /// DATABASE_URL, else the libpq environment (PGHOST, ...).
+        /// Replay the finished debates of a database instead: a connection string as for
+        /// --db, or with no value DATABASE_URL and the libpq environment (PGHOST, ...).
         #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
         db: Option<String>,
         /// A grid axis: similarity, novelty, min_rounds, max_rounds or budget, with values
@@ -125,6 +125,17 @@ pub enum Commands {
         #[arg(value_name = "FIXTURE", required = true)]
         fixtures: Vec<PathBuf>,
     },
+    /// Print a shell completion script, e.g. `gavel completions bash > ~/.local/share/bash-completion/completions/gavel`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), or with --dir write gavel.1 and one page per command there.
+    Man {
+        /// Write gavel.1, gavel-watch.1, ... into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// How the console runs, for `demo` and `watch`.
@@ -142,12 +153,36 @@ pub struct Console {
     pub theme: Option<String>,
 }
 
-/// Which database: `--db URL`, else DATABASE_URL, else the libpq environment (PGHOST, ...).
+/// Which database: `--db`, else DATABASE_URL, merged with the libpq environment as psql does.
 #[derive(Debug, clap::Args)]
 pub struct Db {
-    /// postgres://user@host/db?sslmode=verify-full, or key=value pairs.
-    #[arg(long, value_name = "URL")]
+    /// A connection string, as psql takes it: a URL
+    /// (postgresql://user@host:5432/db?sslmode=verify-full&sslrootcert=ca.pem) or key=value
+    /// pairs (host=h dbname=d); without it, DATABASE_URL. What the string leaves out comes from
+    /// the service (service=, PGSERVICE, pg_service.conf), then the PG* variables (PGHOST,
+    /// PGPORT, PGUSER, PGDATABASE, PGPASSWORD, PGSSLMODE, PGSSLROOTCERT, ...), then defaults;
+    /// passwords also from the password file (~/.pgpass, PGPASSFILE).
+    #[arg(long, value_name = "URL|CONNINFO")]
     pub db: Option<String>,
+}
+
+/// Writes the completion script for `shell` to `out`.
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
+    clap_complete::generate(
+        shell,
+        &mut <Cli as clap::CommandFactory>::command(),
+        "gavel",
+        out,
+    );
+}
+
+/// Writes the man page to `out`, or with `dir` one page per command into that directory.
+pub fn man(dir: Option<&std::path::Path>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let command = <Cli as clap::CommandFactory>::command();
+    match dir {
+        Some(dir) => clap_mangen::generate_to(command, dir),
+        None => clap_mangen::Man::new(command).render(out),
+    }
 }
 
 fn parse_time(raw: &str) -> Result<DateTime<Utc>, String> {

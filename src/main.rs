@@ -36,6 +36,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
+        Commands::Completions { shell } => {
+            cli::completions(shell, &mut std::io::stdout().lock());
+            Ok(ExitCode::SUCCESS)
+        }
+        Commands::Man { dir } => {
+            cli::man(dir.as_deref(), &mut std::io::stdout().lock())
+                .context("cannot write the man page")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Commands::Export {
             db,
             format,
@@ -43,7 +52,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             until,
             output,
         } => {
-            let target = Target::from_env(db.db.as_deref())?;
+            let target = target(db.db.as_deref())?;
             let rows = runtime()?.block_on(async {
                 let mut client = target.connect_plain().await?;
                 audit_rows(&mut client, since, until).await
@@ -64,7 +73,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Commands::Trace { session, db, json } => {
-            let target = Target::from_env(db.db.as_deref())?;
+            let target = target(db.db.as_deref())?;
             let rows = runtime()?.block_on(async {
                 let client = target.connect_plain().await?;
                 history(&client, &session).await
@@ -95,7 +104,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let records = match db {
                 Some(url) => {
-                    let target = Target::from_env(Some(url.as_str()).filter(|u| !u.is_empty()))?;
+                    let target = target(Some(url.as_str()).filter(|u| !u.is_empty()))?;
                     runtime()?.block_on(async {
                         let mut client = target.connect_plain().await?;
                         calibrate::from_database(&mut client).await
@@ -135,7 +144,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Commands::Migrate { db } => {
-            let target = Target::from_env(db.db.as_deref())?;
+            let target = target(db.db.as_deref())?;
             runtime()?.block_on(async {
                 let mut client = target.connect_plain().await?;
                 let applied = migrate(&mut client).await?;
@@ -154,7 +163,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             speed,
         } => {
             let _guard = logging::init(&log_dir)?;
-            let target = Target::from_env(db.db.as_deref())?;
+            let target = target(db.db.as_deref())?;
             let fixtures = load_fixtures(&fixtures)?;
             runtime()?.block_on(async {
                 let (_playback, clock) = watch::channel(Playback {
@@ -167,7 +176,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Commands::Watch { db, console } => {
             let _guard = logging::init(&log_dir)?;
-            let target = Target::from_env(db.db.as_deref())?;
+            let target = target(db.db.as_deref())?;
             let source = format!("watch: {}", target.describe());
             let (model, theme_file) = console_model(source, &console, &config, true)?;
             runtime()?.block_on(async {
@@ -216,6 +225,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The database to use, from `--db` or the environment; warnings (a password file that may not
+/// be used) are printed before anything starts.
+fn target(db: Option<&str>) -> Result<Target> {
+    let target = Target::from_env(db)?;
+    for warning in target.warnings() {
+        eprintln!("gavel: warning: {warning}");
+    }
+    Ok(target)
 }
 
 /// The console's starting model, from the command line and the config, and the theme file to

@@ -1,6 +1,7 @@
 //! A throwaway PostgreSQL server from the system's server binaries, for `gavel demo --postgres`
 //! and the tests: a fresh cluster in a temporary directory, reachable only through a unix
-//! socket unless asked for TCP, removed when dropped. As root it runs as the `postgres` user (postgres refuses
+//! socket unless asked for TCP (and, for the connection tests, with passwords and a pg_hba.conf
+//! of their own), removed when dropped. As root it runs as the `postgres` user (postgres refuses
 //! root). Readiness is read from `postmaster.pid`, never guessed with a sleep.
 
 use std::os::unix::process::CommandExt;
@@ -32,6 +33,27 @@ impl LocalServer {
     /// Creates a cluster and starts it on `port` with `settings` (for example
     /// `listen_addresses=127.0.0.1` and `ssl=on`).
     pub fn start_with(port: u16, settings: &[(&str, &str)]) -> Result<LocalServer> {
+        LocalServer::create(port, settings, None)
+    }
+
+    /// Like [`LocalServer::start_with`], for a server that asks for passwords: the superuser
+    /// `postgres` gets `password` (stored as scram-sha-256) and `hba` replaces pg_hba.conf
+    /// before the first start (keep a `local ... trust` line to administer it through the
+    /// socket).
+    pub fn start_secured(
+        port: u16,
+        settings: &[(&str, &str)],
+        password: &str,
+        hba: &str,
+    ) -> Result<LocalServer> {
+        LocalServer::create(port, settings, Some((password, hba)))
+    }
+
+    fn create(
+        port: u16,
+        settings: &[(&str, &str)],
+        secured: Option<(&str, &str)>,
+    ) -> Result<LocalServer> {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let bin = server_binaries()?;
         let root = std::env::temp_dir().join(format!(
@@ -61,19 +83,16 @@ impl LocalServer {
         };
         let data = server.data_dir();
         let log = std::fs::File::create(server.root.join("initdb.log"))?;
-        let status = server
-            .command("initdb")
-            .args([
-                "--no-sync",
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--no-instructions",
-                "-D",
-            ])
+        let mut initdb = server.command("initdb");
+        initdb.args(["--no-sync", "-A", "trust"]);
+        if let Some((password, _)) = secured {
+            let file = server.root.join("pwfile");
+            std::fs::write(&file, password)?;
+            LocalServer::give(&file)?;
+            initdb.arg("--pwfile").arg(&file);
+        }
+        let status = initdb
+            .args(["-U", "postgres", "-E", "UTF8", "--no-instructions", "-D"])
             .arg(&data)
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -84,6 +103,9 @@ impl LocalServer {
                 "initdb failed: {}",
                 read_log(&server.root.join("initdb.log"))
             );
+        }
+        if let Some((_, hba)) = secured {
+            std::fs::write(data.join("pg_hba.conf"), hba)?;
         }
         server.resume()?;
         Ok(server)
@@ -246,21 +268,42 @@ fn server_binaries() -> Result<PathBuf> {
 
 /// As root, the uid and gid of the `postgres` user, whom the server must run as.
 fn postgres_owner() -> Result<Option<(u32, u32)>> {
-    // /proc/self belongs to the effective user.
-    let root =
-        std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)?;
-    if !root {
+    if effective_uid()? != 0 {
         return Ok(None);
     }
-    let passwd = std::fs::read_to_string("/etc/passwd")?;
-    passwd
-        .lines()
-        .find_map(|line| {
-            let fields: Vec<&str> = line.split(':').collect();
-            (fields.first() == Some(&"postgres") && fields.len() > 3)
-                .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
-                .flatten()
-        })
-        .map(Some)
+    users()?
+        .into_iter()
+        .find(|(name, _, _)| name == "postgres")
+        .map(|(_, uid, gid)| Some((uid, gid)))
         .context("running as root, but there is no `postgres` user to run the server as")
+}
+
+/// The name of the user this process runs as (libpq's default user name), from /etc/passwd.
+pub(super) fn login_name() -> Option<String> {
+    let uid = effective_uid().ok()?;
+    users()
+        .ok()?
+        .into_iter()
+        .find_map(|(name, id, _)| (id == uid).then_some(name))
+}
+
+fn effective_uid() -> std::io::Result<u32> {
+    // /proc/self belongs to the effective user.
+    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+}
+
+/// Name, uid and gid of every user in /etc/passwd.
+fn users() -> std::io::Result<Vec<(String, u32, u32)>> {
+    let passwd = std::fs::read_to_string("/etc/passwd")?;
+    Ok(passwd
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            Some((
+                (*fields.first()?).to_owned(),
+                fields.get(2)?.parse().ok()?,
+                fields.get(3)?.parse().ok()?,
+            ))
+        })
+        .collect())
 }

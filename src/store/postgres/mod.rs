@@ -3,12 +3,14 @@
 
 mod actions;
 mod connect;
+mod libpq;
 mod listener;
 mod local;
 mod migrate;
 mod queries;
 mod rows;
 mod stage;
+mod tls;
 
 pub use actions::record;
 pub use connect::Target;
