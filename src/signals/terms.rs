@@ -27,8 +27,6 @@ pub struct Vocabulary {
     ids: FxHashMap<Box<str>, u32>,
     /// Per id: the word is a stopword (interned too, so it is looked up only once).
     stopword: Vec<bool>,
-    /// Scratch space for lower-casing ASCII words.
-    lowered: String,
 }
 
 impl Vocabulary {
@@ -101,19 +99,12 @@ impl Vocabulary {
         if !long_enough(word) {
             return None;
         }
-        let id = if word.is_ascii() {
-            if word.bytes().any(|b| b.is_ascii_uppercase()) {
-                let mut lowered = std::mem::take(&mut self.lowered);
-                lowered.clear();
-                lowered.extend(word.chars().map(|c| c.to_ascii_lowercase()));
-                let id = self.intern(&lowered);
-                self.lowered = lowered;
-                id
-            } else {
-                self.intern(word)
-            }
-        } else {
+        let id = if !word.is_ascii() {
             self.intern(&word.to_lowercase())
+        } else if word.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.intern(&word.to_ascii_lowercase())
+        } else {
+            self.intern(word)
         };
         (!self.stopword[id as usize]).then_some(id)
     }
