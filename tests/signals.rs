@@ -324,7 +324,7 @@ fn turn_text() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
-fn debate() -> impl Strategy<Value = Vec<(Vec<String>, Option<f64>)>> {
+fn debate() -> impl Strategy<Value = Generated> {
     prop::collection::vec(
         (
             prop::collection::vec(turn_text(), 0..4),
@@ -336,11 +336,24 @@ fn debate() -> impl Strategy<Value = Vec<(Vec<String>, Option<f64>)>> {
 
 /// Debates of short claims over a few words, so that claims meet the threshold exactly often,
 /// and long enough (often past 64 and 128 claims) that the claim index reorders its words.
-fn claim_debate() -> impl Strategy<Value = Vec<(Vec<String>, Option<f64>)>> {
+fn claim_debate() -> impl Strategy<Value = Generated> {
     let sentence = prop::collection::vec(prop::sample::select(&WORDS[..10]), 1..8)
         .prop_map(|words| words.join(" "));
     let turn = prop::collection::vec(sentence, 0..8).prop_map(|s| s.join(". "));
     prop::collection::vec((prop::collection::vec(turn, 0..4), Just(None)), 1..24)
+}
+
+/// A generated debate's rounds: each its turns and a precomputed similarity, or none.
+type Generated = Vec<(Vec<String>, Option<f64>)>;
+
+fn generated(debate: &Generated) -> Vec<RoundText<'_>> {
+    debate
+        .iter()
+        .map(|(turns, precomputed)| RoundText {
+            turns: turns.iter().map(String::as_str).collect(),
+            precomputed_similarity: *precomputed,
+        })
+        .collect()
 }
 
 proptest! {
@@ -348,25 +361,11 @@ proptest! {
 
     #[test]
     fn random_claims_count_the_same_incrementally(debate in claim_debate()) {
-        let rounds: Vec<RoundText<'_>> = debate
-            .iter()
-            .map(|(turns, precomputed)| RoundText {
-                turns: turns.iter().map(String::as_str).collect(),
-                precomputed_similarity: *precomputed,
-            })
-            .collect();
-        assert_same_as_reference(&rounds, "random claims");
+        assert_same_as_reference(&generated(&debate), "random claims");
     }
 
     #[test]
     fn random_debates_measure_the_same_incrementally(debate in debate()) {
-        let rounds: Vec<RoundText<'_>> = debate
-            .iter()
-            .map(|(turns, precomputed)| RoundText {
-                turns: turns.iter().map(String::as_str).collect(),
-                precomputed_similarity: *precomputed,
-            })
-            .collect();
-        assert_same_as_reference(&rounds, "random debate");
+        assert_same_as_reference(&generated(&debate), "random debate");
     }
 }
