@@ -132,7 +132,10 @@ fn a_reader_that_stops_early_is_no_failure() {
             .output()
             .unwrap();
         assert_eq!(
-            (output.status.code(), String::from_utf8_lossy(&output.stderr).as_ref()),
+            (
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr).as_ref()
+            ),
             (Some(0), ""),
             "gavel {args:?} | head -1"
         );

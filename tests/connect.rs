@@ -353,7 +353,10 @@ async fn passwords_come_from_the_password_file() {
     let target = Target::resolve(&conninfo, &rotating_env).unwrap();
     let stale = ask(Ok(target.clone()), who).await;
     assert!(
-        stale.as_ref().unwrap_err().contains("password authentication failed"),
+        stale
+            .as_ref()
+            .unwrap_err()
+            .contains("password authentication failed"),
         "{stale:?}"
     );
     scratch.write("rotating", &format!("*:*:*:*:{escaped}\n"), 0o600);

@@ -194,9 +194,7 @@ impl Target {
             })?
             .unwrap_or(false);
         let endpoints = endpoints(&params)?;
-        let over_tcp = endpoints
-            .iter()
-            .any(|e| matches!(e.wire(), Host::Tcp(_)));
+        let over_tcp = endpoints.iter().any(|e| matches!(e.wire(), Host::Tcp(_)));
         let tls = Tls::from_params(&params, over_tcp)?;
         let secret = match (params.get("password"), params.get("passfile")) {
             (Some(password), _) => Secret::Given(password.to_owned()),
@@ -789,7 +787,8 @@ mod tests {
 
     impl Home {
         fn new(name: &str) -> Home {
-            let dir = std::env::temp_dir().join(format!("gavel-home-{name}-{}", std::process::id()));
+            let dir =
+                std::env::temp_dir().join(format!("gavel-home-{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(dir.join(".postgresql")).unwrap();
             Home(dir)
@@ -880,7 +879,10 @@ mod tests {
             std::fs::write(home.0.join(".pgpass"), "*:*:*:*:theirs\n").unwrap();
             let name = module_path!().split_once("::").unwrap().1;
             let output = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", &format!("{name}::exact_targets_ignore_the_process_environment")])
+                .args([
+                    "--exact",
+                    &format!("{name}::exact_targets_ignore_the_process_environment"),
+                ])
                 .env(CHILD, "1")
                 .env("HOME", &home.0)
                 .envs([

@@ -308,8 +308,9 @@ fn verifier(
             };
             if roots.is_empty() {
                 // Nothing can be trusted: every certificate is refused, and the refusal says why.
-                let trusted =
-                    format!("the system's roots, which are none (install ca-certificates); {asked}");
+                let trusted = format!(
+                    "the system's roots, which are none (install ca-certificates); {asked}"
+                );
                 let verifier = Verifier {
                     check,
                     webpki: None,
