@@ -524,33 +524,22 @@ async fn the_system_roots_serve_verify_full_only() {
     // The test CA stands in for a public one: the system's store is SSL_CERT_FILE.
     let ca = scratch.path("ca.pem");
     let environment = [("SSL_CERT_FILE", ca.as_str()), ("PGPASSWORD", PASSWORD)];
-    let db = |host: &str, mode: &str| {
-        format!("{host} port={port} user=postgres dbname=postgres sslmode={mode}")
+    let migrate = |host: &str, mode: &str| {
+        let db = format!("{host} port={port} user=postgres dbname=postgres sslmode={mode}");
+        gavel(&scratch, &["migrate", "--db", &db], &environment)
     };
     let misnamed = "host=db.invalid hostaddr=127.0.0.1";
 
-    let (ok, out) = gavel(
-        &scratch,
-        &["migrate", "--db", &db("host=localhost", "verify-full")],
-        &environment,
-    );
+    let (ok, out) = migrate("host=localhost", "verify-full");
     assert!(ok, "verify-full with the system's roots: {out}");
-    let (ok, out) = gavel(
-        &scratch,
-        &["migrate", "--db", &db(misnamed, "verify-full")],
-        &environment,
-    );
+    let (ok, out) = migrate(misnamed, "verify-full");
     assert!(!ok);
     assert!(
         out.contains("does not name the host \"db.invalid\""),
         "the system's roots with the name checked: {out}"
     );
     // verify-ca would accept any certificate a public CA issued, for any name: refused.
-    let (ok, out) = gavel(
-        &scratch,
-        &["migrate", "--db", &db(misnamed, "verify-ca")],
-        &environment,
-    );
+    let (ok, out) = migrate(misnamed, "verify-ca");
     assert!(!ok);
     assert!(
         out.starts_with(&format!(

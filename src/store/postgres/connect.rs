@@ -187,11 +187,7 @@ impl Target {
             )?
             .unwrap_or(Session::Any);
         let shuffle = params
-            .typed("load_balance_hosts", "disable or random", |v| match v {
-                "disable" => Some(false),
-                "random" => Some(true),
-                _ => None,
-            })?
+            .either("load_balance_hosts", "disable", "random")?
             .unwrap_or(false);
         let endpoints = endpoints(&params)?;
         let over_tcp = endpoints.iter().any(|e| matches!(e.wire(), Host::Tcp(_)));

@@ -150,11 +150,7 @@ impl Tls {
         }
         let versions = versions(params)?;
         let send_certificate = params
-            .typed("sslcertmode", "disable or allow", |v| match v {
-                "disable" => Some(false),
-                "allow" => Some(true),
-                _ => None,
-            })?
+            .either("sslcertmode", "disable", "allow")?
             .unwrap_or(true);
         let sni = params.flag("sslsni")?.unwrap_or(true);
         let provider = Arc::new(rustls::crypto::ring::default_provider());

@@ -181,9 +181,14 @@ impl Params {
 
     /// `key` as libpq's booleans are written, `0` or `1`.
     pub fn flag(&self, key: &str) -> Result<Option<bool>> {
-        self.typed(key, "0 or 1", |v| match v {
-            "0" => Some(false),
-            "1" => Some(true),
+        self.either(key, "0", "1")
+    }
+
+    /// `key` as one of two words: `off` (false) or `on` (true).
+    pub fn either(&self, key: &str, off: &str, on: &str) -> Result<Option<bool>> {
+        self.typed(key, &format!("{off} or {on}"), |v| match v {
+            v if v == off => Some(false),
+            v if v == on => Some(true),
             _ => None,
         })
     }
@@ -314,6 +319,11 @@ mod tests {
         assert_eq!(params.flag("keepalives").unwrap(), Some(false));
         assert_eq!(params.flag("sslsni").unwrap(), Some(true));
         assert_eq!(params.flag("channel_binding").unwrap(), None);
+        assert_eq!(
+            params.either("keepalives", "1", "0").unwrap(),
+            Some(true),
+            "the second word is true"
+        );
         assert_eq!(
             params.flag("tcp_user_timeout").unwrap_err().to_string(),
             "invalid tcp_user_timeout value \"yes\" in the connection string: expected 0 or 1"
