@@ -1,8 +1,10 @@
 //! Connecting the way psql does, against real PostgreSQL servers each test starts itself: TLS
 //! with a test CA and server certificate made here (rcgen), scram-sha-256 passwords, a client
-//! certificate for a `cert` pg_hba line, the password file, the PG* environment merged with
-//! `--db` (through the gavel binary), and several hosts where only one is the primary, followed
-//! by the live feed across a failover. Environments are passed explicitly, with HOME a scratch
+//! certificate for a `cert` pg_hba line, the system's store for verify-full only (through the
+//! gavel binary, with `SSL_CERT_FILE`), a socket directory with `hostaddr` reached over TCP, the
+//! password file (read again at every connection), the PG* environment merged with `--db`
+//! (through the gavel binary), and several hosts where only one is the primary, followed by the
+//! live feed across a failover. Environments are passed explicitly, with HOME a scratch
 //! directory, so nothing of the machine's own ~/.pgpass or PG* variables leaks in.
 
 use std::path::PathBuf;
