@@ -19,9 +19,9 @@ fn main() {
     let server = LocalServer::start().expect("a throwaway PostgreSQL");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let records = runtime.block_on(async {
-        let admin = Target::parse(&server.url("postgres")).unwrap().connect_plain().await.unwrap();
+        let admin = Target::exact(&server.url("postgres")).unwrap().connect_plain().await.unwrap();
         admin.batch_execute("CREATE DATABASE bench").await.unwrap();
-        let target = Target::parse(&server.url("bench")).unwrap();
+        let target = Target::exact(&server.url("bench")).unwrap();
         let mut client = target.connect_plain().await.unwrap();
         migrate(&mut client).await.unwrap();
 

@@ -1,5 +1,6 @@
 //! The command line.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -166,22 +167,37 @@ pub struct Db {
     pub db: Option<String>,
 }
 
-/// Writes the completion script for `shell` to `out`.
-pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
+/// Writes the completion script for `shell` to `out`. It is made in memory first (clap_complete
+/// panics on a failed write); a reader that closed the pipe early has what it wanted.
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut script = Vec::new();
     clap_complete::generate(
         shell,
         &mut <Cli as clap::CommandFactory>::command(),
         "gavel",
-        out,
+        &mut script,
     );
+    unless_closed(out.write_all(&script).and_then(|()| out.flush()))
 }
 
 /// Writes the man page to `out`, or with `dir` one page per command into that directory.
-pub fn man(dir: Option<&std::path::Path>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn man(dir: Option<&std::path::Path>, out: &mut dyn Write) -> std::io::Result<()> {
     let command = <Cli as clap::CommandFactory>::command();
     match dir {
         Some(dir) => clap_mangen::generate_to(command, dir),
-        None => clap_mangen::Man::new(command).render(out),
+        None => unless_closed(
+            clap_mangen::Man::new(command)
+                .render(out)
+                .and_then(|()| out.flush()),
+        ),
+    }
+}
+
+/// A write to standard output, where a reader that has gone (`gavel man | head`) is no error.
+fn unless_closed(written: std::io::Result<()>) -> std::io::Result<()> {
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 

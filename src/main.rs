@@ -37,7 +37,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Commands::Check { fixtures } => Ok(check(&fixtures)),
         Commands::Completions { shell } => {
-            cli::completions(shell, &mut std::io::stdout().lock());
+            cli::completions(shell, &mut std::io::stdout().lock())
+                .context("cannot write the completion script")?;
             Ok(ExitCode::SUCCESS)
         }
         Commands::Man { dir } => {
@@ -274,11 +275,11 @@ async fn demo_postgres(
     console: Console,
 ) -> Result<()> {
     let playback = console.model.playback;
-    let admin = Target::parse(&server.url("postgres"))?
+    let admin = Target::exact(&server.url("postgres"))?
         .connect_plain()
         .await?;
     admin.batch_execute("CREATE DATABASE gavel").await?;
-    let target = Target::parse(&server.url("gavel"))?;
+    let target = Target::exact(&server.url("gavel"))?;
     migrate(&mut target.connect_plain().await?).await?;
     let (clock_tx, clock) = watch::channel(playback);
     let config = Arc::new(config);

@@ -1,9 +1,9 @@
 //! Shell completions and man pages generated from the clap definitions, through the gavel
 //! binary: bash loads its script and completes subcommands, zsh and fish scripts name every
 //! subcommand, the man page is roff with the connection options, and `man --dir` writes one page
-//! per command.
+//! per command, and neither fails when the reader closes the pipe early (`| head -1`).
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn gavel(args: &[&str]) -> (bool, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
@@ -115,4 +115,29 @@ fn man_pages_come_from_the_same_definitions() {
     let migrate = std::fs::read_to_string(dir.join("gavel-migrate.1")).unwrap();
     assert!(migrate.contains("PGSSLROOTCERT"), "{migrate}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_reader_that_stops_early_is_no_failure() {
+    let commands: [&[&str]; 2] = [&["completions", "bash"], &["man"]];
+    for args in commands {
+        // A pipe whose reading end is closed before gavel writes: every write meets EPIPE.
+        let mut reader = Command::new("true").stdin(Stdio::piped()).spawn().unwrap();
+        let closed = reader.stdin.take().unwrap();
+        reader.wait().unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
+            .args(args)
+            .stdout(closed)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            (
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr).as_ref()
+            ),
+            (Some(0), ""),
+            "gavel {args:?} | head -1"
+        );
+    }
 }

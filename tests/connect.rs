@@ -1,8 +1,10 @@
 //! Connecting the way psql does, against real PostgreSQL servers each test starts itself: TLS
 //! with a test CA and server certificate made here (rcgen), scram-sha-256 passwords, a client
-//! certificate for a `cert` pg_hba line, the password file, the PG* environment merged with
-//! `--db` (through the gavel binary), and several hosts where only one is the primary, followed
-//! by the live feed across a failover. Environments are passed explicitly, with HOME a scratch
+//! certificate for a `cert` pg_hba line, the system's store for verify-full only (through the
+//! gavel binary, with `SSL_CERT_FILE`), a socket directory with `hostaddr` reached over TCP, the
+//! password file (read again at every connection), the PG* environment merged with `--db`
+//! (through the gavel binary), and several hosts where only one is the primary, followed by the
+//! live feed across a failover. Environments are passed explicitly, with HOME a scratch
 //! directory, so nothing of the machine's own ~/.pgpass or PG* variables leaks in.
 
 use std::path::PathBuf;
@@ -168,9 +170,10 @@ async fn server_certificates_are_checked_as_sslmode_says() {
     .await;
     assert_eq!(verified.as_deref(), Ok("true"));
 
+    // verify-full without sslrootcert trusts the system's store (which has no test CA) and
+    // checks the host name. (The store may be empty on a bare machine; the message then says so.)
     let untrusted = ask(connect(format!("{base} sslmode=verify-full")), encrypted).await;
     let untrusted = untrusted.unwrap_err();
-    // (The system's store may be empty on a bare machine; the message then says so.)
     assert!(
         untrusted.starts_with(&format!(
             "cannot connect to localhost:{port}/postgres: localhost:{port}: the server's \
@@ -181,6 +184,19 @@ async fn server_certificates_are_checked_as_sslmode_says() {
              PGSSLROOTCERT"
         ),
         "{untrusted}"
+    );
+    // verify-ca does not check the name, so it trusts nothing but a given CA: without one it is
+    // refused before any connection is tried.
+    let no_root = connect(format!("{base} sslmode=verify-ca")).map(|t| t.describe());
+    assert_eq!(
+        format!("{:#}", no_root.unwrap_err()),
+        format!(
+            "sslmode in the connection string: root certificate file \"{}\" does not exist; \
+             verify-ca trusts only the CA certificates given there. Either provide the file \
+             (sslrootcert=FILE or PGSSLROOTCERT), or use sslmode=verify-full, which also checks \
+             the host name, with the system's trusted roots (sslrootcert=system)",
+            scratch.path(".postgresql/root.crt")
+        )
     );
     let unknown_ca = ask(
         connect(format!("{base} sslmode=verify-ca sslrootcert={other}")),
@@ -215,6 +231,20 @@ async fn server_certificates_are_checked_as_sslmode_says() {
     );
     let ca_only = ask(connect(format!("{renamed} sslmode=verify-ca")), encrypted).await;
     assert_eq!(ca_only.as_deref(), Ok("true"));
+    // A socket directory with hostaddr is reached over TCP, so sslmode applies (the server
+    // has no plain lines: a plain connection would be refused).
+    let socket_dir_by_address = format!(
+        "host={} hostaddr=127.0.0.1 port={port} user=postgres dbname=postgres",
+        scratch.0.display()
+    );
+    for mode in ["require", "prefer"] {
+        let over_tcp = ask(
+            connect(format!("{socket_dir_by_address} sslmode={mode}")),
+            encrypted,
+        )
+        .await;
+        assert_eq!(over_tcp.as_deref(), Ok("true"), "sslmode={mode}");
+    }
     let full = ask(connect(format!("{renamed} sslmode=verify-full")), encrypted).await;
     assert!(
         full.as_ref().unwrap_err().contains(
@@ -316,6 +346,26 @@ async fn passwords_come_from_the_password_file() {
     assert!(
         refused.ends_with(&format!("(note: {warning})")),
         "{refused}"
+    );
+
+    // The file is read at every connection, not once: a password changed in it (rotated) is
+    // used by the next connection of the same target.
+    let rotating = scratch.write("rotating", "*:*:*:*:old-password\n", 0o600);
+    let rotating_env = env(&scratch, &[("PGPASSFILE", rotating.to_str().unwrap())]);
+    let target = Target::resolve(&conninfo, &rotating_env).unwrap();
+    let stale = ask(Ok(target.clone()), who).await;
+    assert!(
+        stale
+            .as_ref()
+            .unwrap_err()
+            .contains("password authentication failed"),
+        "{stale:?}"
+    );
+    scratch.write("rotating", &format!("*:*:*:*:{escaped}\n"), 0o600);
+    assert_eq!(
+        ask(Ok(target), who).await.as_deref(),
+        Ok("postgres"),
+        "the password written since"
     );
 
     // A wrong password from the file is named as such.
@@ -470,6 +520,39 @@ async fn the_environment_fills_in_what_db_leaves_out() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_system_roots_serve_verify_full_only() {
+    let scratch = Scratch::new("system-roots");
+    let (_server, port) = tls_server(&scratch);
+    // The test CA stands in for a public one: the system's store is SSL_CERT_FILE.
+    let ca = scratch.path("ca.pem");
+    let environment = [("SSL_CERT_FILE", ca.as_str()), ("PGPASSWORD", PASSWORD)];
+    let migrate = |host: &str, mode: &str| {
+        let db = format!("{host} port={port} user=postgres dbname=postgres sslmode={mode}");
+        gavel(&scratch, &["migrate", "--db", &db], &environment)
+    };
+    let misnamed = "host=db.invalid hostaddr=127.0.0.1";
+
+    let (ok, out) = migrate("host=localhost", "verify-full");
+    assert!(ok, "verify-full with the system's roots: {out}");
+    let (ok, out) = migrate(misnamed, "verify-full");
+    assert!(!ok);
+    assert!(
+        out.contains("does not name the host \"db.invalid\""),
+        "the system's roots with the name checked: {out}"
+    );
+    // verify-ca would accept any certificate a public CA issued, for any name: refused.
+    let (ok, out) = migrate(misnamed, "verify-ca");
+    assert!(!ok);
+    assert!(
+        out.starts_with(&format!(
+            "gavel: sslmode in the connection string: root certificate file \"{}\" does not exist",
+            scratch.path(".postgresql/root.crt")
+        )),
+        "{out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connect_timeout_bounds_a_server_that_never_answers() {
     let scratch = Scratch::new("timeout");
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -510,7 +593,7 @@ async fn superuser(server: &LocalServer) -> tokio_postgres::Client {
         "{} options='-c default_transaction_read_only=off'",
         server.url("postgres")
     );
-    Target::parse(&admin)
+    Target::exact(&admin)
         .unwrap()
         .connect_plain()
         .await
@@ -531,7 +614,7 @@ async fn set_read_only(server: &LocalServer, on: &str) {
         .await
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    let fresh = Target::parse(&server.url("postgres")).unwrap();
+    let fresh = Target::exact(&server.url("postgres")).unwrap();
     while ask(Ok(fresh.clone()), "SHOW default_transaction_read_only")
         .await
         .as_deref()

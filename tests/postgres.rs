@@ -19,7 +19,7 @@ fn server() -> LocalServer {
 }
 
 async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
-    let admin = Target::parse(&server.url("postgres"))
+    let admin = Target::exact(&server.url("postgres"))
         .unwrap()
         .connect_plain()
         .await
@@ -28,7 +28,7 @@ async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
         .batch_execute(&format!("CREATE DATABASE {name}"))
         .await
         .unwrap();
-    let target = Target::parse(&server.url(name)).unwrap();
+    let target = Target::exact(&server.url(name)).unwrap();
     let client = target.connect_plain().await.unwrap();
     (target, client)
 }

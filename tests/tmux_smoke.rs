@@ -190,7 +190,7 @@ fn demo_in_tmux_accept_help_and_quit() {
 /// Runs `sql` on the throwaway server's database with a fresh connection.
 fn sql(runtime: &tokio::runtime::Runtime, url: &str, sql: &str) {
     runtime.block_on(async {
-        let client = gavel::store::postgres::Target::parse(url)
+        let client = gavel::store::postgres::Target::exact(url)
             .unwrap()
             .connect_plain()
             .await
@@ -244,7 +244,7 @@ fn watch_in_tmux_against_a_live_database() {
         s.contains("recorded: carol accept continue_baseline on live-1 round 1")
     });
     let recorded = runtime.block_on(async {
-        let client = gavel::store::postgres::Target::parse(&url).unwrap().connect_plain().await.unwrap();
+        let client = gavel::store::postgres::Target::exact(&url).unwrap().connect_plain().await.unwrap();
         client
             .query_one("SELECT operator || ' ' || action FROM debate_operator_actions WHERE session_id = 'live-1'", &[])
             .await

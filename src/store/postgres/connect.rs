@@ -1,9 +1,10 @@
 //! Where the database is and how to reach it, the way psql does: `--db` (a URL or key=value
 //! pairs), else `DATABASE_URL`, merged with the service and PG* environment by `super::libpq`;
-//! passwords from the string, `PGPASSWORD` or the password file; TLS by `super::tls`. Several
-//! hosts are tried in order (or shuffled with `load_balance_hosts=random`) until one matches
-//! `target_session_attrs`, on every connect, so a reconnecting listener follows a failover to
-//! the new primary.
+//! passwords from the string, `PGPASSWORD` or the password file (read at each attempt); TLS by
+//! `super::tls`. Several hosts are tried in order (or shuffled with `load_balance_hosts=random`)
+//! until one matches `target_session_attrs`, on every connect, so a reconnecting listener
+//! follows a failover to the new primary. Servers gavel starts itself are reached with
+//! [`Target::exact`], which reads nothing but the string.
 
 use std::future::poll_fn;
 use std::net::IpAddr;
@@ -38,23 +39,63 @@ enum Session {
 /// One server to try.
 #[derive(Debug, Clone)]
 struct Endpoint {
+    /// As given: a host name, or a socket directory.
     host: Host,
     hostaddr: Option<IpAddr>,
     port: u16,
-    password: Option<Password>,
 }
 
+impl Endpoint {
+    /// What tokio-postgres is told to connect to. With `hostaddr` that address is dialled over
+    /// TCP whatever `host` is, as libpq does (so sslmode applies); `host` stays the name TLS
+    /// checks, or for a socket directory, which names no server, the address itself.
+    fn wire(&self) -> Host {
+        match (&self.host, self.hostaddr) {
+            (Host::Unix(_), Some(addr)) => Host::Tcp(addr.to_string()),
+            (host, _) => host.clone(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.wire() {
+            Host::Tcp(name) => format!("{name}:{}", self.port),
+            Host::Unix(path) => format!("{}:{}", path.display(), self.port),
+        }
+    }
+}
+
+/// Where the password comes from.
 #[derive(Clone)]
+enum Secret {
+    /// The connection string, the service or `PGPASSWORD`.
+    Given(String),
+    /// This password file, read at every connection attempt, so a listener that reconnects
+    /// after the password was changed (and the file with it) uses the new one.
+    File(PathBuf),
+    None,
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Secret::Given(_) => f.write_str("Given(***)"),
+            Secret::File(file) => write!(f, "File({})", file.display()),
+            Secret::None => f.write_str("None"),
+        }
+    }
+}
+
+/// The password of one attempt.
 enum Password {
     Given(String),
     File(pgpass::Found),
 }
 
-impl std::fmt::Debug for Password {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Password {
+    fn text(&self) -> &str {
         match self {
-            Password::Given(_) => f.write_str("Given(***)"),
-            Password::File(found) => write!(f, "File({found:?})"),
+            Password::Given(password) => password,
+            Password::File(found) => &found.password,
         }
     }
 }
@@ -66,10 +107,10 @@ pub struct Target {
     /// Everything but host, port, password and sslmode, which vary by attempt.
     base: Config,
     tls: Tls,
+    secret: Secret,
     session: Session,
     shuffle: bool,
     timeout: Option<Duration>,
-    warnings: Vec<String>,
 }
 
 impl Target {
@@ -84,10 +125,19 @@ impl Target {
 
     /// A URL (`postgresql://...`) or key=value string, merged with the process's environment.
     pub fn parse(raw: &str) -> Result<Target> {
-        Target::resolve(raw, &|name| std::env::var(name).ok())
+        Target::resolve(raw, &process_env)
     }
 
-    /// A connection string merged with the service it names and `env`, as libpq does.
+    /// A URL or key=value string taken as written: nothing is read from the environment (PG*
+    /// variables, `PGSERVICE`, `HOME`), so no password file or `~/.postgresql/` file either.
+    /// For the servers gavel starts itself (`demo --postgres`, the tests and benchmarks), which
+    /// an operator's environment must not redirect to a real server.
+    pub fn exact(raw: &str) -> Result<Target> {
+        Target::resolve(raw, &|_| None)
+    }
+
+    /// A connection string merged with the service it names and `env`, as libpq does; `env`
+    /// is all of the environment that is read (`HOME` included).
     pub fn resolve(raw: &str, env: Env<'_>) -> Result<Target> {
         let params = Params::resolve(raw, env)?;
         refuse_unsupported(&params)?;
@@ -137,63 +187,41 @@ impl Target {
             )?
             .unwrap_or(Session::Any);
         let shuffle = params
-            .typed("load_balance_hosts", "disable or random", |v| match v {
-                "disable" => Some(false),
-                "random" => Some(true),
-                _ => None,
-            })?
+            .either("load_balance_hosts", "disable", "random")?
             .unwrap_or(false);
-        let tls = Tls::from_params(&params)?;
-        let mut endpoints = endpoints(&params)?;
-        let mut warnings = Vec::new();
-        let given = params.get("password").map(str::to_owned);
-        let passfile = params
-            .get("passfile")
-            .map(PathBuf::from)
-            .or_else(|| params.home().map(|h| h.join(".pgpass")));
-        for endpoint in &mut endpoints {
-            endpoint.password = match (&given, &passfile) {
-                (Some(password), _) => Some(Password::Given(password.clone())),
-                (None, Some(file)) => {
-                    let host = match (&endpoint.host, endpoint.hostaddr) {
-                        (Host::Tcp(name), _) if !name.is_empty() => name.clone(),
-                        (_, Some(addr)) => addr.to_string(),
-                        _ => String::new(),
-                    };
-                    let wanted = Wanted {
-                        host: &host,
-                        port: &endpoint.port.to_string(),
-                        database: &dbname,
-                        user: &user,
-                    };
-                    match pgpass::lookup(file, wanted) {
-                        Ok(found) => found.map(Password::File),
-                        Err(warning) => {
-                            if !warnings.contains(&warning) {
-                                warnings.push(warning);
-                            }
-                            None
-                        }
-                    }
-                }
-                (None, None) => None,
-            };
-        }
+        let endpoints = endpoints(&params)?;
+        let over_tcp = endpoints.iter().any(|e| matches!(e.wire(), Host::Tcp(_)));
+        let tls = Tls::from_params(&params, over_tcp)?;
+        let secret = match (params.get("password"), params.get("passfile")) {
+            (Some(password), _) => Secret::Given(password.to_owned()),
+            (None, Some(file)) => Secret::File(PathBuf::from(file)),
+            (None, None) => params
+                .home()
+                .map_or(Secret::None, |h| Secret::File(h.join(".pgpass"))),
+        };
         Ok(Target {
             endpoints,
             base,
             tls,
+            secret,
             session,
             shuffle,
             timeout,
-            warnings,
         })
     }
 
-    /// What the user should know about how the target was read (a password file that was not
-    /// used, and why).
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
+    /// What the user should know about the password file as it is now (that it may not be
+    /// used, and why); it is read again at every connection attempt.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for endpoint in &self.endpoints {
+            if let Err(warning) = self.password(endpoint)
+                && !warnings.contains(&warning)
+            {
+                warnings.push(warning);
+            }
+        }
+        warnings
     }
 
     /// Where this connects, without secrets, for messages: `host:port,.../dbname`.
@@ -210,18 +238,22 @@ impl Target {
     /// The caller drives the returned [`Driven`] (spawns it, or polls its messages to receive
     /// notifications).
     pub async fn connect(&self) -> Result<(Client, Driven)> {
-        let mut order: Vec<&Endpoint> = self.endpoints.iter().collect();
-        if self.shuffle {
-            shuffle(&mut order);
-        }
+        let order = self.order();
         let passes: &[Session] = match self.session {
             Session::PreferStandby => &[Session::Standby, Session::Any],
             ref one => std::slice::from_ref(one),
         };
         let mut failures = Vec::new();
+        let mut notes = Vec::new();
         for pass in passes {
             for endpoint in &order {
-                let attempt = self.attempt(endpoint, *pass);
+                let password = self.password(endpoint).unwrap_or_else(|warning| {
+                    if !notes.contains(&warning) {
+                        notes.push(warning);
+                    }
+                    None
+                });
+                let attempt = self.attempt(endpoint, password.as_ref(), *pass);
                 let result = match self.timeout {
                     Some(limit) => {
                         tokio::time::timeout(limit, attempt)
@@ -242,8 +274,8 @@ impl Target {
             }
         }
         let mut message = failures.join("; ");
-        for warning in &self.warnings {
-            message.push_str(&format!(" (note: {warning})"));
+        for note in &notes {
+            message.push_str(&format!(" (note: {note})"));
         }
         bail!("cannot connect to {}: {message}", self.describe())
     }
@@ -259,11 +291,49 @@ impl Target {
         Ok(client)
     }
 
+    /// The servers in the order to try them: as given, or with `load_balance_hosts=random`
+    /// shuffled afresh for every connection.
+    fn order(&self) -> Vec<&Endpoint> {
+        let mut order: Vec<&Endpoint> = self.endpoints.iter().collect();
+        if self.shuffle {
+            shuffle(&mut order);
+        }
+        order
+    }
+
+    /// The password for `endpoint` as things are now: the given one, or the password file's
+    /// (read now); `Err` with a warning when the file may not be used.
+    fn password(&self, endpoint: &Endpoint) -> Result<Option<Password>, String> {
+        let file = match &self.secret {
+            Secret::Given(password) => return Ok(Some(Password::Given(password.clone()))),
+            Secret::File(file) => file,
+            Secret::None => return Ok(None),
+        };
+        // libpq looks up `host` (a socket directory too), else `hostaddr`.
+        let host = match &endpoint.host {
+            Host::Tcp(name) => name.clone(),
+            Host::Unix(path) => path.display().to_string(),
+        };
+        let wanted = Wanted {
+            host: &host,
+            port: &endpoint.port.to_string(),
+            database: self.base.get_dbname().unwrap_or_default(),
+            user: self.base.get_user().unwrap_or_default(),
+        };
+        Ok(pgpass::lookup(file, wanted)?.map(Password::File))
+    }
+
     /// One server, with libpq's fallbacks between plain and TLS for `allow` and `prefer`.
-    async fn attempt(&self, endpoint: &Endpoint, session: Session) -> Result<(Client, Driven)> {
+    async fn attempt(
+        &self,
+        endpoint: &Endpoint,
+        password: Option<&Password>,
+        session: Session,
+    ) -> Result<(Client, Driven)> {
         use tokio_postgres::config::SslMode as Wire;
         let mut config = self.base.clone();
-        match &endpoint.host {
+        let wire = endpoint.wire();
+        match &wire {
             Host::Tcp(name) => config.host(name),
             Host::Unix(path) => config.host_path(path),
         };
@@ -271,14 +341,11 @@ impl Target {
             config.hostaddr(addr);
         }
         config.port(endpoint.port);
-        if let Some(password) = &endpoint.password {
-            config.password(match password {
-                Password::Given(password) => password.as_str(),
-                Password::File(found) => found.password.as_str(),
-            });
+        if let Some(password) = password {
+            config.password(password.text());
         }
         // libpq never uses TLS on a unix socket.
-        let modes: &[Wire] = match (&endpoint.host, self.tls.mode) {
+        let modes: &[Wire] = match (&wire, self.tls.mode) {
             (Host::Unix(_), _) | (_, SslMode::Disable) => &[Wire::Disable],
             (_, SslMode::Allow) => &[Wire::Disable, Wire::Require],
             (_, SslMode::Prefer) => &[Wire::Prefer, Wire::Disable],
@@ -303,32 +370,29 @@ impl Target {
             }
         }
         let error = failure.ok_or_else(|| anyhow!("no way to connect"))?;
-        Err(self.explain(&error, endpoint))
+        Err(self.explain(error, &wire, password))
     }
 
-    /// The error of a failed attempt, with what an operator needs to fix it.
-    fn explain(&self, error: &tokio_postgres::Error, endpoint: &Endpoint) -> anyhow::Error {
-        let host = match &endpoint.host {
+    /// The error of a failed attempt on `wire`, with what an operator needs to fix it.
+    fn explain(
+        &self,
+        error: tokio_postgres::Error,
+        wire: &Host,
+        password: Option<&Password>,
+    ) -> anyhow::Error {
+        let host = match wire {
             Host::Tcp(name) => name.as_str(),
             Host::Unix(_) => "",
         };
-        if let Some(why) = self.tls.explain(error, host) {
+        if let Some(why) = self.tls.explain(&error, host) {
             return anyhow!(why);
         }
-        let mut message = match error.as_db_error() {
-            Some(db) => db.to_string(),
-            None => {
-                let mut chain = error.to_string();
-                let mut next = std::error::Error::source(error);
-                while let Some(cause) = next {
-                    chain.push_str(&format!(": {cause}"));
-                    next = cause.source();
-                }
-                chain
-            }
+        let Some(db) = error.as_db_error() else {
+            return error.into();
         };
+        let mut message = db.to_string();
         if error.code() == Some(&SqlState::INVALID_PASSWORD)
-            && let Some(Password::File(found)) = &endpoint.password
+            && let Some(Password::File(found)) = password
         {
             message.push_str(&format!(
                 " (password retrieved from file \"{}\", line {})",
@@ -340,13 +404,18 @@ impl Target {
     }
 }
 
-impl Endpoint {
-    fn describe(&self) -> String {
-        match &self.host {
-            Host::Tcp(name) => format!("{name}:{}", self.port),
-            Host::Unix(path) => format!("{}:{}", path.display(), self.port),
-        }
-    }
+/// The process's environment, where a missing `HOME` is the user's home from the passwd
+/// database, as libpq finds it.
+fn process_env(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .or_else(|| {
+            (name == "HOME")
+                .then(dirs::home_dir)
+                .flatten()
+                .and_then(|home| home.into_os_string().into_string().ok())
+        })
 }
 
 /// The servers of `host`, `hostaddr` and `port` (comma-separated lists, one port for all or one
@@ -416,7 +485,6 @@ fn endpoints(params: &Params) -> Result<Vec<Endpoint>> {
             host,
             hostaddr,
             port,
-            password: None,
         });
     }
     Ok(endpoints)
@@ -424,13 +492,8 @@ fn endpoints(params: &Params) -> Result<Vec<Endpoint>> {
 
 /// Keepalives, timeouts, channel binding, encoding and negotiation.
 fn apply_tuning(params: &Params, config: &mut Config) -> Result<()> {
-    let flag = |v: &str| match v {
-        "0" => Some(false),
-        "1" => Some(true),
-        _ => None,
-    };
     let seconds = |v: &str| v.trim().parse::<u64>().ok().map(Duration::from_secs);
-    if let Some(on) = params.typed("keepalives", "0 or 1", flag)? {
+    if let Some(on) = params.flag("keepalives")? {
         config.keepalives(on);
     }
     if let Some(idle) = params.typed("keepalives_idle", "a number of seconds", seconds)? {
@@ -694,5 +757,154 @@ mod tests {
         shuffle(&mut items);
         items.sort_unstable();
         assert_eq!(items, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn random_load_balancing_tries_every_host_first_sometimes() {
+        let none = env(&[("USER", "op")]);
+        let first_hosts = |raw| {
+            let target = Target::resolve(raw, &none).unwrap();
+            let mut first = std::collections::BTreeSet::new();
+            for _ in 0..200 {
+                first.insert(target.order()[0].describe());
+            }
+            first.into_iter().collect::<Vec<_>>()
+        };
+        // A fair shuffle leaves a host out of first place 200 times with odds of 4 * 0.75^200.
+        assert_eq!(
+            first_hosts("host=a,b,c,d load_balance_hosts=random"),
+            ["a:5432", "b:5432", "c:5432", "d:5432"]
+        );
+        assert_eq!(first_hosts("host=a,b,c,d"), ["a:5432"]);
+    }
+
+    /// A scratch home directory, removed when dropped.
+    struct Home(std::path::PathBuf);
+
+    impl Home {
+        fn new(name: &str) -> Home {
+            let dir =
+                std::env::temp_dir().join(format!("gavel-home-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(dir.join(".postgresql")).unwrap();
+            Home(dir)
+        }
+
+        fn env(&self) -> impl Fn(&str) -> Option<String> + use<> {
+            let home = self.0.display().to_string();
+            move |name| (name == "HOME").then(|| home.clone())
+        }
+    }
+
+    impl Drop for Home {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn tls_files_are_read_only_when_tls_may_be_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = Home::new("tls-files");
+        let postgresql = home.0.join(".postgresql");
+        std::fs::write(postgresql.join("postgresql.crt"), "not a certificate").unwrap();
+        let key = postgresql.join("postgresql.key");
+        std::fs::write(&key, "not a key").unwrap();
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let env = home.env();
+        let resolve = |raw| Target::resolve(raw, &env).map_err(|e| format!("{e:#}"));
+        for raw in [
+            "host=/var/run/postgresql user=u",
+            "host=db.example user=u sslmode=disable",
+            "host=/var/run/postgresql user=u sslmode=verify-ca",
+        ] {
+            assert!(resolve(raw).is_ok(), "{raw}: {:?}", resolve(raw));
+        }
+        assert!(
+            resolve("host=db.example user=u")
+                .unwrap_err()
+                .starts_with("sslcert: could not read"),
+            "TLS may be used: the client certificate is read"
+        );
+        let missing_root = resolve("host=db.example user=u sslmode=verify-ca sslcertmode=disable");
+        assert_eq!(
+            missing_root.unwrap_err(),
+            format!(
+                "sslmode in the connection string: root certificate file \"{}\" does not exist; \
+                 verify-ca trusts only the CA certificates given there. Either provide the file \
+                 (sslrootcert=FILE or PGSSLROOTCERT), or use sslmode=verify-full, which also \
+                 checks the host name, with the system's trusted roots (sslrootcert=system)",
+                postgresql.join("root.crt").display()
+            )
+        );
+        // A socket directory with hostaddr is reached over TCP, so TLS applies.
+        let by_address = "host=/var/run/postgresql hostaddr=127.0.0.1 port=7 user=u \
+                          sslmode=verify-ca sslcertmode=disable";
+        assert!(
+            resolve(by_address)
+                .unwrap_err()
+                .contains("root.crt\" does not exist"),
+            "{by_address}"
+        );
+        let no_home = Target::resolve("host=h user=u sslmode=verify-ca", &|_| None).unwrap_err();
+        assert!(
+            format!("{no_home:#}").starts_with(
+                "sslmode in the connection string: could not get home directory to locate root \
+                 certificate file; verify-ca"
+            ),
+            "{no_home:#}"
+        );
+    }
+
+    #[test]
+    fn hostaddr_makes_a_socket_directory_host_a_tcp_connection() {
+        let none = env(&[("USER", "op")]);
+        let target = Target::resolve("host=/tmp hostaddr=127.0.0.1 port=7", &none).unwrap();
+        assert!(matches!(target.endpoints[0].wire(), Host::Tcp(ref a) if a == "127.0.0.1"));
+        assert_eq!(target.describe(), "127.0.0.1:7/op");
+        let target = Target::resolve("host=/tmp port=7", &none).unwrap();
+        assert!(matches!(target.endpoints[0].wire(), Host::Unix(_)));
+    }
+
+    #[test]
+    fn exact_targets_ignore_the_process_environment() {
+        // Run again in a child process whose environment would redirect any target it reaches.
+        const CHILD: &str = "GAVEL_TEST_HOSTILE_ENVIRONMENT";
+        if std::env::var_os(CHILD).is_none() {
+            let home = Home::new("exact");
+            std::fs::write(home.0.join(".pgpass"), "*:*:*:*:theirs\n").unwrap();
+            let name = module_path!().split_once("::").unwrap().1;
+            let output = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    &format!("{name}::exact_targets_ignore_the_process_environment"),
+                ])
+                .env(CHILD, "1")
+                .env("HOME", &home.0)
+                .envs([
+                    ("PGSERVICE", "absent"),
+                    ("PGHOSTADDR", "192.0.2.1"),
+                    ("PGSSLMODE", "verify-full"),
+                    ("PGOPTIONS", "-c default_transaction_read_only=on"),
+                ])
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&output.stdout);
+            assert!(output.status.success(), "{out}");
+            assert!(out.contains("1 passed"), "the child ran the test: {out}");
+            return;
+        }
+        let raw = "host=/tmp/gavel-socket port=5 user=postgres dbname=d";
+        let merged = Target::parse(raw).map(|t| t.describe());
+        assert_eq!(
+            format!("{:#}", merged.unwrap_err()),
+            "service: definition of service \"absent\" not found",
+            "the environment reaches Target::parse"
+        );
+        let exact = Target::exact(raw).unwrap();
+        assert_eq!(exact.describe(), "/tmp/gavel-socket:5/d");
+        assert_eq!(exact.tls.mode, SslMode::Prefer);
+        assert_eq!(exact.base.get_options(), None);
+        assert!(matches!(exact.secret, Secret::None), "{:?}", exact.secret);
     }
 }

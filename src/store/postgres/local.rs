@@ -132,7 +132,9 @@ impl LocalServer {
         Ok(())
     }
 
-    /// A connection string for database `dbname` on this server.
+    /// A connection string for database `dbname` on this server, through its socket; read it
+    /// with [`super::Target::exact`], so that no PG* variable, service or password file of the
+    /// environment redirects it.
     pub fn url(&self, dbname: &str) -> String {
         format!(
             "host={} port={} user=postgres dbname={dbname}",

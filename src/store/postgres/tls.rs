@@ -2,9 +2,10 @@
 //! encrypts, `allow` tries plain first, `prefer` (the default) tries TLS first, `require`
 //! encrypts without checking the certificate (unless a root certificate file is given, when it
 //! checks the chain as libpq does), `verify-ca` checks the chain, `verify-full` the chain and the
-//! host name. Trusted roots: `sslrootcert` (or `~/.postgresql/root.crt`), else the platform's
-//! store; `sslrootcert=system` asks for the platform's store explicitly. Client certificates
-//! come from `sslcert`/`sslkey` (or `~/.postgresql/postgresql.{crt,key}`).
+//! host name. Trusted roots: `sslrootcert` (or `~/.postgresql/root.crt`); verify-full without
+//! one uses the platform's store (`sslrootcert=system` asks for it explicitly), verify-ca
+//! without one is refused. Client certificates come from `sslcert`/`sslkey` (or
+//! `~/.postgresql/postgresql.{crt,key}`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,10 +60,64 @@ enum Check {
     ChainAndName,
 }
 
+/// libpq's default places for the TLS files, in `~/.postgresql/`.
+struct Files {
+    dir: Option<PathBuf>,
+}
+
+impl Files {
+    fn of(params: &Params) -> Files {
+        Files {
+            dir: params.home().map(|h| h.join(".postgresql")),
+        }
+    }
+
+    /// `~/.postgresql/name`, if it exists.
+    fn existing(&self, name: &str) -> Option<PathBuf> {
+        self.dir
+            .as_ref()
+            .map(|d| d.join(name))
+            .filter(|f| f.exists())
+    }
+
+    /// The root certificate file: `sslrootcert` (none for `system`), else
+    /// `~/.postgresql/root.crt` if it exists. verify-ca without one is refused: it would have
+    /// to trust the system's roots without checking the host name, which any certificate from
+    /// a public CA, for any name, passes.
+    fn root(&self, params: &Params, mode: SslMode) -> Result<Option<PathBuf>> {
+        let file = match params.get("sslrootcert") {
+            Some("system") => None,
+            Some(file) => Some(PathBuf::from(file)),
+            None => self.existing("root.crt"),
+        };
+        if file.is_none() && mode == SslMode::VerifyCa {
+            let missing = match &self.dir {
+                Some(dir) => format!(
+                    "root certificate file \"{}\" does not exist",
+                    dir.join("root.crt").display()
+                ),
+                None => "could not get home directory to locate root certificate file".to_owned(),
+            };
+            return Err(params.refuse(
+                "sslmode",
+                &format!(
+                    "{missing}; verify-ca trusts only the CA certificates given there. Either \
+                     provide the file (sslrootcert=FILE or PGSSLROOTCERT), or use \
+                     sslmode=verify-full, which also checks the host name, with the system's \
+                     trusted roots (sslrootcert=system)"
+                ),
+            ));
+        }
+        Ok(file)
+    }
+}
+
 impl Tls {
-    /// The TLS settings of `params`; files are read now, so a bad one is reported before any
-    /// connection is tried.
-    pub fn from_params(params: &Params) -> Result<Tls> {
+    /// The TLS settings of `params`. Every value is checked now; the files (root certificates,
+    /// revocation lists, the client certificate and key) are read now too, so a bad one is
+    /// reported before any connection is tried, but only when `over_tcp` (some host is reached
+    /// over TCP) and the sslmode may encrypt: libpq never reads them for a socket or `disable`.
+    pub fn from_params(params: &Params, over_tcp: bool) -> Result<Tls> {
         let mode = params
             .typed(
                 "sslmode",
@@ -83,55 +138,52 @@ impl Tls {
             } else {
                 SslMode::Prefer
             });
-        let postgresql_dir = params.home().map(|h| h.join(".postgresql"));
-        let default_file = |name: &str| {
-            postgresql_dir
-                .as_ref()
-                .map(|d| d.join(name))
-                .filter(|f| f.exists())
-        };
-        let root_file = match params.get("sslrootcert") {
-            Some("system") => {
-                if mode != SslMode::VerifyFull {
-                    return Err(params.refuse(
-                        "sslrootcert",
-                        &format!(
-                            "weak sslmode \"{}\" may not be used with sslrootcert=system (use \
-                             \"verify-full\")",
-                            params.get("sslmode").unwrap_or("prefer")
-                        ),
-                    ));
-                }
-                None
-            }
-            Some(file) => Some(PathBuf::from(file)),
-            None => default_file("root.crt"),
-        };
-        let check = match mode {
-            SslMode::Disable | SslMode::Allow | SslMode::Prefer => Check::Nothing,
-            SslMode::Require if root_file.is_none() => Check::Nothing,
-            SslMode::Require | SslMode::VerifyCa => Check::Chain,
-            SslMode::VerifyFull => Check::ChainAndName,
-        };
+        if params.get("sslrootcert") == Some("system") && mode != SslMode::VerifyFull {
+            return Err(params.refuse(
+                "sslrootcert",
+                &format!(
+                    "weak sslmode \"{}\" may not be used with sslrootcert=system (use \
+                     \"verify-full\")",
+                    params.get("sslmode").unwrap_or("prefer")
+                ),
+            ));
+        }
+        let versions = versions(params)?;
+        let send_certificate = params
+            .either("sslcertmode", "disable", "allow")?
+            .unwrap_or(true);
+        let sni = params.flag("sslsni")?.unwrap_or(true);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let (check, root_file, client) = if over_tcp && mode != SslMode::Disable {
+            let files = Files::of(params);
+            let root_file = files.root(params, mode)?;
+            let check = match mode {
+                SslMode::Disable | SslMode::Allow | SslMode::Prefer => Check::Nothing,
+                SslMode::Require if root_file.is_none() => Check::Nothing,
+                SslMode::Require | SslMode::VerifyCa => Check::Chain,
+                SslMode::VerifyFull => Check::ChainAndName,
+            };
+            let client = if send_certificate {
+                client_certificate(params, &files)?
+            } else {
+                None
+            };
+            (check, root_file, client)
+        } else {
+            (Check::Nothing, None, None)
+        };
         let (verifier, trusted) = verifier(params, check, root_file.as_deref(), &provider)?;
         let builder = rustls::ClientConfig::builder_with_provider(provider)
-            .with_protocol_versions(versions(params)?)?
+            .with_protocol_versions(versions)?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
-        let mut config = match client_certificate(params, &default_file)? {
+        let mut config = match client {
             Some((chain, key)) => builder
                 .with_client_auth_cert(chain, key)
                 .map_err(|e| params.refuse("sslkey", &format!("does not suit sslcert: {e}")))?,
             None => builder.with_no_client_auth(),
         };
-        config.enable_sni = params
-            .typed("sslsni", "0 or 1", |v| match v {
-                "0" => Some(false),
-                "1" => Some(true),
-                _ => None,
-            })?
-            .unwrap_or(true);
+        config.enable_sni = sni;
         Ok(Tls {
             mode,
             connector: MakeRustlsConnect::new(config),
@@ -243,20 +295,26 @@ fn verifier(
             format!("sslrootcert \"{}\"", file.display())
         }
         None => {
+            // Only verify-full comes here (see `Files::root`): the host name is checked too.
             let found = rustls_native_certs::load_native_certs();
             roots.add_parsable_certificates(found.certs);
+            let asked = match params.get("sslrootcert") {
+                Some(_) => "sslrootcert=system",
+                None => "no sslrootcert given",
+            };
             if roots.is_empty() {
                 // Nothing can be trusted: every certificate is refused, and the refusal says why.
-                let trusted = "the system's roots, which are none (install ca-certificates); no \
-                               sslrootcert given";
+                let trusted = format!(
+                    "the system's roots, which are none (install ca-certificates); {asked}"
+                );
                 let verifier = Verifier {
                     check,
                     webpki: None,
                     algorithms,
                 };
-                return Ok((Arc::new(verifier), trusted.to_owned()));
+                return Ok((Arc::new(verifier), trusted));
             }
-            "the system's roots; no sslrootcert given".to_owned()
+            format!("the system's roots; {asked}")
         }
     };
     let mut builder =
@@ -341,24 +399,12 @@ fn versions(params: &Params) -> Result<&'static [&'static rustls::SupportedProto
 type ClientCertificate = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
 
 /// The client certificate chain and key, when there is a certificate to send: `sslcert` (an
-/// explicit file must exist), else `~/.postgresql/postgresql.crt` if present; `sslcertmode=disable`
-/// sends none.
-fn client_certificate(
-    params: &Params,
-    default_file: &dyn Fn(&str) -> Option<PathBuf>,
-) -> Result<Option<ClientCertificate>> {
-    let mode = params.typed("sslcertmode", "disable or allow", |v| match v {
-        "disable" => Some(false),
-        "allow" => Some(true),
-        _ => None,
-    })?;
-    if mode == Some(false) {
-        return Ok(None);
-    }
+/// explicit file must exist), else `~/.postgresql/postgresql.crt` if present.
+fn client_certificate(params: &Params, files: &Files) -> Result<Option<ClientCertificate>> {
     let Some(cert_file) = params
         .get("sslcert")
         .map(PathBuf::from)
-        .or_else(|| default_file("postgresql.crt"))
+        .or_else(|| files.existing("postgresql.crt"))
     else {
         return Ok(None);
     };
@@ -375,7 +421,7 @@ fn client_certificate(
     let key_file = params
         .get("sslkey")
         .map(PathBuf::from)
-        .or_else(|| default_file("postgresql.key"))
+        .or_else(|| files.existing("postgresql.key"))
         .ok_or_else(|| {
             params.refuse(
                 "sslkey",

@@ -92,7 +92,8 @@ pub struct Params {
 
 impl Params {
     /// `conninfo` merged with the service it names and `env`, as libpq merges them. Empty
-    /// values count as absent.
+    /// values count as absent. `env` is all there is: without `HOME` in it there is no home
+    /// directory (no `~/.pg_service.conf`, `~/.pgpass` or `~/.postgresql/`).
     pub fn resolve(conninfo: &str, env: Env<'_>) -> Result<Params> {
         let mut values = BTreeMap::new();
         let pairs = conninfo::parse(conninfo)
@@ -101,7 +102,7 @@ impl Params {
             set(&mut values, &key, value, Origin::Given, true);
         }
         let var = |name: &str| env(name).filter(|v| !v.is_empty());
-        let home = var("HOME").map(PathBuf::from).or_else(dirs::home_dir);
+        let home = var("HOME").map(PathBuf::from);
         let service = values
             .get("service")
             .map(|p: &Param| p.value.clone())
@@ -175,6 +176,20 @@ impl Params {
                 param.value,
                 param.origin
             )
+        })
+    }
+
+    /// `key` as libpq's booleans are written, `0` or `1`.
+    pub fn flag(&self, key: &str) -> Result<Option<bool>> {
+        self.either(key, "0", "1")
+    }
+
+    /// `key` as one of two words: `off` (false) or `on` (true).
+    pub fn either(&self, key: &str, off: &str, on: &str) -> Result<Option<bool>> {
+        self.typed(key, &format!("{off} or {on}"), |v| match v {
+            v if v == off => Some(false),
+            v if v == on => Some(true),
+            _ => None,
         })
     }
 
@@ -286,6 +301,32 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "cannot read the connection string: invalid connection option \"sslrootcrt\""
+        );
+    }
+
+    #[test]
+    fn the_given_environment_is_all_there_is() {
+        // No HOME given: no home directory, whatever the process's own HOME or passwd entry say.
+        assert_eq!(Params::resolve("host=h", &env(&[])).unwrap().home(), None);
+        let params = Params::resolve("host=h", &env(&[("HOME", "/home/op")])).unwrap();
+        assert_eq!(params.home(), Some(&PathBuf::from("/home/op")));
+    }
+
+    #[test]
+    fn flags_are_0_or_1() {
+        let params = Params::resolve("keepalives=0 sslsni=1 tcp_user_timeout=yes", &env(&[]));
+        let params = params.unwrap();
+        assert_eq!(params.flag("keepalives").unwrap(), Some(false));
+        assert_eq!(params.flag("sslsni").unwrap(), Some(true));
+        assert_eq!(params.flag("channel_binding").unwrap(), None);
+        assert_eq!(
+            params.either("keepalives", "1", "0").unwrap(),
+            Some(true),
+            "the second word is true"
+        );
+        assert_eq!(
+            params.flag("tcp_user_timeout").unwrap_err().to_string(),
+            "invalid tcp_user_timeout value \"yes\" in the connection string: expected 0 or 1"
         );
     }
 

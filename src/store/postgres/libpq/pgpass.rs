@@ -1,7 +1,8 @@
 //! The password file (`~/.pgpass`, `PGPASSFILE`, `passfile=`): lines of
 //! `hostname:port:database:username:password`, `*` matching anything in the first four fields,
-//! `\:` and `\\` escaping, `#` starting a comment. As libpq does, a file that the group or
-//! others may read is not used (the caller is told why), and a missing file is no error.
+//! `\:` and `\\` escaping, `#` starting a comment; anything after the password's next unescaped
+//! `:` is ignored. As libpq does, a file that the group or others may read is not used (the
+//! caller is told why), and a missing file is no error.
 
 use std::path::{Path, PathBuf};
 
@@ -85,12 +86,15 @@ pub fn find(text: &str, wanted: Wanted<'_>) -> Option<(usize, String)> {
 }
 
 /// The five fields of a line, de-escaped; `None` for a lone `*` (a wildcard). A line with fewer
-/// than five fields is no entry.
+/// than five fields is no entry; as in libpq, the password ends at the next unescaped `:`.
 fn split(line: &str) -> Option<[Option<String>; 5]> {
     let mut fields: Vec<(String, bool)> = vec![(String::new(), false)];
     let mut chars = line.chars();
     while let Some(c) = chars.next() {
-        if c == ':' && fields.len() < 5 {
+        if c == ':' {
+            if fields.len() == 5 {
+                break;
+            }
             fields.push((String::new(), false));
             continue;
         }
@@ -141,7 +145,7 @@ short:line
                 Some((2, "s3cret")),
             ),
             (wanted("db.example.com", "5433", "debates", "gavel"), None),
-            (wanted("anywhere", "1", "x", "alice"), Some((3, "a:b\\c:d"))),
+            (wanted("anywhere", "1", "x", "alice"), Some((3, "a:b\\c"))),
             (
                 wanted("/var/run/postgresql", "5433", "x", "bob"),
                 Some((4, "local")),
@@ -231,6 +235,9 @@ short:line
                 let text = format!("{}:{}\n", wild.join(":"), escape(&password));
                 prop_assert_eq!(find(&text, w), Some((1, password.clone())));
             }
+            // An unescaped colon ends the password; what follows is no part of it.
+            let text = format!("{}:{}:{}\n", line.join(":"), escape(&password), escape(&other));
+            prop_assert_eq!(find(&text, own), Some((1, password.clone())));
         }
     }
 }
