@@ -471,23 +471,30 @@ fn separators_and_zero_width_characters_never_reach_the_screen() {
     use gavel::domain::Change;
 
     let (mut model, _) = demo_model();
+    let hidden: String = HIDDEN.iter().collect();
+    let mut session = model.debates[0].session.clone();
+    session.question = format!("Topic{hidden}end");
     let mut turn = model.debates[0].turns[0].clone();
-    let id = model.debates[0].session.id.clone();
-    turn.id = 424_242;
-    turn.content = format!("para\u{2029}graph line\u{2028}sep {}", HIDDEN.iter().collect::<String>());
+    turn.content = format!("para\u{2029}graph line\u{2028}sep {hidden}");
+    let id = session.id.clone();
+    update(&mut model, Event::Store(Box::new(Change::Session(session))));
     update(&mut model, Event::Store(Box::new(Change::Turn(turn))));
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    terminal.draw(|frame| gavel::ui::view(&model, frame)).unwrap();
+    let list = terminal.backend().to_string();
+    // On one line (the list) the two separators are white space; the rest show as �.
+    let one_line = format!("Topic {}end", "�".repeat(HIDDEN.len() - 2));
+    assert!(list.contains(&one_line), "{list}");
     select(&mut model, &id);
     update(&mut model, key(crossterm::event::KeyCode::Enter));
     update(&mut model, key(crossterm::event::KeyCode::Enter));
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
     terminal.draw(|frame| gavel::ui::view(&model, frame)).unwrap();
-    let screen = terminal.backend().to_string();
-    assert!(screen.contains("para�graph line�sep"), "{screen}");
-    for cell in terminal.backend().buffer().content() {
+    let transcript = terminal.backend().to_string();
+    assert!(transcript.contains("para�graph line�sep"), "{transcript}");
+    for screen in [&list, &transcript] {
         assert!(
-            !cell.symbol().chars().any(|c| HIDDEN.contains(&c) || c.is_control()),
-            "{:?} reached the screen",
-            cell.symbol()
+            !screen.chars().any(|c| HIDDEN.contains(&c) || (c.is_control() && c != '\n')),
+            "an invisible character reached the screen:\n{screen}"
         );
     }
 }
@@ -507,8 +514,8 @@ fn simulate_whose_database_goes_away_exits_non_zero_naming_the_debates_left_unfi
     std::fs::create_dir_all(&dir).unwrap();
     let bundled = std::fs::read_to_string("fixtures/gated_converges_round3.jsonl").unwrap();
     let mut fixtures = Vec::new();
-    for (name, id) in [("esc", "esc\\u001b[31mid"), ("second", "second-debate")] {
-        let path = dir.join(format!("{name}.jsonl"));
+    for id in ["first-debate", "second-debate"] {
+        let path = dir.join(format!("{id}.jsonl"));
         let text = bundled.replace(
             "\"id\": \"fasting-insulin-0412\"",
             &format!("\"id\": \"{id}\""),
@@ -523,7 +530,7 @@ fn simulate_whose_database_goes_away_exits_non_zero_naming_the_debates_left_unfi
     )
     .unwrap();
     let logs = dir.join("logs");
-    let child = Command::new(BINARY)
+    let mut child = Command::new(BINARY)
         .args(["simulate", "--db", &url, "--config"])
         .arg(&config)
         .arg("--log-dir")
@@ -537,7 +544,14 @@ fn simulate_whose_database_goes_away_exits_non_zero_naming_the_debates_left_unfi
     // Both gated debates wait on their first decision; then the server goes.
     let deadline = Instant::now() + Duration::from_secs(30);
     while query_ids(&url, "SELECT session_id FROM debate_round_decisions").len() < 2 {
-        assert!(Instant::now() < deadline, "the debates never reached a decision");
+        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the debates never reached a decision: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
     server.stop().unwrap();
@@ -547,24 +561,53 @@ fn simulate_whose_database_goes_away_exits_non_zero_naming_the_debates_left_unfi
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with(
-            "gavel: the simulation stopped; debates left unfinished: esc␛[31mid, second-debate: "
+            "gavel: the simulation stopped; debates left unfinished: first-debate, second-debate: "
         ),
         "{stderr}"
     );
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains("esc␛[31mid round 1: "), "{stdout}");
-    assert!(!stdout.contains('\u{1b}'));
+    assert!(stdout.contains("first-debate round 1: "), "{stdout}");
 
     server.resume().unwrap();
-    let mut running = query_ids(
+    let running = query_ids(
         &url,
         "SELECT id FROM debate_sessions WHERE status = 'running' ORDER BY id",
     );
-    running.sort();
-    assert_eq!(running, ["esc\u{1b}[31mid", "second-debate"]);
-
-    let log = std::fs::read_to_string(logs.join("gavel.log")).unwrap();
-    assert!(log.contains("session=esc␛[31mid"), "{log}");
-    assert!(!log.contains('\u{1b}'), "raw ESC in the log");
+    assert_eq!(running, ["first-debate", "second-debate"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------- the log
+
+#[test]
+fn a_session_id_with_escape_sequences_reaches_the_log_inert() {
+    let (_server, url) = migrated();
+    sql(
+        &url,
+        "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used) \
+             VALUES (E'evil\\x1b[31m\\u009b2J', 'q', 'gated', '[\"theorist\"]', 1000, 10);
+         INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES (E'evil\\x1b[31m\\u009b2J', 1, 'theorist', 'VERDICT: stop', 10);
+         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
+             VALUES (E'evil\\x1b[31m\\u009b2J', 1, 'continue_baseline', '{}');",
+    );
+    let tmux = Tmux::new();
+    let logs = tmux.dir.join("logs");
+    tmux.start(&format!(
+        "{BINARY} watch --db '{url}' --operator carol --log-dir {}; echo status=$?; sleep 60",
+        logs.display()
+    ));
+    tmux.wait_for("the debate", |s| s.contains("evil␛[31m�2J"));
+    tmux.keys("a");
+    tmux.wait_for("the confirmation", |s| s.contains("[y] confirm"));
+    tmux.keys("y");
+    tmux.wait_for("the recorded action", |s| s.contains("recorded: carol"));
+    tmux.keys("q");
+    tmux.wait_for("gavel to exit", |s| s.contains("status=0"));
+    let log = std::fs::read_to_string(logs.join("gavel.log")).unwrap();
+    assert!(log.contains("session=evil␛[31m�2J"), "{log}");
+    assert!(
+        !log.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character in the log: {log:?}"
+    );
 }
