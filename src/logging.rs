@@ -51,7 +51,8 @@ impl<W: Write> Write for Inert<W> {
             Some(line) => (line, "\n"),
             None => (&*text, ""),
         };
-        self.0.write_all(format!("{}{end}", inert(line)).as_bytes())?;
+        self.0
+            .write_all(format!("{}{end}", inert(line)).as_bytes())?;
         Ok(event.len())
     }
 

@@ -19,8 +19,8 @@ use gavel::config::Config;
 use gavel::domain::{Change, Debates};
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, audit_rows, history, migrate, simulate};
-use gavel::theme::Theme;
 use gavel::text::inert;
+use gavel::theme::Theme;
 use gavel::{calibrate, cli, demo, live, logging, terminal, tui};
 
 fn main() -> ExitCode {

@@ -103,13 +103,21 @@ fn signalled(signal: &str, status: u8) {
     let pid = demo_in_tmux(&tmux);
     assert_eq!(
         left_over(&tmux),
-        ["alternate screen", "hidden cursor", "mouse capture", "raw mode"],
+        [
+            "alternate screen",
+            "hidden cursor",
+            "mouse capture",
+            "raw mode"
+        ],
         "the console's modes are on while it runs"
     );
     kill(signal, &pid);
     let after = tmux.wait_for("the exit status", |s| s.contains("status="));
     assert!(after.contains(&format!("status={status}")), "{after}");
-    assert!(!after.contains("persona(s)"), "the console is gone:\n{after}");
+    assert!(
+        !after.contains("persona(s)"),
+        "the console is gone:\n{after}"
+    );
     assert_eq!(left_over(&tmux), Vec::<&str>::new(), "after SIG{signal}");
 }
 
@@ -155,7 +163,10 @@ fn ctrl_z_and_sigtstp_suspend_with_the_terminal_restored_and_fg_redraws() {
         tmux.dir.join("logs").display()
     ));
     wait_for_console(&tmux);
-    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_owned();
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_owned();
 
     // Ctrl-Z arrives as a key in raw mode; then SIGTSTP from outside.
     let suspends: [&dyn Fn(); 2] = [&|| tmux.keys("C-z"), &|| kill("TSTP", &pid)];
@@ -170,12 +181,20 @@ fn ctrl_z_and_sigtstp_suspend_with_the_terminal_restored_and_fg_redraws() {
             ("#{cursor_flag}", "1"),
             ("#{mouse_any_flag}", "0"),
         ] {
-            assert_eq!(tmux.display(variable), restored, "{variable} while suspended");
+            assert_eq!(
+                tmux.display(variable),
+                restored,
+                "{variable} while suspended"
+            );
         }
         tmux.type_line("fg");
         // The whole screen comes back, not only what changed while it was stopped.
         wait_for_console(&tmux);
-        assert_eq!(tmux.display("#{mouse_any_flag}"), "1", "mouse capture is back");
+        assert_eq!(
+            tmux.display("#{mouse_any_flag}"),
+            "1",
+            "mouse capture is back"
+        );
         assert!(
             tty_modes(&tmux).iter().any(|m| m == "-icanon"),
             "raw mode is back"
@@ -399,7 +418,10 @@ fn row() -> ExportRow {
 #[test]
 fn csv_cells_a_spreadsheet_would_run_get_a_quote_and_controls_are_shown() {
     let mut out = Vec::new();
-    assert_eq!(export::write(vec![row()], Format::Csv, &mut out).unwrap(), 1);
+    assert_eq!(
+        export::write(vec![row()], Format::Csv, &mut out).unwrap(),
+        1
+    );
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "table,session_id,round_index,at,decision,agent_persona,score,judge_model,pmids,action,\
@@ -440,8 +462,20 @@ fn jsonl_escapes_what_could_act_on_a_terminal_and_keeps_the_data_exact() {
 /// The characters the issue named, beyond C0, DEL and C1: separators, bidirectional and
 /// zero-width characters, the byte order mark, a tag.
 const HIDDEN: &[char] = &[
-    '\u{2028}', '\u{2029}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{200e}', '\u{200f}',
-    '\u{202a}', '\u{202e}', '\u{2060}', '\u{2066}', '\u{2069}', '\u{feff}', '\u{e0041}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{200b}',
+    '\u{200c}',
+    '\u{200d}',
+    '\u{200e}',
+    '\u{200f}',
+    '\u{202a}',
+    '\u{202e}',
+    '\u{2060}',
+    '\u{2066}',
+    '\u{2069}',
+    '\u{feff}',
+    '\u{e0041}',
     '\u{ad}',
 ];
 
@@ -480,7 +514,9 @@ fn separators_and_zero_width_characters_never_reach_the_screen() {
     update(&mut model, Event::Store(Box::new(Change::Session(session))));
     update(&mut model, Event::Store(Box::new(Change::Turn(turn))));
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|frame| gavel::ui::view(&model, frame)).unwrap();
+    terminal
+        .draw(|frame| gavel::ui::view(&model, frame))
+        .unwrap();
     let list = terminal.backend().to_string();
     // On one line (the list) the two separators are white space; the rest show as �.
     let one_line = format!("Topic {}end", "�".repeat(HIDDEN.len() - 2));
@@ -488,12 +524,16 @@ fn separators_and_zero_width_characters_never_reach_the_screen() {
     select(&mut model, &id);
     update(&mut model, key(crossterm::event::KeyCode::Enter));
     update(&mut model, key(crossterm::event::KeyCode::Enter));
-    terminal.draw(|frame| gavel::ui::view(&model, frame)).unwrap();
+    terminal
+        .draw(|frame| gavel::ui::view(&model, frame))
+        .unwrap();
     let transcript = terminal.backend().to_string();
     assert!(transcript.contains("para�graph line�sep"), "{transcript}");
     for screen in [&list, &transcript] {
         assert!(
-            !screen.chars().any(|c| HIDDEN.contains(&c) || (c.is_control() && c != '\n')),
+            !screen
+                .chars()
+                .any(|c| HIDDEN.contains(&c) || (c.is_control() && c != '\n')),
             "an invisible character reached the screen:\n{screen}"
         );
     }

@@ -204,7 +204,9 @@ impl serde_json::ser::Formatter for InertJson {
 fn json(value: &impl Serialize) -> io::Result<String> {
     let mut out = Vec::new();
     value
-        .serialize(&mut serde_json::Serializer::with_formatter(&mut out, InertJson))
+        .serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, InertJson,
+        ))
         .map_err(io::Error::from)?;
     String::from_utf8(out).map_err(io::Error::other)
 }

@@ -104,7 +104,10 @@ pub async fn play<S: Stage + Send + 'static>(
     for (run, stage) in opened {
         let id = run.session().id.clone();
         let clock = Clock::new(playback.clone());
-        ids.insert(debates.spawn(drive(run, stage, clock, pace.clone())).id(), id);
+        ids.insert(
+            debates.spawn(drive(run, stage, clock, pace.clone())).id(),
+            id,
+        );
     }
     while let Some(done) = debates.join_next_with_id().await {
         let error = match done {
