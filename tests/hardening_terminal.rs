@@ -27,12 +27,10 @@ const BINARY: &str = env!("CARGO_BIN_EXE_gavel");
 /// Starts the demo in tmux (with mouse capture on) under a shell that prints its exit status,
 /// waits for the console and returns the demo's pid.
 fn demo_in_tmux(tmux: &Tmux) -> String {
-    let config = tmux.dir.join("config.toml");
-    std::fs::write(
-        &config,
+    let config = tmux.file(
+        "config.toml",
         "[ui]\nmouse = true\n[simulator]\ngated_timeout_secs = 3600\n",
-    )
-    .unwrap();
+    );
     let pid = tmux.dir.join("pid");
     tmux.start(&format!(
         "sh -c 'echo $$ > {}; exec {BINARY} demo --speed 4 --config {} --log-dir {}'; \
@@ -154,8 +152,7 @@ fn ctrl_z_and_sigtstp_suspend_with_the_terminal_restored_and_fg_redraws() {
     tmux.start("env PS1='$ ' bash --norc --noprofile");
     tmux.wait_for("the shell's prompt", |s| s.trim_end().ends_with('$'));
     let pid_file = tmux.dir.join("pid");
-    let config = tmux.dir.join("config.toml");
-    std::fs::write(&config, "[ui]\nmouse = true\n").unwrap();
+    let config = tmux.file("config.toml", "[ui]\nmouse = true\n");
     tmux.type_line(&format!(
         "sh -c 'echo $$ > {}; exec {BINARY} demo --speed 4 --config {} --log-dir {}'",
         pid_file.display(),
@@ -292,15 +289,7 @@ fn migrated() -> (LocalServer, String) {
     let server = LocalServer::start().expect("a throwaway PostgreSQL must start");
     sql(&server.url("postgres"), "CREATE DATABASE gavel");
     let url = server.url("gavel");
-    let migrate = Command::new(BINARY)
-        .args(["migrate", "--db", &url])
-        .output()
-        .unwrap();
-    assert!(
-        migrate.status.success(),
-        "{}",
-        String::from_utf8_lossy(&migrate.stderr)
-    );
+    common::migrate_with_the_binary(&url);
     (server, url)
 }
 
@@ -310,6 +299,18 @@ fn sql(url: &str, sql: &str) {
         let client = Target::parse(url).unwrap().connect_plain().await.unwrap();
         client.batch_execute(sql).await.unwrap();
     });
+}
+
+/// SQL writing debate `id` (an SQL literal) with one turn and a pending gated decision.
+fn debate_sql(id: &str) -> String {
+    format!(
+        "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used) \
+             VALUES ({id}, 'q', 'gated', '[\"theorist\"]', 1000, 10);
+         INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES ({id}, 1, 'theorist', 'VERDICT: stop', 10);
+         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
+             VALUES ({id}, 1, 'continue_baseline', '{{}}');"
+    )
 }
 
 fn query_ids(url: &str, sql: &str) -> Vec<String> {
@@ -329,13 +330,10 @@ fn query_ids(url: &str, sql: &str) -> Vec<String> {
 #[test]
 fn exports_and_traces_into_a_closed_pipe_end_quietly_and_csv_is_safe_to_open() {
     let (_server, url) = migrated();
+    sql(&url, &debate_sql("'=HYPERLINK(\"http://x\")'"));
     sql(
         &url,
-        "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used) \
-             VALUES ('=HYPERLINK(\"http://x\")', 'q', 'gated', '[\"theorist\"]', 1000, 10);
-         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
-             VALUES ('=HYPERLINK(\"http://x\")', 1, 'continue_baseline', '{}');
-         INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, note) \
+        "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, note) \
              SELECT '=HYPERLINK(\"http://x\")', n, 'override', 'stop_safety', '@ops', \
                     '-2+3' || chr(27) || '[2J' || repeat('x', 100) \
              FROM generate_series(1, 3000) AS n;",
@@ -622,15 +620,7 @@ fn simulate_whose_database_goes_away_exits_non_zero_naming_the_debates_left_unfi
 #[test]
 fn a_session_id_with_escape_sequences_reaches_the_log_inert() {
     let (_server, url) = migrated();
-    sql(
-        &url,
-        "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used) \
-             VALUES (E'evil\\x1b[31m\\u009b2J', 'q', 'gated', '[\"theorist\"]', 1000, 10);
-         INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
-             VALUES (E'evil\\x1b[31m\\u009b2J', 1, 'theorist', 'VERDICT: stop', 10);
-         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
-             VALUES (E'evil\\x1b[31m\\u009b2J', 1, 'continue_baseline', '{}');",
-    );
+    sql(&url, &debate_sql("E'evil\\x1b[31m\\u009b2J'"));
     let tmux = Tmux::new();
     let logs = tmux.dir.join("logs");
     tmux.start(&format!(

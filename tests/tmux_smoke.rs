@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::tmux::Tmux;
 
 /// The first debate's row in the debates list.
@@ -24,12 +22,10 @@ fn fasting_row(screen: &str) -> String {
 fn demo_in_tmux_accept_help_and_quit() {
     let binary = env!("CARGO_BIN_EXE_gavel");
     let tmux = Tmux::new();
-    let config = tmux.dir.join("config.toml");
-    std::fs::write(
-        &config,
+    let config = tmux.file(
+        "config.toml",
         "operator = \"smoke\"\n[simulator]\ngated_timeout_secs = 3600\n",
-    )
-    .unwrap();
+    );
     let logs = tmux.dir.join("logs");
     tmux.start(&format!(
         "{binary} demo --speed 4 --config {} --log-dir {}; echo gavel-exited-$?; sleep 30",
@@ -125,16 +121,7 @@ fn watch_in_tmux_against_a_live_database() {
     sql(&runtime, &server.url("postgres"), "CREATE DATABASE watched");
     let url = server.url("watched");
     let binary = env!("CARGO_BIN_EXE_gavel");
-    let migrate = Command::new(binary)
-        .args(["migrate", "--db", &url])
-        .output()
-        .unwrap();
-    assert!(
-        migrate.status.success(),
-        "{}",
-        String::from_utf8_lossy(&migrate.stderr)
-    );
-    assert!(String::from_utf8_lossy(&migrate.stdout).contains("applied V1__contract"));
+    assert!(common::migrate_with_the_binary(&url).contains("applied V1__contract"));
     sql(
         &runtime,
         &url,

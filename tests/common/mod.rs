@@ -117,3 +117,18 @@ pub fn select(model: &mut Model, id: &str) {
         .position(|d| d.session.id == id)
         .expect("debate on screen");
 }
+
+/// Runs the real `gavel migrate --db url`; its standard output, or the test fails with its
+/// errors.
+pub fn migrate_with_the_binary(url: &str) -> String {
+    let migrate = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args(["migrate", "--db", url])
+        .output()
+        .unwrap();
+    assert!(
+        migrate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrate.stderr)
+    );
+    String::from_utf8_lossy(&migrate.stdout).into_owned()
+}

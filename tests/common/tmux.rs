@@ -22,6 +22,13 @@ impl Tmux {
         Tmux { socket, dir }
     }
 
+    /// Writes `text` to the file `name` in the scratch directory; returns its path.
+    pub fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     pub fn start(&self, command: &str) {
         self.run(&[
             "new-session",
