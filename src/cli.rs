@@ -168,7 +168,8 @@ pub struct Db {
 }
 
 /// Writes the completion script for `shell` to `out`. It is made in memory first (clap_complete
-/// panics on a failed write); a reader that closed the pipe early has what it wanted.
+/// panics on a failed write), so a reader that closed the pipe early is an error `main` can
+/// recognise.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> std::io::Result<()> {
     let mut script = Vec::new();
     clap_complete::generate(
@@ -177,7 +178,8 @@ pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> std::io:
         "gavel",
         &mut script,
     );
-    unless_closed(out.write_all(&script).and_then(|()| out.flush()))
+    out.write_all(&script)?;
+    out.flush()
 }
 
 /// Writes the man page to `out`, or with `dir` one page per command into that directory.
@@ -185,19 +187,9 @@ pub fn man(dir: Option<&std::path::Path>, out: &mut dyn Write) -> std::io::Resul
     let command = <Cli as clap::CommandFactory>::command();
     match dir {
         Some(dir) => clap_mangen::generate_to(command, dir),
-        None => unless_closed(
-            clap_mangen::Man::new(command)
-                .render(out)
-                .and_then(|()| out.flush()),
-        ),
-    }
-}
-
-/// A write to standard output, where a reader that has gone (`gavel man | head`) is no error.
-fn unless_closed(written: std::io::Result<()>) -> std::io::Result<()> {
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+        None => clap_mangen::Man::new(command)
+            .render(out)
+            .and_then(|()| out.flush()),
     }
 }
 

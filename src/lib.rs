@@ -20,6 +20,7 @@ pub mod policy;
 pub mod signals;
 pub mod simulate;
 pub mod store;
+pub mod terminal;
 pub mod text;
 pub mod theme;
 pub mod tui;

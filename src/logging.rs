@@ -1,12 +1,16 @@
 //! Logs go to a file, never to the screen: `<state dir>/gavel/gavel.log` unless `--log-dir`
 //! says otherwise. The level comes from `GAVEL_LOG` (error, warn, info, debug, trace; default
-//! info).
+//! info). Every line is made inert as it is written, so row content (session ids, notes,
+//! errors quoting them) cannot put escape sequences or line breaks in the log.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::filter::LevelFilter;
+
+use crate::text::inert;
 
 /// The default log directory.
 pub fn default_dir() -> PathBuf {
@@ -29,9 +33,30 @@ pub fn init(dir: &Path) -> Result<WorkerGuard> {
     let (writer, guard) =
         tracing_appender::non_blocking(tracing_appender::rolling::never(dir, "gavel.log"));
     tracing_subscriber::fmt()
-        .with_writer(writer)
+        .with_writer(move || Inert(writer.clone()))
         .with_ansi(false)
         .with_max_level(level)
         .init();
     Ok(guard)
+}
+
+/// A writer that makes each event it is given [`inert`], all but the line end: tracing's
+/// formatter writes one whole event per call and escapes only the message, not the fields.
+struct Inert<W>(W);
+
+impl<W: Write> Write for Inert<W> {
+    fn write(&mut self, event: &[u8]) -> io::Result<usize> {
+        let text = String::from_utf8_lossy(event);
+        let (line, end) = match text.strip_suffix('\n') {
+            Some(line) => (line, "\n"),
+            None => (&*text, ""),
+        };
+        self.0
+            .write_all(format!("{}{end}", inert(line)).as_bytes())?;
+        Ok(event.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }

@@ -1,6 +1,8 @@
-//! Wire-up only: command line -> logging -> configuration -> the chosen command.
+//! Wire-up only: command line -> logging -> configuration -> the chosen command. Every failure
+//! ends as a `gavel: ...` message on standard error and a non-zero status, a panic included (no
+//! backtrace); a reader that closes the pipe early (`| head`) ends the command quietly.
 
-use std::io::IsTerminal;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,17 +19,56 @@ use gavel::config::Config;
 use gavel::domain::{Change, Debates};
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, audit_rows, history, migrate, simulate};
+use gavel::text::inert;
 use gavel::theme::Theme;
-use gavel::{calibrate, cli, demo, live, logging, tui};
+use gavel::{calibrate, cli, demo, live, logging, terminal, tui};
 
 fn main() -> ExitCode {
+    report_panics();
     match run(Cli::parse()) {
         Ok(code) => code,
+        Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gavel: {e:#}");
+            let message: Vec<String> = format!("{e:#}").lines().map(inert).collect();
+            let _ = writeln!(io::stderr(), "gavel: {}", message.join("\n"));
             ExitCode::FAILURE
         }
     }
+}
+
+/// A panic is reported in one line (and logged), without a backtrace; the status stays 101.
+fn report_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic");
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let line = inert(&format!("internal error{place}: {what}").replace('\n', " "));
+        tracing::error!("{line}");
+        let _ = writeln!(io::stderr(), "gavel: {line} (a bug: please report it)");
+    }));
+}
+
+/// Whether `e` is a write to a pipe whose reader has gone.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes `text` to standard output; a closed pipe is an error [`closed_pipe`] recognises.
+fn print(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -35,15 +76,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
-        Commands::Check { fixtures } => Ok(check(&fixtures)),
+        Commands::Check { fixtures } => check(&fixtures),
         Commands::Completions { shell } => {
-            cli::completions(shell, &mut std::io::stdout().lock())
-                .context("cannot write the completion script")?;
+            cli::completions(shell, &mut io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Commands::Man { dir } => {
-            cli::man(dir.as_deref(), &mut std::io::stdout().lock())
-                .context("cannot write the man page")?;
+            cli::man(dir.as_deref(), &mut io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Commands::Export {
@@ -63,12 +102,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Some(path) => {
                     let file = std::fs::File::create(path)
                         .with_context(|| format!("cannot write {}", path.display()))?;
-                    export::write(rows, format, file, false)?
+                    export::write(rows, format, file)?
                 }
-                None => {
-                    let terminal = std::io::stdout().is_terminal();
-                    export::write(rows, format, std::io::stdout().lock(), terminal)?
-                }
+                None => export::write(rows, format, io::stdout().lock())?,
             };
             eprintln!("gavel: exported {count} rows from {}", target.describe());
             Ok(ExitCode::SUCCESS)
@@ -84,15 +120,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let Some(debate) = debates.get_by_id(&session).filter(|_| has_session) else {
                 anyhow::bail!(
                     "no debate {:?} in debate_sessions of {}",
-                    gavel::text::inert(&session),
+                    inert(&session),
                     target.describe()
                 );
             };
             let trace = Trace::of(debate);
             if json {
-                println!("{}", serde_json::to_string_pretty(&trace)?);
+                print(&format!("{}\n", serde_json::to_string_pretty(&trace)?))?;
             } else {
-                print!("{}", trace.text());
+                print(&trace.text())?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -132,14 +168,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 per_debate,
             );
             if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
             } else {
                 for issue in &report.issues {
-                    eprintln!("gavel: note: {}", gavel::text::inert(issue));
+                    eprintln!("gavel: note: {}", inert(issue));
                 }
-                print!("{}", report.table());
+                print(&report.table())?;
                 if per_debate {
-                    print!("{}", report.outcomes_table());
+                    print(&report.outcomes_table())?;
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -150,9 +186,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let mut client = target.connect_plain().await?;
                 let applied = migrate(&mut client).await?;
                 if applied.is_empty() {
-                    println!("{}: up to date", target.describe());
+                    print(&format!("{}: up to date\n", target.describe()))?;
                 } else {
-                    println!("{}: applied {}", target.describe(), applied.join(", "));
+                    print(&format!(
+                        "{}: applied {}\n",
+                        target.describe(),
+                        applied.join(", ")
+                    ))?;
                 }
                 anyhow::Ok(())
             })?;
@@ -176,16 +216,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Commands::Watch { db, console } => {
+            terminal::require()?;
             let _guard = logging::init(&log_dir)?;
             let target = target(db.db.as_deref())?;
             let source = format!("watch: {}", target.describe());
             let (model, theme_file) = console_model(source, &console, &config, true)?;
-            runtime()?.block_on(async {
+            let ended = runtime()?.block_on(async {
                 let (events, receiver) = unbounded_channel();
                 let commands = live::start(target, events.clone(), None);
                 tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
             })?;
-            Ok(ExitCode::SUCCESS)
+            Ok(ended.exit_code())
         }
         Commands::Demo {
             fixtures,
@@ -193,6 +234,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             speed,
             postgres,
         } => {
+            terminal::require()?;
             let _guard = logging::init(&log_dir)?;
             let fixtures = load_fixtures(&fixtures)?;
             let playback = Playback {
@@ -200,7 +242,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 speed,
             };
             let rt = runtime()?;
-            if postgres {
+            let ended = if postgres {
                 let source = "demo --postgres: throwaway local database".to_owned();
                 let (mut model, theme_file) = console_model(source, &console, &config, true)?;
                 model.playback = playback;
@@ -210,20 +252,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let result = rt.block_on(demo_postgres(&server, fixtures, config, console));
                 rt.shutdown_background();
                 drop(server);
-                result?;
+                result?
             } else {
                 let source = format!("demo: {} recorded debates", fixtures.len());
                 let (mut model, theme_file) = console_model(source, &console, &config, false)?;
                 model.playback = playback;
-                rt.block_on(async {
+                let ended = rt.block_on(async {
                     let (events, receiver) = unbounded_channel();
                     let commands = demo::start(fixtures, Arc::new(config), events.clone());
                     let _ = commands.send(Command::SetPlayback(playback));
                     tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
                 })?;
                 rt.shutdown_background();
-            }
-            Ok(ExitCode::SUCCESS)
+                ended
+            };
+            Ok(ended.exit_code())
         }
     }
 }
@@ -273,7 +316,7 @@ async fn demo_postgres(
     fixtures: Vec<Fixture>,
     config: Config,
     console: Console,
-) -> Result<()> {
+) -> Result<tui::Ended> {
     let playback = console.model.playback;
     let admin = Target::exact(&server.url("postgres"))?
         .connect_plain()
@@ -309,25 +352,25 @@ fn load_fixtures(paths: &[PathBuf]) -> Result<Vec<Fixture>> {
         .collect::<Result<_, _>>()?)
 }
 
-fn check(paths: &[PathBuf]) -> ExitCode {
+fn check(paths: &[PathBuf]) -> Result<ExitCode> {
     let mut failed = false;
     for path in paths {
         match Fixture::load(path) {
-            Ok(fixture) => println!(
-                "{}: ok ({} turns, {} rounds)",
+            Ok(fixture) => print(&format!(
+                "{}: ok ({} turns, {} rounds)\n",
                 path.display(),
                 fixture.turns.len(),
                 fixture.last_round()
-            ),
+            ))?,
             Err(errors) => {
                 failed = true;
                 eprintln!("{errors}");
             }
         }
     }
-    if failed {
+    Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }

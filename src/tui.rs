@@ -1,35 +1,60 @@
-//! The terminal: raw mode and the alternate screen (and mouse capture, when on) for the
-//! console's lifetime, restored on quit, error and panic; keys read on their own thread; the
-//! active theme file watched for edits; the draw loop.
+//! The console's run: the terminal in the console's modes for its lifetime (see
+//! [`crate::terminal`]: restored on quit, error, panic and signal, suspended by Ctrl-Z); keys
+//! read on their own thread; the active theme file watched for edits; the draw loop.
 //!
-//! The loop never awaits I/O: it waits for the next event, drains every event already queued,
-//! applies them all, and draws once, at most 60 times a second.
+//! The loop never awaits I/O: it waits for the next event (or signal), drains every event
+//! already queued, applies them all, and draws once, at most 60 times a second.
 
+use std::io;
 use std::path::Path;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent};
-use crossterm::execute;
+use crossterm::event::{self, Event as TermEvent};
+use ratatui::DefaultTerminal;
+use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Command, Event, Model, update};
+use crate::terminal::{self, Request, Signals};
 use crate::theme;
 use crate::ui::view;
 
 const FRAME: Duration = Duration::from_millis(16);
 
-/// Runs the console until the operator quits or the events end; edits to `theme_file` apply
-/// live.
+/// How the console ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The operator quit, or the events ended.
+    Quit,
+    /// A signal ended it (SIGTERM, SIGHUP, SIGINT or SIGQUIT: its number).
+    Signal(i32),
+}
+
+impl Ended {
+    /// The process's exit status: success, or 128 + the signal's number, as a shell reports a
+    /// process that a signal ended.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Ended::Quit => ExitCode::SUCCESS,
+            Ended::Signal(number) => ExitCode::from(u8::try_from(128 + number).unwrap_or(u8::MAX)),
+        }
+    }
+}
+
+/// Runs the console until the operator quits, the events end or a signal ends it; edits to
+/// `theme_file` apply live. Fails at once, in one line, without a terminal.
 pub async fn run(
-    mut model: Model,
+    model: Model,
     theme_file: Option<&Path>,
     events: (UnboundedSender<Event>, UnboundedReceiver<Event>),
     commands: UnboundedSender<Command>,
-) -> Result<()> {
-    let (sender, mut receiver) = events;
+) -> Result<Ended> {
+    terminal::require()?;
+    let (sender, receiver) = events;
     let _watcher = match theme_file {
         Some(path) => {
             let sender = sender.clone();
@@ -39,61 +64,99 @@ pub async fn run(
         }
         None => None,
     };
-    // ratatui::init also installs a panic hook that restores the terminal first.
-    let mut terminal = ratatui::init();
-    if model.mouse {
-        execute!(std::io::stdout(), EnableMouseCapture)?;
-        let restore = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let _ = execute!(std::io::stdout(), DisableMouseCapture);
-            restore(info);
-        }));
+    // Caught before the terminal changes, so that none can leave it changed.
+    let signals = Signals::listen()?;
+    terminal::leave_on_panic();
+    let stop = Arc::new(AtomicBool::new(false));
+    let entered = terminal::enter(model.mouse);
+    let reader = spawn_key_reader(sender, stop.clone());
+    let result = match entered {
+        Ok(()) => draw_loop(model, receiver, commands, signals).await,
+        Err(e) => Err(e.into()),
+    };
+    stop.store(true, Ordering::Relaxed);
+    let left = terminal::leave();
+    let _ = reader.join();
+    match result? {
+        // After SIGHUP the terminal may be gone: restoring it could not have worked.
+        Ended::Signal(number) => Ok(Ended::Signal(number)),
+        Ended::Quit => left.map(|()| Ended::Quit).map_err(Into::into),
     }
+}
+
+/// Applies events and draws until the console ends.
+async fn draw_loop(
+    mut model: Model,
+    mut receiver: UnboundedReceiver<Event>,
+    commands: UnboundedSender<Command>,
+    mut signals: Signals,
+) -> Result<Ended> {
+    let mut terminal = ratatui::Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
-    let stop = Arc::new(AtomicBool::new(false));
-    let reader = spawn_key_reader(sender, stop.clone());
-
-    let result = async {
-        model.settle();
-        terminal.draw(|frame| view(&model, frame))?;
-        let mut last_draw = Instant::now();
-        while let Some(event) = receiver.recv().await {
-            let mut pending = vec![event];
-            loop {
-                while let Ok(event) = receiver.try_recv() {
-                    pending.push(event);
+    model.settle();
+    terminal.draw(|frame| view(&model, frame))?;
+    let mut last_draw = Instant::now();
+    loop {
+        let event = tokio::select! {
+            event = receiver.recv() => match event {
+                Some(event) => event,
+                None => return Ok(Ended::Quit),
+            },
+            request = signals.next() => match request {
+                Request::End(number) => return Ok(Ended::Signal(number)),
+                Request::Suspend => {
+                    suspend(&mut terminal, &model)?;
+                    continue;
                 }
-                for event in pending.drain(..) {
-                    for command in update(&mut model, event) {
-                        // The backend outlives the console; a closed channel means it is gone.
-                        let _ = commands.send(command);
-                    }
-                }
-                let wait = FRAME.saturating_sub(last_draw.elapsed());
-                if wait.is_zero() || model.quit {
-                    break;
-                }
-                tokio::time::sleep(wait).await;
+            },
+        };
+        let mut pending = vec![event];
+        let mut suspending = false;
+        loop {
+            while let Ok(event) = receiver.try_recv() {
+                pending.push(event);
             }
-            if model.quit {
+            for event in pending.drain(..) {
+                if let Event::Key(key) = &event
+                    && terminal::is_suspend_key(key)
+                {
+                    suspending = true;
+                    continue;
+                }
+                for command in update(&mut model, event) {
+                    // The backend outlives the console; a closed channel means it is gone.
+                    let _ = commands.send(command);
+                }
+            }
+            let wait = FRAME.saturating_sub(last_draw.elapsed());
+            if wait.is_zero() || model.quit || suspending {
                 break;
             }
-            model.settle();
-            terminal.draw(|frame| view(&model, frame))?;
-            last_draw = Instant::now();
+            tokio::time::sleep(wait).await;
         }
-        anyhow::Ok(())
+        if model.quit {
+            return Ok(Ended::Quit);
+        }
+        model.settle();
+        if suspending {
+            suspend(&mut terminal, &model)?;
+        } else {
+            terminal.draw(|frame| view(&model, frame))?;
+        }
+        last_draw = Instant::now();
     }
-    .await;
+}
 
-    stop.store(true, Ordering::Relaxed);
-    if model.mouse {
-        let _ = execute!(std::io::stdout(), DisableMouseCapture);
-    }
-    ratatui::restore();
-    let _ = reader.join();
-    result
+/// Suspends the console (see [`terminal::suspend`]) and, once it is continued, redraws the
+/// whole screen.
+fn suspend(terminal: &mut DefaultTerminal, model: &Model) -> Result<()> {
+    tracing::info!("suspended");
+    terminal::suspend(model.mouse)?;
+    tracing::info!("resumed");
+    terminal.clear()?;
+    terminal.draw(|frame| view(model, frame))?;
+    Ok(())
 }
 
 /// Reads terminal input (keys, mouse, resizes) on a thread of its own and forwards it as events.

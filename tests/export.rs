@@ -1,5 +1,5 @@
-//! Export rows written for a terminal keep control characters off it; written to a file they
-//! keep the data as stored.
+//! Exported rows keep control characters out wherever they are written: CSV shows them as
+//! pictures, JSON Lines escapes them and keeps the data exact.
 
 use gavel::audit::{ExportRow, Format, export};
 use gavel::domain::{ActionKind, Change, Decision, OperatorAction};
@@ -18,31 +18,27 @@ fn hostile() -> Vec<ExportRow> {
     ExportRow::of(Change::Action(action)).into_iter().collect()
 }
 
-fn written(format: Format, terminal: bool) -> String {
+fn written(format: Format) -> String {
     let mut out = Vec::new();
-    assert_eq!(
-        export::write(hostile(), format, &mut out, terminal).unwrap(),
-        1
-    );
+    assert_eq!(export::write(hostile(), format, &mut out).unwrap(), 1);
     String::from_utf8(out).unwrap()
 }
 
 #[test]
-fn csv_for_a_terminal_is_inert_and_csv_for_a_file_is_verbatim() {
-    let shown = written(Format::Csv, true);
+fn csv_shows_control_characters_as_pictures() {
+    let shown = written(Format::Csv);
     assert!(
         !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
         "{shown:?}"
     );
     assert!(shown.contains("clear␛[2J"), "{shown:?}");
-    let stored = written(Format::Csv, false);
-    assert!(stored.contains("clear\u{1b}[2J"), "{stored:?}");
-    assert!(stored.starts_with("table,session_id,round_index,at,decision,"));
+    assert!(shown.contains("s␛]0;pwned␇"), "{shown:?}");
+    assert!(shown.starts_with("table,session_id,round_index,at,decision,"));
 }
 
 #[test]
-fn jsonl_escapes_control_characters_either_way() {
-    let line = written(Format::Jsonl, false);
+fn jsonl_escapes_control_characters() {
+    let line = written(Format::Jsonl);
     assert!(!line.contains('\u{1b}'));
     let row: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
     assert_eq!(row["table"], "debate_operator_actions");

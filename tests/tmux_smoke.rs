@@ -5,93 +5,9 @@
 //! the database, a racing operator's action shows, and the feed survives a server restart. A
 //! theme file edited while the demo runs recolours it; a broken edit keeps the colours.
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
-/// A private tmux server and a scratch directory, both removed when the test ends however it
-/// ends.
-struct Tmux {
-    socket: String,
-    dir: PathBuf,
-}
-
-impl Tmux {
-    fn new() -> Tmux {
-        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let socket = format!("gavel-smoke-{}-{n}", std::process::id());
-        let dir = std::env::temp_dir().join(&socket);
-        std::fs::create_dir_all(&dir).unwrap();
-        Tmux { socket, dir }
-    }
-
-    fn start(&self, command: &str) {
-        self.run(&[
-            "new-session",
-            "-d",
-            "-x",
-            "160",
-            "-y",
-            "48",
-            "-s",
-            "smoke",
-            command,
-        ]);
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let output = Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .expect("tmux is installed (.ci/run installs it)");
-        assert!(
-            output.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "smoke"])
-    }
-
-    /// The screen with its colours, as escape sequences.
-    fn coloured_screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-e", "-t", "smoke"])
-    }
-
-    fn keys(&self, keys: &str) {
-        self.run(&["send-keys", "-t", "smoke", keys]);
-    }
-
-    /// Waits until the screen satisfies `ready`, failing with the last screen after 30 s.
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if ready(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use common::tmux::Tmux;
 
 /// The first debate's row in the debates list.
 fn fasting_row(screen: &str) -> String {
@@ -106,12 +22,10 @@ fn fasting_row(screen: &str) -> String {
 fn demo_in_tmux_accept_help_and_quit() {
     let binary = env!("CARGO_BIN_EXE_gavel");
     let tmux = Tmux::new();
-    let config = tmux.dir.join("config.toml");
-    std::fs::write(
-        &config,
+    let config = tmux.file(
+        "config.toml",
         "operator = \"smoke\"\n[simulator]\ngated_timeout_secs = 3600\n",
-    )
-    .unwrap();
+    );
     let logs = tmux.dir.join("logs");
     tmux.start(&format!(
         "{binary} demo --speed 4 --config {} --log-dir {}; echo gavel-exited-$?; sleep 30",
@@ -207,16 +121,7 @@ fn watch_in_tmux_against_a_live_database() {
     sql(&runtime, &server.url("postgres"), "CREATE DATABASE watched");
     let url = server.url("watched");
     let binary = env!("CARGO_BIN_EXE_gavel");
-    let migrate = Command::new(binary)
-        .args(["migrate", "--db", &url])
-        .output()
-        .unwrap();
-    assert!(
-        migrate.status.success(),
-        "{}",
-        String::from_utf8_lossy(&migrate.stderr)
-    );
-    assert!(String::from_utf8_lossy(&migrate.stdout).contains("applied V1__contract"));
+    assert!(common::migrate_with_the_binary(&url).contains("applied V1__contract"));
     sql(
         &runtime,
         &url,

@@ -1,6 +1,6 @@
 //! The console's actions and the keys bound to them: the bundled defaults, overridden per action
-//! by the `[keys]` table of the config file. Ctrl-C always quits; `y`/`n` in a confirmation
-//! and typed text in a prompt are not remappable.
+//! by the `[keys]` table of the config file. Ctrl-C always quits and Ctrl-Z always suspends;
+//! `y`/`n` in a confirmation and typed text in a prompt are not remappable.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -156,6 +156,9 @@ impl FromStr for Key {
         };
         if ctrl && code == KeyCode::Char('c') {
             return Err("ctrl-c always quits and cannot be bound".to_owned());
+        }
+        if ctrl && code == KeyCode::Char('z') {
+            return Err("ctrl-z always suspends and cannot be bound".to_owned());
         }
         Ok(Key { code, ctrl, alt })
     }

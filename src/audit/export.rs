@@ -1,13 +1,15 @@
 //! `gavel export`: decisions, judgments and operator actions of a time range, one row per line,
 //! as CSV (one flat table, a `table` column saying which) or JSON Lines (structured fields).
+//! Either is safe to open: no CSV cell is a formula to a spreadsheet, and nothing in either can
+//! act on a terminal.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use anyhow::Result;
 use serde::Serialize;
 
 use crate::domain::{Change, PmidCheck, Signals};
-use crate::text::inert;
+use crate::text::stand_in;
 
 /// How rows are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -128,68 +130,107 @@ impl ExportRow {
     }
 
     fn flat(self) -> Result<FlatRow> {
+        let text = |t: Option<String>| t.as_deref().map(cell);
         Ok(FlatRow {
             table: self.table,
-            session_id: self.session_id,
+            session_id: cell(&self.session_id),
             round_index: self.round_index,
-            at: self.at,
-            decision: self.decision,
-            agent_persona: self.agent_persona,
+            at: text(self.at),
+            decision: cell(&self.decision),
+            agent_persona: text(self.agent_persona),
             score: self.score,
-            judge_model: self.judge_model,
-            pmids: self
-                .pmids
-                .iter()
-                .map(|p| format!("{}:{}", p.pmid, p.verified))
-                .collect::<Vec<_>>()
-                .join(" "),
-            action: self.action,
-            persona: self.persona,
-            operator: self.operator,
-            note: self.note,
-            reasons: self.reasons.join(" | "),
-            signal_json: self
-                .signals
-                .map(|s| serde_json::to_string(&s))
-                .transpose()?,
+            judge_model: text(self.judge_model),
+            pmids: cell(
+                &self
+                    .pmids
+                    .iter()
+                    .map(|p| format!("{}:{}", p.pmid, p.verified))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            action: text(self.action),
+            persona: text(self.persona),
+            operator: text(self.operator),
+            note: text(self.note),
+            reasons: cell(&self.reasons.join(" | ")),
+            signal_json: self.signals.map(|s| json(&s)).transpose()?,
         })
     }
 }
 
-/// Writes `rows` to `out`; returns how many. CSV bound for a terminal has its control
-/// characters made visible (JSON escapes them anyway); a file or a pipe gets the data as stored.
-pub fn write(
-    rows: Vec<ExportRow>,
-    format: Format,
-    out: impl Write,
-    terminal: bool,
-) -> Result<usize> {
+/// A text cell safe to open: one a spreadsheet would run as a formula (starting with `=`, `+`,
+/// `-`, `@`, tab or carriage return: the OWASP rule) gets a leading `'`, and every control or
+/// invisible character but newline and tab is shown as [`crate::text::inert`] shows it.
+/// Numbers (round, score) are written as numbers and need neither.
+pub fn cell(text: &str) -> String {
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let shown = text.chars().map(|c| match c {
+        '\n' | '\t' => c,
+        c => stand_in(c).unwrap_or(c),
+    });
+    if formula {
+        std::iter::once('\'').chain(shown).collect()
+    } else {
+        shown.collect()
+    }
+}
+
+/// serde_json's compact output with every character [`stand_in`] would replace (DEL, C1,
+/// bidirectional and zero-width characters, separators: serde_json escapes C0 itself) written
+/// as a `\uXXXX` escape: the data stays exact and none of it can act on a terminal.
+struct InertJson;
+
+impl serde_json::ser::Formatter for InertJson {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if stand_in(c).is_some() {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
+/// `value` as one line of JSON, escaped as [`InertJson`] escapes.
+fn json(value: &impl Serialize) -> io::Result<String> {
+    let mut out = Vec::new();
+    value
+        .serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, InertJson,
+        ))
+        .map_err(io::Error::from)?;
+    String::from_utf8(out).map_err(io::Error::other)
+}
+
+/// Writes `rows` to `out`; returns how many. A failed write (a closed pipe, a full disk) is
+/// the [`io::Error`] itself, so that a caller can tell a reader that went away.
+pub fn write(rows: Vec<ExportRow>, format: Format, out: impl Write) -> Result<usize> {
     let count = rows.len();
+    let mut out = io::BufWriter::new(out);
     match format {
         Format::Jsonl => {
-            let mut out = std::io::BufWriter::new(out);
             for row in rows {
-                serde_json::to_writer(&mut out, &row)?;
+                out.write_all(json(&row)?.as_bytes())?;
                 out.write_all(b"\n")?;
             }
-            out.flush()?;
         }
         Format::Csv => {
             let mut table = csv::Writer::from_writer(Vec::new());
             for row in rows {
                 table.serialize(row.flat()?)?;
             }
-            let table = table.into_inner().map_err(|e| e.into_error())?;
-            let mut out = std::io::BufWriter::new(out);
-            if terminal {
-                for line in String::from_utf8_lossy(&table).lines() {
-                    writeln!(out, "{}", inert(line))?;
-                }
-            } else {
-                out.write_all(&table)?;
-            }
-            out.flush()?;
+            out.write_all(&table.into_inner().map_err(|e| e.into_error())?)?;
         }
     }
+    out.flush()?;
     Ok(count)
 }

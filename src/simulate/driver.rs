@@ -4,9 +4,8 @@
 
 use std::future::Future;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedReceiver;
-
 use tokio::sync::watch;
 
 use super::clock::{Clock, Playback};
@@ -25,9 +24,9 @@ pub trait Stage {
         &mut self,
         action: OperatorAction,
     ) -> impl Future<Output = Result<OperatorAction>> + Send;
-    /// The next operator action recorded for this stage's debate; `None` when the store is
+    /// The next operator action recorded for this stage's debate; an error when the store is
     /// gone. Must be cancel-safe: nothing is lost if the future is dropped.
-    fn next_action(&mut self) -> impl Future<Output = Option<OperatorAction>> + Send;
+    fn next_action(&mut self) -> impl Future<Output = Result<OperatorAction>> + Send;
 }
 
 /// One debate's view of a [`MemoryStore`].
@@ -71,11 +70,11 @@ impl Stage for MemoryStage {
         }
     }
 
-    async fn next_action(&mut self) -> Option<OperatorAction> {
+    async fn next_action(&mut self) -> Result<OperatorAction> {
         loop {
-            match self.feed.recv().await? {
+            match self.feed.recv().await.context("the store closed")? {
                 Change::Action(action) if action.session_id == self.session_id => {
-                    return Some(action);
+                    return Ok(action);
                 }
                 _ => {}
             }
@@ -84,30 +83,55 @@ impl Stage for MemoryStage {
 }
 
 /// Opens every run in the order given, then drives them all at once; returns when every debate
-/// has finished, or with the first stage's error.
+/// has finished. When a stage fails (its store is gone) the other debates are stopped too and
+/// the error names every debate left unfinished, in the order given.
 pub async fn play<S: Stage + Send + 'static>(
     runs: Vec<(DebateRun, S)>,
     playback: watch::Receiver<Playback>,
     pace: SimulatorConfig,
 ) -> Result<()> {
     let mut opened = Vec::new();
+    let mut unfinished: Vec<String> = Vec::new();
     for (mut run, mut stage) in runs {
-        stage.write(run.start()).await?;
+        unfinished.push(run.session().id.clone());
+        if let Err(e) = stage.write(run.start()).await {
+            return Err(left_unfinished(e, &unfinished));
+        }
         opened.push((run, stage));
     }
     let mut debates = tokio::task::JoinSet::new();
+    let mut ids = std::collections::HashMap::new();
     for (run, stage) in opened {
-        debates.spawn(drive(
-            run,
-            stage,
-            Clock::new(playback.clone()),
-            pace.clone(),
-        ));
+        let id = run.session().id.clone();
+        let clock = Clock::new(playback.clone());
+        ids.insert(
+            debates.spawn(drive(run, stage, clock, pace.clone())).id(),
+            id,
+        );
     }
-    while let Some(done) = debates.join_next().await {
-        done??;
+    while let Some(done) = debates.join_next_with_id().await {
+        let error = match done {
+            Ok((task, Ok(()))) => {
+                unfinished.retain(|id| Some(id) != ids.get(&task));
+                continue;
+            }
+            Ok((_, Err(e))) => e,
+            Err(e) => anyhow::Error::new(e).context("a simulated debate panicked"),
+        };
+        debates.shutdown().await;
+        return Err(left_unfinished(error, &unfinished));
     }
     Ok(())
+}
+
+/// `error` saying which debates it left unfinished (still `running` in the store).
+fn left_unfinished(error: anyhow::Error, debates: &[String]) -> anyhow::Error {
+    let names: Vec<String> = debates.iter().map(|id| crate::text::inert(id)).collect();
+    let plural = if names.len() == 1 { "" } else { "s" };
+    error.context(format!(
+        "the simulation stopped; debate{plural} left unfinished: {}",
+        names.join(", ")
+    ))
 }
 
 /// Plays an opened `run` to its end; an error is the stage's (the store is unreachable).
@@ -120,10 +144,7 @@ pub async fn drive<S: Stage>(
     while !run.is_finished() {
         if run.awaiting().is_some() {
             tokio::select! {
-                action = stage.next_action() => match action {
-                    Some(action) => stage.write(run.resolve(&action)).await?,
-                    None => return Ok(()),
-                },
+                action = stage.next_action() => stage.write(run.resolve(&action?)).await?,
                 () = clock.sleep(pace.gated_timeout()) => {
                     if let Some(timeout) = run.timeout_action() {
                         let standing = stage.settle(timeout).await?;
@@ -139,10 +160,7 @@ pub async fn drive<S: Stage>(
             loop {
                 tokio::select! {
                     () = &mut boundary => break,
-                    action = stage.next_action() => match action {
-                        Some(action) => stage.write(run.resolve(&action)).await?,
-                        None => return Ok(()),
-                    },
+                    action = stage.next_action() => stage.write(run.resolve(&action?)).await?,
                 }
             }
         }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: load a bundled fixture and play it to the end.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::sync::Arc;
 
 use gavel::config::Config;
@@ -114,4 +116,19 @@ pub fn select(model: &mut Model, id: &str) {
         .iter()
         .position(|d| d.session.id == id)
         .expect("debate on screen");
+}
+
+/// Runs the real `gavel migrate --db url`; its standard output, or the test fails with its
+/// errors.
+pub fn migrate_with_the_binary(url: &str) -> String {
+    let migrate = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args(["migrate", "--db", url])
+        .output()
+        .unwrap();
+    assert!(
+        migrate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrate.stderr)
+    );
+    String::from_utf8_lossy(&migrate.stdout).into_owned()
 }

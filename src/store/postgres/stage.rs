@@ -156,7 +156,7 @@ impl Stage for PgStage {
             .unwrap_or_else(|existing| existing))
     }
 
-    async fn next_action(&mut self) -> Option<OperatorAction> {
+    async fn next_action(&mut self) -> Result<OperatorAction> {
         loop {
             if let Some(&round) = self.pending.front() {
                 let row = self
@@ -168,35 +168,45 @@ impl Stage for PgStage {
                         ),
                         &[&self.session_id, &round],
                     )
-                    .await;
+                    .await
+                    .with_context(|| {
+                        format!(
+                            "reading debate_operator_actions ({}, {round})",
+                            self.session_id
+                        )
+                    })?;
                 self.pending.pop_front();
                 match row {
-                    Ok(Some(row)) => return Some(rows::action(&row)),
-                    Ok(None) => continue,
-                    Err(e) => {
-                        tracing::warn!("cannot read an operator action: {e}");
-                        return None;
-                    }
+                    Some(row) => return Ok(rows::action(&row)),
+                    None => continue,
                 }
             }
-            let round = self.resolved.recv().await?;
+            let round = self
+                .resolved
+                .recv()
+                .await
+                .context("the connection listening for operator actions closed")?;
             self.pending.push_back(round);
         }
     }
 }
 
+/// Prints decisions and endings, made inert. A reader that went away (`| head`) does not stop
+/// the simulation: the rows in the database are what counts.
 fn echo(change: &Change) {
-    match change {
-        Change::Decision(d) => println!("{} round {}: {}", d.session_id, d.round_index, d.decision),
-        Change::Session(s) if !s.is_running() => println!(
+    use std::io::Write;
+    let line = match change {
+        Change::Decision(d) => format!("{} round {}: {}", d.session_id, d.round_index, d.decision),
+        Change::Session(s) if !s.is_running() => format!(
             "{}: {} after {} rounds, {} tokens",
             s.id,
             s.status,
             s.num_rounds.unwrap_or(0),
             s.tokens_used
         ),
-        _ => {}
-    }
+        _ => return,
+    };
+    let _ = writeln!(std::io::stdout().lock(), "{}", crate::text::inert(&line));
 }
 
 fn int(n: u32) -> i32 {

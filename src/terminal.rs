@@ -1,0 +1,125 @@
+//! The terminal's modes and the process signals that concern them: the console's modes (raw
+//! input, the alternate screen, a hidden cursor, mouse capture) entered and always left again,
+//! whether the console quits, fails, panics or is signalled; a suspend (Ctrl-Z, SIGTSTP) that
+//! hands the shell a restored terminal and takes the modes back on `fg`; the signals that end
+//! the console; and the check that there is a terminal at all.
+
+use std::io::{self, IsTerminal};
+use std::task::Poll;
+
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGSTOP, SIGTERM, SIGTSTP};
+use tokio::signal::unix::{Signal, SignalKind, signal};
+
+/// Fails, in one line, unless standard input and standard output are both terminals.
+pub fn require() -> anyhow::Result<()> {
+    let streams = [
+        ("standard input", io::stdin().is_terminal()),
+        ("standard output", io::stdout().is_terminal()),
+    ];
+    for (stream, is_terminal) in streams {
+        if !is_terminal {
+            anyhow::bail!(
+                "the console needs a terminal and {stream} is not one \
+                 (in scripts use simulate, trace, export or calibrate)"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Enters the console's modes: raw input, the alternate screen, the cursor hidden, and mouse
+/// capture when `mouse` is on.
+pub fn enter(mouse: bool) -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)?;
+    if mouse {
+        execute!(io::stdout(), EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Leaves every mode [`enter`] may have entered: mouse capture off, the cursor shown, the main
+/// screen back, raw input off. Each step is taken even when an earlier one fails; the first
+/// failure is returned.
+pub fn leave() -> io::Result<()> {
+    let steps = [
+        execute!(io::stdout(), DisableMouseCapture, cursor::Show),
+        execute!(io::stdout(), LeaveAlternateScreen),
+        disable_raw_mode(),
+    ];
+    steps.into_iter().collect()
+}
+
+/// Makes a panic leave the terminal's modes before the panic is reported.
+pub fn leave_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = leave();
+        report(info);
+    }));
+}
+
+/// Stops the process as a shell's Ctrl-Z would, with the terminal restored first; returns when
+/// it is continued (`fg`, SIGCONT) with the console's modes back. The caller redraws the whole
+/// screen: the alternate screen comes back empty.
+pub fn suspend(mouse: bool) -> io::Result<()> {
+    leave()?;
+    // SIGSTOP, not SIGTSTP: the console catches SIGTSTP itself (that is how it got here).
+    signal_hook::low_level::raise(SIGSTOP)?;
+    enter(mouse)
+}
+
+/// Ctrl-Z pressed, which suspends the console (raw input delivers it as a key, not as
+/// SIGTSTP).
+pub fn is_suspend_key(key: &KeyEvent) -> bool {
+    key.kind == KeyEventKind::Press
+        && key.modifiers.contains(KeyModifiers::CONTROL)
+        && key.code == KeyCode::Char('z')
+}
+
+/// What a signal asks of the console.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// SIGTSTP: suspend.
+    Suspend,
+    /// SIGTERM, SIGHUP, SIGINT or SIGQUIT (its number): restore the terminal and end.
+    End(i32),
+}
+
+/// The signals the console answers, caught from [`Signals::listen`] on.
+pub struct Signals(Vec<(i32, Signal)>);
+
+impl Signals {
+    /// Starts catching SIGTERM, SIGHUP, SIGINT, SIGQUIT and SIGTSTP. Must be called inside a
+    /// tokio runtime.
+    pub fn listen() -> io::Result<Signals> {
+        [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP]
+            .into_iter()
+            .map(|number| Ok((number, signal(SignalKind::from_raw(number))?)))
+            .collect::<io::Result<_>>()
+            .map(Signals)
+    }
+
+    /// What the next signal caught asks for. Cancel-safe: a signal is taken only when returned.
+    pub async fn next(&mut self) -> Request {
+        std::future::poll_fn(|cx| {
+            for (number, caught) in &mut self.0 {
+                if let Poll::Ready(Some(())) = caught.poll_recv(cx) {
+                    return Poll::Ready(match *number {
+                        SIGTSTP => Request::Suspend,
+                        number => Request::End(number),
+                    });
+                }
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}

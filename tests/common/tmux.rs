@@ -1,0 +1,110 @@
+//! A private tmux server for driving the real binary headless, at 160x48.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A private tmux server and a scratch directory, both removed when the test ends however it
+/// ends.
+pub struct Tmux {
+    socket: String,
+    /// A scratch directory for the test's files.
+    pub dir: PathBuf,
+}
+
+impl Tmux {
+    pub fn new() -> Tmux {
+        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = format!("gavel-smoke-{}-{n}", std::process::id());
+        let dir = std::env::temp_dir().join(&socket);
+        std::fs::create_dir_all(&dir).unwrap();
+        Tmux { socket, dir }
+    }
+
+    /// Writes `text` to the file `name` in the scratch directory; returns its path.
+    pub fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn start(&self, command: &str) {
+        self.run(&[
+            "new-session",
+            "-d",
+            "-x",
+            "160",
+            "-y",
+            "48",
+            "-s",
+            "smoke",
+            command,
+        ]);
+    }
+
+    pub fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux is installed (.ci/run installs it)");
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "smoke"])
+    }
+
+    /// The screen with its colours, as escape sequences.
+    pub fn coloured_screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-e", "-t", "smoke"])
+    }
+
+    /// A pane variable such as `#{alternate_on}` or `#{cursor_flag}`.
+    pub fn display(&self, format: &str) -> String {
+        self.run(&["display-message", "-p", "-t", "smoke", format])
+            .trim()
+            .to_owned()
+    }
+
+    /// Types `line` as it is, then Enter.
+    pub fn type_line(&self, line: &str) {
+        self.run(&["send-keys", "-t", "smoke", "-l", line]);
+        self.keys("Enter");
+    }
+
+    pub fn keys(&self, keys: &str) {
+        self.run(&["send-keys", "-t", "smoke", keys]);
+    }
+
+    /// Waits until the screen satisfies `ready`, failing with the last screen after 30 s.
+    pub fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
