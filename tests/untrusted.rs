@@ -89,13 +89,11 @@ fn hostile_rows() -> Vec<Change> {
         turn_row("4", Some("-7"), "-10", "negative"),
         turn_row("5", None, "10", "no round at all"),
         turn_row("6", Some("1"), "20", &huge_text),
-        decision_row(
-            "1",
-            r#"{"similarity": "NaN", "similarity_threshold": "inf"}"#,
-        ),
+        decision_row("1", "{}"),
         decision_row(
             HUGE,
-            r#"{"new_claims": -4, "open_disputes": 1e15, "tokens_used": -1, "token_budget": 2.5}"#,
+            r#"{"similarity": "NaN", "similarity_threshold": "inf", "new_claims": -4,
+                "open_disputes": 1e15, "tokens_used": -1, "token_budget": 2.5}"#,
         ),
         Change::Judgment(judgment_from(
             &[
@@ -230,9 +228,10 @@ fn the_console_shows_the_flags_and_stays_fast_at_both_sizes() {
             "{width}x{height} took {:?}",
             started.elapsed()
         );
-        // The decision panel leads with the first flag (the session's own) and counts the rest.
-        assert!(text.contains("⚠ debate_sessions (s)"), "{text}");
-        assert!(text.contains("more)"), "{text}");
+        // The list marks the debate; the decision panel leads with the first row placed in no
+        // round.
+        assert!(text.contains("s ⚠"), "{text}");
+        assert!(text.contains("⚠ debate_rounds (id 2)"), "{text}");
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{7}'),
             "{text}"
@@ -240,7 +239,9 @@ fn the_console_shows_the_flags_and_stays_fast_at_both_sizes() {
     }
     let text = screen(&model, 160, 48);
     assert!(
-        text.contains("num_rounds: -1 is outside 0..=10000"),
+        text.contains(
+            "⚠ debate_rounds (id 2): round_number: 2147483647 is outside 1..=10000 (+21 more)"
+        ),
         "{text}"
     );
     // Every key over the hostile debate is cheap: nothing iterates up to a hostile round.
@@ -422,6 +423,11 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
             "{key:?} took {:?}",
             started.elapsed()
         );
-        assert!(text.contains("⚠ debate_sessions (h)"), "{text}");
+        assert!(
+            text.contains(
+                "⚠ debate_round_decisions (h, 1): signal_json: new_claims: -1 is outside"
+            ),
+            "{text}"
+        );
     }
 }

@@ -191,7 +191,8 @@ impl Debate {
         rounds
     }
 
-    /// Every problem found reading this debate's rows, session first.
+    /// Every problem found reading this debate's rows: rows placed in no round first (nothing
+    /// else shows them), then the session's, then the rest.
     pub fn issues(&self) -> impl Iterator<Item = &str> {
         let session = self.session.issues.iter();
         let turns = self.turns.iter().flat_map(|t| &t.issues);
@@ -199,12 +200,12 @@ impl Debate {
         let judgments = self.judgments.iter().flat_map(|j| &j.issues);
         let actions = self.actions.values().flat_map(|a| &a.issues);
         let unplaced = self.unplaced.iter().flat_map(Change::issues);
-        session
+        unplaced
+            .chain(session)
             .chain(turns)
             .chain(decisions)
             .chain(judgments)
             .chain(actions)
-            .chain(unplaced)
             .map(String::as_str)
     }
 
