@@ -34,9 +34,19 @@ pub struct Notice {
 }
 
 impl Notice {
-    /// Reads a `gavel_events` payload; the error names what was wrong and where in it.
+    /// Reads a `gavel_events` payload (a JSON object); the error names what was wrong and where
+    /// in it.
     pub fn parse(payload: &str) -> Result<Notice, String> {
-        serde_json::from_str(payload).map_err(|e| format!("not a gavel_events payload: {e}"))
+        let wrong = |e: String| format!("not a gavel_events payload: {e}");
+        match serde_json::from_str(payload).map_err(|e| wrong(e.to_string()))? {
+            object @ serde_json::Value::Object(_) => {
+                serde_json::from_value(object).map_err(|e| wrong(e.to_string()))
+            }
+            other => Err(wrong(format!(
+                "expected a JSON object, found {}",
+                crate::domain::limits::clip(&other.to_string())
+            ))),
+        }
     }
 }
 

@@ -378,10 +378,19 @@ impl SignalKeys<'_> {
     /// A whole number that `check` bounds; a fraction, a float that is not finite or a value
     /// out of bounds is left out.
     fn count<T>(&mut self, key: &str, check: fn(i64) -> Result<T, String>) -> Option<T> {
-        let value = self.float(key).filter(|v| v.is_finite())?;
-        let whole = (value.fract() == 0.0 && value.abs() < 9.0e18)
-            .then_some(value as i64)
-            .ok_or_else(|| format!("{value} is not a whole number"));
+        let whole = match self.map.get(key)?.as_i64() {
+            Some(exact) => Ok(exact),
+            None => {
+                let value = self.float(key).filter(|v| v.is_finite())?;
+                if value.fract() != 0.0 {
+                    Err(format!("{value} is not a whole number"))
+                } else if value.abs() >= 9.0e18 {
+                    Err(format!("{value} is beyond any count"))
+                } else {
+                    Ok(value as i64)
+                }
+            }
+        };
         whole
             .and_then(check)
             .map_err(|e| self.problems.push(format!("{key}: {e}")))
