@@ -431,3 +431,32 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
         );
     }
 }
+
+#[test]
+fn recorded_token_counts_that_go_down_do_not_break_a_replay() {
+    let config = Config::default();
+    let mut debate = Debate::new("s");
+    let mut session = match hostile_session() {
+        Change::Session(session) => session,
+        _ => unreachable!(),
+    };
+    session.status = gavel::domain::SessionStatus::Completed.into();
+    session.token_budget = 100;
+    debate.apply(Change::Session(session));
+    // No turns: the spend comes from the recorded signals, and this writer's goes down.
+    debate.apply(decision_row(
+        "1",
+        r#"{"tokens_used": 95, "new_claims": 3, "verdict_split": false}"#,
+    ));
+    debate.apply(decision_row(
+        "2",
+        r#"{"tokens_used": 5, "new_claims": 3, "verdict_split": false}"#,
+    ));
+    let record = RecordedDebate::from_debate(&debate);
+    assert_eq!(record.tokens_after(1), 95);
+    assert_eq!(record.tokens_after(2), 95, "spent tokens never go down");
+    let current = gavel::calibrate::Setting::current(&config.controller);
+    let outcome = gavel::calibrate::replay(&record, &current, &config.controller);
+    assert_eq!(outcome.rounds_used, 1, "the budget stops it after round 1");
+    assert_eq!(outcome.tokens_saved, 0);
+}

@@ -141,8 +141,9 @@ impl RecordedDebate {
                 }
                 spent += u64::from(turn.tokens_used);
             }
+            // Spent tokens never go down, whatever a writer recorded.
             if let Some(tokens) = recorded.and_then(|s| s.tokens_used) {
-                recorded_tokens = tokens;
+                recorded_tokens = recorded_tokens.max(tokens);
             }
             let tokens_after = if debate.turns.is_empty() {
                 recorded_tokens
