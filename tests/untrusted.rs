@@ -144,22 +144,30 @@ fn has_issue(debate: &Debate, needle: &str) -> bool {
     debate.issues().any(|i| i.contains(needle))
 }
 
-#[test]
-fn out_of_range_rounds_are_flagged_with_table_key_and_value_and_placed_in_no_round() {
-    let model = hostile_model();
-    let debate = debate(&model);
-    for flag in [
-        "debate_rounds (id 2): round_number: 2147483647 is outside 1..=10000",
-        "debate_rounds (id 3): round_number: 0 is outside 1..=10000",
-        "debate_rounds (id 4): round_number: -7 is outside 1..=10000",
-        "debate_rounds (id 5): round_number: missing (NULL)",
-        "debate_round_decisions (s, 2147483647): round_index: 2147483647 is outside 1..=10000",
-        "debate_round_judgments (id 9): round_index: 1000000 is outside 1..=10000",
-    ] {
+/// Each flag is among the debate's issues.
+fn assert_flagged(debate: &Debate, flags: &[&str]) {
+    for flag in flags {
         assert!(has_issue(debate, flag), "{flag} missing from {:#?}", {
             debate.issues().collect::<Vec<_>>()
         });
     }
+}
+
+#[test]
+fn out_of_range_rounds_are_flagged_with_table_key_and_value_and_placed_in_no_round() {
+    let model = hostile_model();
+    let debate = debate(&model);
+    assert_flagged(
+        debate,
+        &[
+            "debate_rounds (id 2): round_number: 2147483647 is outside 1..=10000",
+            "debate_rounds (id 3): round_number: 0 is outside 1..=10000",
+            "debate_rounds (id 4): round_number: -7 is outside 1..=10000",
+            "debate_rounds (id 5): round_number: missing (NULL)",
+            "debate_round_decisions (s, 2147483647): round_index: 2147483647 is outside 1..=10000",
+            "debate_round_judgments (id 9): round_index: 1000000 is outside 1..=10000",
+        ],
+    );
     // Only the sane round is laid out; the flagged rows are kept for their issues.
     assert_eq!(debate.latest_round(), 1);
     assert_eq!(debate.rounds().len(), 1);
@@ -173,26 +181,25 @@ fn absurd_counts_are_flagged_and_never_used() {
     let model = hostile_model();
     let debate = debate(&model);
     let session = &debate.session;
-    for flag in [
-        "debate_sessions (s): num_rounds: -1 is outside 0..=10000",
-        "debate_sessions (s): min_rounds: -5 is outside 0..=10000",
-        "debate_sessions (s): max_rounds: 2147483647 is outside 0..=10000",
-        "debate_sessions (s): token_budget: -100 is outside 0..=1000000000000",
-        "debate_sessions (s): tokens_used: 99999999999999999 is outside 0..=1000000000000",
-        "debate_sessions (s): metadata: agent_count: -3 is outside 0..=1000",
-        "debate_sessions (s): created_at: NaN seconds is not a time",
-        "debate_rounds (id 4): tokens_used: -10 is outside 0..=1000000000000",
-        "signal_json: similarity: NaN is not a finite number",
-        "signal_json: new_claims: -4 is outside 0..=4294967295",
-        "signal_json: open_disputes: 1000000000000000 is outside 0..=4294967295",
-        "signal_json: tokens_used: -1 is outside 0..=1000000000000",
-        "signal_json: token_budget: 2.5 is not a whole number",
-        "debate_round_judgments (id 9): score: -inf is not a finite number",
-    ] {
-        assert!(has_issue(debate, flag), "{flag} missing from {:#?}", {
-            debate.issues().collect::<Vec<_>>()
-        });
-    }
+    assert_flagged(
+        debate,
+        &[
+            "debate_sessions (s): num_rounds: -1 is outside 0..=10000",
+            "debate_sessions (s): min_rounds: -5 is outside 0..=10000",
+            "debate_sessions (s): max_rounds: 2147483647 is outside 0..=10000",
+            "debate_sessions (s): token_budget: -100 is outside 0..=1000000000000",
+            "debate_sessions (s): tokens_used: 99999999999999999 is outside 0..=1000000000000",
+            "debate_sessions (s): metadata: agent_count: -3 is outside 0..=1000",
+            "debate_sessions (s): created_at: NaN seconds is not a time",
+            "debate_rounds (id 4): tokens_used: -10 is outside 0..=1000000000000",
+            "signal_json: similarity: NaN is not a finite number",
+            "signal_json: new_claims: -4 is outside 0..=4294967295",
+            "signal_json: open_disputes: 1000000000000000 is outside 0..=4294967295",
+            "signal_json: tokens_used: -1 is outside 0..=1000000000000",
+            "signal_json: token_budget: 2.5 is not a whole number",
+            "debate_round_judgments (id 9): score: -inf is not a finite number",
+        ],
+    );
     // Flagged counts fall back to the contract's defaults or are left out.
     assert_eq!(session.num_rounds, None);
     assert_eq!((session.min_rounds, session.max_rounds), (2, 8));
@@ -344,17 +351,9 @@ fn max_round_is_configurable_within_its_ceiling() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap() {
+    // A server of its own: the rows go straight into its `postgres` database.
     let server = LocalServer::start().expect("a local PostgreSQL server");
-    let admin = Target::parse(&server.url("postgres"))
-        .unwrap()
-        .connect_plain()
-        .await
-        .unwrap();
-    admin
-        .batch_execute("CREATE DATABASE untrusted")
-        .await
-        .unwrap();
-    let target = Target::parse(&server.url("untrusted")).unwrap();
+    let target = Target::parse(&server.url("postgres")).unwrap();
     let mut client = target.connect_plain().await.unwrap();
     migrate(&mut client).await.unwrap();
     client
@@ -390,24 +389,23 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
     }
     model.settle();
     let debate = model.debate("h").unwrap();
-    for flag in [
-        "debate_sessions (h): num_rounds: -1 is outside 0..=10000",
-        "debate_sessions (h): max_rounds: 2147483647 is outside 0..=10000",
-        "debate_sessions (h): tokens_used: 9223372036854775807 is outside 0..=1000000000000",
-        "round_number: 2147483647 is outside 1..=10000",
-        "round_number: 0 is outside 1..=10000",
-        "round_number: 1000000 is outside 1..=10000",
-        "tokens_used: -5 is outside 0..=1000000000000",
-        "debate_round_decisions (h, 2147483647): round_index: 2147483647 is outside 1..=10000",
-        "debate_round_decisions (h, 1): signal_json: new_claims: -1 is outside 0..=4294967295",
-        "round_index: -2147483648 is outside 1..=10000",
-        "score: 7 is outside 0..=1",
-        "debate_operator_actions (h, 2147483647): round_index: 2147483647 is outside 1..=10000",
-    ] {
-        assert!(has_issue(debate, flag), "{flag} missing from {:#?}", {
-            debate.issues().collect::<Vec<_>>()
-        });
-    }
+    assert_flagged(
+        debate,
+        &[
+            "debate_sessions (h): num_rounds: -1 is outside 0..=10000",
+            "debate_sessions (h): max_rounds: 2147483647 is outside 0..=10000",
+            "debate_sessions (h): tokens_used: 9223372036854775807 is outside 0..=1000000000000",
+            "round_number: 2147483647 is outside 1..=10000",
+            "round_number: 0 is outside 1..=10000",
+            "round_number: 1000000 is outside 1..=10000",
+            "tokens_used: -5 is outside 0..=1000000000000",
+            "debate_round_decisions (h, 2147483647): round_index: 2147483647 is outside 1..=10000",
+            "debate_round_decisions (h, 1): signal_json: new_claims: -1 is outside 0..=4294967295",
+            "round_index: -2147483648 is outside 1..=10000",
+            "score: 7 is outside 0..=1",
+            "debate_operator_actions (h, 2147483647): round_index: 2147483647 is outside 1..=10000",
+        ],
+    );
     assert_eq!(debate.latest_round(), 1);
     // The flagged action resolved nothing: round 1's decision is still pending.
     assert_eq!(debate.pending().map(|d| d.round_index), Some(1));

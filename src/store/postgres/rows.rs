@@ -84,6 +84,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A row keyed by its `id` (column 0).
+    fn by_id(columns: &'a Columns<'a>, limits: &Limits, table: &'static str) -> Self {
+        let key = format!("id {}", key(columns, 0));
+        Reader::new(columns, limits, table, key)
+    }
+
+    /// A row keyed by its session and round (columns 0 and 1).
+    fn by_round(columns: &'a Columns<'a>, limits: &Limits, table: &'static str) -> Self {
+        let key = format!("{}, {}", key(columns, 0), key(columns, 1));
+        Reader::new(columns, limits, table, key)
+    }
+
     fn issue(&mut self, column: &str, problem: impl std::fmt::Display) {
         self.issues
             .push(flag(self.table, &self.key, column, problem));
@@ -261,11 +273,9 @@ fn session_metadata(mut metadata: Value, r: &mut Reader<'_>) -> crate::domain::S
 
 /// `debate_rounds` in [`TURN_COLUMNS`] order.
 pub fn turn_from(columns: &Columns<'_>, limits: &Limits) -> Turn {
-    let id = key(columns, 0);
-    let mut r = Reader::new(columns, limits, "debate_rounds", format!("id {id}"));
-    let id = r.number(0, "id").unwrap_or(0);
+    let mut r = Reader::by_id(columns, limits, "debate_rounds");
     Turn {
-        id,
+        id: r.number(0, "id").unwrap_or(0),
         session_id: r.text(1).unwrap_or_default(),
         round_number: r.round(2, "round_number"),
         agent_persona: r.text(3).unwrap_or_default(),
@@ -280,14 +290,7 @@ pub fn turn_from(columns: &Columns<'_>, limits: &Limits) -> Turn {
 
 /// `debate_round_decisions` in [`DECISION_COLUMNS`] order.
 pub fn decision_from(columns: &Columns<'_>, limits: &Limits) -> ControllerDecision {
-    let session_id = key(columns, 0);
-    let round = key(columns, 1);
-    let mut r = Reader::new(
-        columns,
-        limits,
-        "debate_round_decisions",
-        format!("{session_id}, {round}"),
-    );
+    let mut r = Reader::by_round(columns, limits, "debate_round_decisions");
     let signals = match r.raw(3) {
         None => Signals::default(),
         Some(raw) => {
@@ -299,7 +302,7 @@ pub fn decision_from(columns: &Columns<'_>, limits: &Limits) -> ControllerDecisi
         }
     };
     ControllerDecision {
-        session_id,
+        session_id: key(columns, 0),
         round_index: r.round(1, "round_index"),
         decision: Reported::parse(r.raw(2).unwrap_or_default()),
         signals,
@@ -429,13 +432,7 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// `debate_round_judgments` in [`JUDGMENT_COLUMNS`] order.
 pub fn judgment_from(columns: &Columns<'_>, limits: &Limits) -> Judgment {
-    let id = key(columns, 0);
-    let mut r = Reader::new(
-        columns,
-        limits,
-        "debate_round_judgments",
-        format!("id {id}"),
-    );
+    let mut r = Reader::by_id(columns, limits, "debate_round_judgments");
     let reasons = strings(&r.json(6, "reasons"));
     let pmids: Value = r.json(8, "pmids");
     let pmids = match pmids {
@@ -469,16 +466,9 @@ pub fn judgment_from(columns: &Columns<'_>, limits: &Limits) -> Judgment {
 
 /// `debate_operator_actions` in [`ACTION_COLUMNS`] order.
 pub fn action_from(columns: &Columns<'_>, limits: &Limits) -> OperatorAction {
-    let session_id = key(columns, 0);
-    let round = key(columns, 1);
-    let mut r = Reader::new(
-        columns,
-        limits,
-        "debate_operator_actions",
-        format!("{session_id}, {round}"),
-    );
+    let mut r = Reader::by_round(columns, limits, "debate_operator_actions");
     OperatorAction {
-        session_id,
+        session_id: key(columns, 0),
         round_index: r.round(1, "round_index"),
         action: Reported::parse(r.raw(2).unwrap_or_default()),
         decision: Reported::parse(r.raw(3).unwrap_or_default()),
