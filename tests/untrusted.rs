@@ -458,3 +458,47 @@ fn recorded_token_counts_that_go_down_do_not_break_a_replay() {
     assert_eq!(outcome.rounds_used, 1, "the budget stops it after round 1");
     assert_eq!(outcome.tokens_saved, 0);
 }
+
+#[test]
+fn a_debate_at_the_highest_round_allowed_stays_cheap() {
+    let mut model = Model::new("untrusted".into(), "alice".into(), &Config::default());
+    let top = Limits::default().max_round.to_string();
+    for row in [
+        hostile_session(),
+        turn_row("1", Some("1"), "1", "first"),
+        turn_row("2", Some(&top), "1", "last"),
+        decision_row(&top, "{}"),
+    ] {
+        update(&mut model, Event::Store(Box::new(row)));
+    }
+    model.settle();
+    model.selected = model.debates.position("s").unwrap();
+    update(&mut model, Event::Resize(160, 48));
+    assert_eq!(debate(&model).latest_round(), 10_000);
+    for key in ['l', 'k', 'k', 'v', 'j', 'v', 'v', 'v', 'v', 'h'] {
+        let started = Instant::now();
+        update(&mut model, char(key));
+        screen(&model, 160, 48);
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(500), "{key:?} took {took:?}");
+    }
+}
+
+#[test]
+fn a_flagged_row_written_again_replaces_its_older_version() {
+    let mut debate = Debate::new("s");
+    for signals in [r#"{"new_claims": 1}"#, r#"{"new_claims": 2}"#] {
+        debate.apply(decision_row(HUGE, signals));
+        debate.apply(decision_row("-1", signals));
+        debate.apply(turn_row("2", Some(HUGE), "1", signals));
+    }
+    assert_eq!(debate.unplaced.len(), 3);
+    let Change::Decision(kept) = &debate.unplaced[0] else {
+        panic!("{:?}", debate.unplaced[0]);
+    };
+    assert_eq!(kept.signals.new_claims, Some(2));
+    // Written again within bounds, the turn is placed and leaves the unplaced rows.
+    debate.apply(turn_row("2", Some("3"), "1", "back in bounds"));
+    assert_eq!(debate.unplaced.len(), 2);
+    assert_eq!(debate.latest_round(), 3);
+}

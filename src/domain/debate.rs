@@ -26,6 +26,26 @@ fn placed(round: u32) -> bool {
     (1..=MAX_ROUND_CEILING).contains(&round)
 }
 
+/// Whether two unplaced decisions (or actions) are versions of one row: the same round as
+/// carried and as flagged (the flag names the table, the key and the value a reader read).
+fn same_unplaced(a: &Change, b: &Change) -> bool {
+    let round = |issues: &[String]| -> Option<String> {
+        issues
+            .iter()
+            .find(|i| i.contains(": round_index: "))
+            .cloned()
+    };
+    match (a, b) {
+        (Change::Decision(a), Change::Decision(b)) => {
+            a.round_index == b.round_index && round(&a.issues) == round(&b.issues)
+        }
+        (Change::Action(a), Change::Action(b)) => {
+            a.round_index == b.round_index && round(&a.issues) == round(&b.issues)
+        }
+        _ => false,
+    }
+}
+
 /// Files a row known by its id: in place of its older version, else appended; a row whose
 /// round is not placed goes to `unplaced` instead (leaving `rows`). `same` tells an unplaced
 /// older version of the row.
@@ -110,9 +130,8 @@ impl Debate {
                 self.actions.insert(action.round_index, action);
             }
             unplaced => {
-                if !self.unplaced.contains(&unplaced) {
-                    self.unplaced.push(unplaced);
-                }
+                self.unplaced.retain(|c| !same_unplaced(c, &unplaced));
+                self.unplaced.push(unplaced);
             }
         }
     }
