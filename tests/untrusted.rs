@@ -9,7 +9,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::char;
-use gavel::app::{Event, Link, Model, update};
+use gavel::app::{DetailView, Event, Link, Model, update};
 use gavel::audit::Trace;
 use gavel::calibrate::RecordedDebate;
 use gavel::config::Config;
@@ -501,4 +501,28 @@ fn a_flagged_row_written_again_replaces_its_older_version() {
     debate.apply(turn_row("2", Some("3"), "1", "back in bounds"));
     assert_eq!(debate.unplaced.len(), 2);
     assert_eq!(debate.latest_round(), 3);
+}
+
+#[test]
+fn a_round_crowded_with_turns_stays_cheap_in_every_view() {
+    let mut model = Model::new("untrusted".into(), "alice".into(), &Config::default());
+    update(&mut model, Event::Store(Box::new(hostile_session())));
+    for id in 1..=3_000 {
+        let row = turn_row(&id.to_string(), Some("1"), "1", "VERDICT: yes");
+        update(&mut model, Event::Store(Box::new(row)));
+    }
+    model.settle();
+    model.selected = model.debates.position("s").unwrap();
+    update(&mut model, Event::Resize(160, 48));
+    for key in ['l', 'v', 'v', 'v', 'v', 'j', 'v'] {
+        let started = Instant::now();
+        update(&mut model, char(key));
+        let text = screen(&model, 160, 48);
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(1500), "{key:?} took {took:?}");
+        if model.view == DetailView::Format {
+            // As many takes' cards as fit, the last saying how many more there are.
+            assert!(text.contains("┌ +2991 more · r1"), "{text}");
+        }
+    }
 }
