@@ -311,6 +311,37 @@ proptest! {
     }
 }
 
+proptest! {
+    #[test]
+    fn a_fixture_round_out_of_bounds_is_reported_at_its_line(round in integer()) {
+        let text = [
+            json!({"session": {"id": "f", "question": "q", "controller_mode": "shadow",
+                "personas": ["a", "b"], "token_budget": 10}}),
+            json!({"turn": {"round": 1, "persona": "a", "tokens": 1, "content": "x"}}),
+            json!({"turn": {"round": round, "persona": "b", "tokens": 1, "content": "y"}}),
+        ]
+        .map(|line| line.to_string())
+        .join("\n");
+        let errors = match Fixture::parse_within("f.jsonl", &text, &LIMITS) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
+        };
+        match round {
+            1 | 2 => prop_assert!(errors.is_empty(), "{errors:?}"),
+            0 => prop_assert_eq!(errors, ["f.jsonl:3: round numbers start at 1"]),
+            51..=4_294_967_295 => prop_assert_eq!(
+                errors,
+                [format!("f.jsonl:3: round: {round} is outside 1..=50")]
+            ),
+            3..=50 => prop_assert_eq!(errors, [format!("f.jsonl:3: round {round} skips round 2")]),
+            _ => {
+                prop_assert_eq!(errors.len(), 1);
+                prop_assert!(errors[0].starts_with("f.jsonl:3: column "), "{}", errors[0]);
+            }
+        }
+    }
+}
+
 /// A fixture line: a record with hostile numbers, or anything.
 fn fixture_line() -> impl Strategy<Value = String> {
     prop_oneof![
