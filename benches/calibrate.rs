@@ -60,7 +60,7 @@ fn main() {
         );
 
         let started = Instant::now();
-        let records = calibrate::from_database(&mut client).await.unwrap();
+        let records = calibrate::from_database(&mut client, &Default::default()).await.unwrap();
         println!(
             "read and reduce {} finished debates (one snapshot, five queries): {:.2?}",
             records.len(),

@@ -59,7 +59,12 @@ fn main() {
         let (events, mut received) = unbounded_channel();
         let (history, wanted) = unbounded_channel();
         let started = Instant::now();
-        tokio::spawn(gavel::store::postgres::listen(target.clone(), events, wanted));
+        tokio::spawn(gavel::store::postgres::listen(
+            target.clone(),
+            events,
+            wanted,
+            Default::default(),
+        ));
         let mut rows = 0usize;
         loop {
             match tokio::time::timeout(Duration::from_secs(60), received.recv()).await.unwrap().unwrap() {

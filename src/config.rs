@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::app::Keymap;
 use crate::calibrate::Setting;
 use crate::calibrate::grid::{AxisSpec, default_grid, settings};
+use crate::domain::Limits;
 use crate::policy::{ControllerConfig, JudgeConfig};
 
 /// The validated configuration.
@@ -25,6 +26,8 @@ pub struct Config {
     pub simulator: SimulatorConfig,
     pub calibration: CalibrationConfig,
     pub ui: UiConfig,
+    /// How far numbers in rows are trusted: `[limits] max_round`.
+    pub limits: Limits,
     /// Key bindings: the bundled defaults with this table's actions rebound.
     pub keys: Keymap,
 }
@@ -124,6 +127,14 @@ impl Config {
                 .validate()
                 .map_err(|e| format!("[controller] {e}")),
             config.judge.validate().map_err(|e| format!("[judge] {e}")),
+            config
+                .limits
+                .validate()
+                .map_err(|e| format!("[limits] {e}")),
+            config
+                .controller
+                .within(&config.limits)
+                .map_err(|e| format!("[controller] {e}")),
             config
                 .simulator
                 .validate()

@@ -18,7 +18,7 @@ pub fn start(
     config: Arc<Config>,
     events: UnboundedSender<Event>,
 ) -> UnboundedSender<Command> {
-    let store = MemoryStore::new();
+    let store = MemoryStore::with_limits(config.limits);
     let (playback, clock) = watch::channel(Playback::default());
     let ids = Ids::default();
 

@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use tokio_postgres::Client;
 
 use crate::app::{Command, Event};
-use crate::domain::OperatorAction;
+use crate::domain::{Limits, OperatorAction};
 use crate::simulate::Playback;
 use crate::store::ResolveError;
 use crate::store::postgres::{Target, listen, record};
@@ -18,14 +18,15 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Starts following `target`; returns the sender for the console's commands. `playback`, when
 /// given, is the clock of an in-process simulator (`gavel demo --postgres`) that pause and speed
-/// also steer.
+/// also steer. Rows are read within `limits`.
 pub fn start(
     target: Target,
     events: UnboundedSender<Event>,
     playback: Option<watch::Sender<Playback>>,
+    limits: Limits,
 ) -> UnboundedSender<Command> {
     let (history, wanted) = unbounded_channel();
-    tokio::spawn(listen(target.clone(), events.clone(), wanted));
+    tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
     let (commands, receiver) = unbounded_channel();
     tokio::spawn(execute(receiver, target, history, events, playback));
     commands

@@ -16,7 +16,7 @@ use gavel::app::{Command, Model};
 use gavel::audit::{ExportRow, Trace, export};
 use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
-use gavel::domain::{Change, Debates};
+use gavel::domain::{Change, Debates, Limits};
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, audit_rows, history, migrate, simulate};
 use gavel::text::inert;
@@ -76,7 +76,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
-        Commands::Check { fixtures } => check(&fixtures),
+        Commands::Check { fixtures } => check(&fixtures, &config.limits),
         Commands::Completions { shell } => {
             cli::completions(shell, &mut io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
@@ -95,7 +95,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let target = target(db.db.as_deref())?;
             let rows = runtime()?.block_on(async {
                 let mut client = target.connect_plain().await?;
-                audit_rows(&mut client, since, until).await
+                audit_rows(&mut client, since, until, &config.limits).await
             })?;
             let rows: Vec<ExportRow> = rows.into_iter().filter_map(ExportRow::of).collect();
             let count = match &output {
@@ -113,7 +113,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let target = target(db.db.as_deref())?;
             let rows = runtime()?.block_on(async {
                 let client = target.connect_plain().await?;
-                history(&client, &session).await
+                history(&client, &session, &config.limits).await
             })?;
             let has_session = rows.iter().any(|row| matches!(row, Change::Session(_)));
             let debates: Debates = rows.into_iter().collect();
@@ -144,12 +144,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     let target = target(Some(url.as_str()).filter(|u| !u.is_empty()))?;
                     runtime()?.block_on(async {
                         let mut client = target.connect_plain().await?;
-                        calibrate::from_database(&mut client).await
+                        calibrate::from_database(&mut client, &config.limits).await
                     })?
                 }
-                None => {
-                    calibrate::from_fixtures(&load_fixtures(&fixtures)?, &Arc::new(config.clone()))
-                }
+                None => calibrate::from_fixtures(
+                    &load_fixtures(&fixtures, &config.limits)?,
+                    &Arc::new(config.clone()),
+                ),
             };
             let grid = if grid.is_empty() {
                 config.calibration.grid
@@ -205,7 +206,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let _guard = logging::init(&log_dir)?;
             let target = target(db.db.as_deref())?;
-            let fixtures = load_fixtures(&fixtures)?;
+            let fixtures = load_fixtures(&fixtures, &config.limits)?;
             runtime()?.block_on(async {
                 let (_playback, clock) = watch::channel(Playback {
                     paused: false,
@@ -223,7 +224,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let (model, theme_file) = console_model(source, &console, &config, true)?;
             let ended = runtime()?.block_on(async {
                 let (events, receiver) = unbounded_channel();
-                let commands = live::start(target, events.clone(), None);
+                let commands = live::start(target, events.clone(), None, config.limits);
                 tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
             })?;
             Ok(ended.exit_code())
@@ -236,7 +237,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             terminal::require()?;
             let _guard = logging::init(&log_dir)?;
-            let fixtures = load_fixtures(&fixtures)?;
+            let fixtures = load_fixtures(&fixtures, &config.limits)?;
             let playback = Playback {
                 paused: false,
                 speed,
@@ -335,27 +336,27 @@ async fn demo_postgres(
         })
     };
     let (events, receiver) = unbounded_channel();
-    let commands = live::start(target, events.clone(), Some(clock_tx));
+    let commands = live::start(target, events.clone(), Some(clock_tx), config.limits);
     let theme_file = console.theme_file.as_deref();
     let result = tui::run(console.model, theme_file, (events, receiver), commands).await;
     simulator.abort();
     result
 }
 
-fn load_fixtures(paths: &[PathBuf]) -> Result<Vec<Fixture>> {
+fn load_fixtures(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Fixture>> {
     if paths.is_empty() {
         return Ok(Fixture::bundled()?);
     }
     Ok(paths
         .iter()
-        .map(|p| Fixture::load(p))
+        .map(|p| Fixture::load_within(p, limits))
         .collect::<Result<_, _>>()?)
 }
 
-fn check(paths: &[PathBuf]) -> Result<ExitCode> {
+fn check(paths: &[PathBuf], limits: &Limits) -> Result<ExitCode> {
     let mut failed = false;
     for path in paths {
-        match Fixture::load(path) {
+        match Fixture::load_within(path, limits) {
             Ok(fixture) => print(&format!(
                 "{}: ok ({} turns, {} rounds)\n",
                 path.display(),

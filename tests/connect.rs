@@ -701,7 +701,7 @@ async fn of_several_hosts_the_primary_is_found_and_followed_after_a_failover() {
     let both = target(format!("{first_port},{second_port}"), "read-write").unwrap();
     let (events_tx, mut events) = unbounded_channel();
     let (_history_tx, history) = unbounded_channel();
-    let feed = tokio::spawn(listen(both, events_tx, history));
+    let feed = tokio::spawn(listen(both, events_tx, history, Default::default()));
     let mut next_live = async || {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {

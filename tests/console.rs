@@ -262,6 +262,7 @@ fn read_only_refuses_every_action_until_unlocked() {
                 operator: "alice".into(),
                 note: None,
                 created_at: None,
+                issues: Vec::new(),
             }),
     )
     .flatten();

@@ -14,6 +14,7 @@ fn hostile() -> Vec<ExportRow> {
         operator: "ana".into(),
         note: Some("clear\u{1b}[2J".into()),
         created_at: None,
+        issues: Vec::new(),
     };
     ExportRow::of(Change::Action(action)).into_iter().collect()
 }

@@ -43,7 +43,7 @@ struct Console {
 impl Console {
     fn attach(target: Target) -> Console {
         let (sender, events) = unbounded_channel();
-        let commands = gavel::live::start(target, sender, None);
+        let commands = gavel::live::start(target, sender, None, Default::default());
         Console {
             model: Model::live(
                 "test".into(),
@@ -379,6 +379,7 @@ async fn racing_operators_resolve_each_decision_exactly_once() {
         operator: operator.into(),
         note: Some(format!("{operator}'s call")),
         created_at: None,
+        issues: Vec::new(),
     };
     for round in 1..=TRIALS {
         let a = action(round, "alice", Decision::StopConverged);
@@ -617,6 +618,7 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
         operator: "alice".into(),
         note: None,
         created_at: None,
+        issues: Vec::new(),
     };
     record(&client, &stop).await.unwrap().unwrap();
     tokio::time::timeout(Duration::from_secs(20), waiting)
@@ -721,7 +723,9 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         .await
         .unwrap();
 
-    let mut from_db = calibrate::from_database(&mut client).await.unwrap();
+    let mut from_db = calibrate::from_database(&mut client, &Default::default())
+        .await
+        .unwrap();
     let in_session_order: Vec<String> = client
         .query(
             "SELECT id FROM debate_sessions WHERE status <> 'running'",

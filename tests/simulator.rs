@@ -41,6 +41,7 @@ fn action_on(
         operator: "alice".into(),
         note: None,
         created_at: None,
+        issues: Vec::new(),
     }
 }
 

@@ -122,6 +122,7 @@ fn losing_a_race_tells_who_won() {
         operator: "bob".into(),
         note: None,
         created_at: None,
+        issues: Vec::new(),
     };
     store.resolve(winner.clone()).unwrap();
     update(&mut model, char('a'));

@@ -145,6 +145,7 @@ impl Intent {
             operator: operator.to_owned(),
             note: self.note.filter(|n| !n.trim().is_empty()),
             created_at: None,
+            issues: Vec::new(),
         }
     }
 }

@@ -63,20 +63,19 @@ impl Trace {
     pub fn of(debate: &Debate) -> Trace {
         let session = &debate.session;
         let run = debate.latest_round();
-        let rounds: Vec<TraceRound> = (1..=run)
-            .map(|round| {
-                let decision = debate.decisions.get(&round);
+        let rounds: Vec<TraceRound> = debate
+            .rounds()
+            .iter()
+            .map(|row| {
+                let decision = row.decision;
                 let s = decision.map(|d| &d.signals);
-                let judge_abort = debate
+                let judge_abort = row
                     .judgments
                     .iter()
-                    .find(|j| {
-                        j.round_index == round
-                            && j.decision == Reported::Known(JudgeDecision::Abort)
-                    })
+                    .find(|j| j.decision == Reported::Known(JudgeDecision::Abort))
                     .map(|j| format!("{}: {}", j.agent_persona, j.reasons.join("; ")));
                 TraceRound {
-                    round,
+                    round: row.number,
                     decision: decision.map(|d| d.decision.to_string()),
                     similarity: s.and_then(|s| s.similarity),
                     similarity_threshold: s.and_then(|s| s.similarity_threshold),
@@ -88,7 +87,7 @@ impl Trace {
                     tokens_used: s.and_then(|s| s.tokens_used),
                     token_budget: s.and_then(|s| s.token_budget),
                     reasons: s.map(|s| s.reasons.clone()).unwrap_or_default(),
-                    action: debate.actions.get(&round).map(trace_action),
+                    action: row.action.map(trace_action),
                     judge_abort,
                 }
             })

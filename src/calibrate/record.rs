@@ -3,7 +3,7 @@
 //! format's own check, tokens spent, who had spoken, the verdict standing, and the operators'
 //! labels. Nothing here depends on a threshold, so one record serves every setting of a grid.
 
-use crate::domain::{ActionKind, Debate, Decision, Reported, TIMEOUT_OPERATOR, Turn};
+use crate::domain::{ActionKind, Debate, Decision, Reported, RoundRow, TIMEOUT_OPERATOR, Turn};
 use crate::policy::{self, Convergence};
 use crate::signals::{self, DebateSignals, RoundSignals, RoundText};
 
@@ -65,15 +65,16 @@ pub struct RecordedDebate {
 
 impl RecordedDebate {
     /// Reduces a debate's rows. Rounds run are the highest round any turn or decision names.
-    pub fn from_debate(debate: &Debate) -> RecordedDebate {
+    pub fn from_debate<'a>(debate: &'a Debate) -> RecordedDebate {
         let session = &debate.session;
         let run = debate.latest_round();
         let mut issues: Vec<String> = debate.issues().map(str::to_owned).collect();
-        let live = |round: u32| -> Vec<&Turn> {
-            debate
-                .turns
+        let by_round = debate.rounds();
+        let live = |row: &RoundRow<'a>| -> Vec<&'a Turn> {
+            row.turns
                 .iter()
-                .filter(|t| t.round_number == round && !t.superseded)
+                .copied()
+                .filter(|t| !t.superseded)
                 .collect()
         };
         let prior_text = session.metadata.prior.as_deref();
@@ -84,26 +85,23 @@ impl RecordedDebate {
                     precomputed_similarity: None,
                 })
                 .into_iter()
-                .chain((1..=run).map(|round| {
-                    RoundText {
-                        turns: live(round).iter().map(|t| t.content.as_str()).collect(),
-                        precomputed_similarity: debate
-                            .decisions
-                            .get(&round)
-                            .and_then(|d| d.signals.similarity),
-                    }
+                .chain(by_round.iter().map(|row| RoundText {
+                    turns: live(row).iter().map(|t| t.content.as_str()).collect(),
+                    precomputed_similarity: row.decision.and_then(|d| d.signals.similarity),
                 }))
                 .collect(),
         );
         let offset = usize::from(prior_text.is_some());
 
-        let mut rounds = Vec::with_capacity(run as usize);
+        let mut rounds = Vec::with_capacity(by_round.len());
         let mut spoken: Vec<String> = Vec::new();
         let mut standing_verdict = None;
         let mut recorded_tokens = 0;
-        for round in 1..=run {
-            let turns = live(round);
-            let recorded = debate.decisions.get(&round).map(|d| &d.signals);
+        let mut spent: u64 = 0;
+        for row in &by_round {
+            let round = row.number;
+            let turns = live(row);
+            let recorded = row.decision.map(|d| &d.signals);
             let signals = match recorded {
                 Some(s) if s.new_claims.is_some() && s.verdict_split.is_some() => RoundSignals {
                     similarity: s.similarity,
@@ -137,23 +135,20 @@ impl RecordedDebate {
                     .collect();
                 policy::format_check(&latest)
             };
-            for turn in debate.turns.iter().filter(|t| t.round_number == round) {
+            for turn in &row.turns {
                 if !spoken.contains(&turn.agent_persona) {
                     spoken.push(turn.agent_persona.clone());
                 }
+                spent += u64::from(turn.tokens_used);
             }
+            // Spent tokens never go down, whatever a writer recorded.
             if let Some(tokens) = recorded.and_then(|s| s.tokens_used) {
-                recorded_tokens = tokens;
+                recorded_tokens = recorded_tokens.max(tokens);
             }
             let tokens_after = if debate.turns.is_empty() {
                 recorded_tokens
             } else {
-                debate
-                    .turns
-                    .iter()
-                    .filter(|t| t.round_number <= round)
-                    .map(|t| u64::from(t.tokens_used))
-                    .sum()
+                spent
             };
             if signals.verdict.is_some() {
                 standing_verdict = signals.verdict.clone();

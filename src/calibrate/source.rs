@@ -10,7 +10,7 @@ use tokio_postgres::Client;
 
 use super::record::RecordedDebate;
 use crate::config::Config;
-use crate::domain::{ControllerMode, Debate};
+use crate::domain::{ControllerMode, Debate, Limits};
 use crate::simulate::{DebateRun, Fixture, Ids};
 use crate::store::postgres::finished_debates;
 
@@ -38,10 +38,10 @@ fn played(fixture: &Fixture, config: &Arc<Config>) -> Debate {
 
 /// Every debate of the database that is no longer running, each reduced on the thread pool as
 /// soon as its rows are read (so reading and measuring overlap), records in the order of the
-/// session rows.
-pub async fn from_database(client: &mut Client) -> Result<Vec<RecordedDebate>> {
+/// session rows. Rows are read within `limits`.
+pub async fn from_database(client: &mut Client, limits: &Limits) -> Result<Vec<RecordedDebate>> {
     let (sender, receiver) = std::sync::mpsc::channel();
-    finished_debates(client, |position, debate| {
+    finished_debates(client, limits, |position, debate| {
         let sender = sender.clone();
         rayon::spawn(move || {
             // The receiver is gone only when reading failed, and that error is returned.

@@ -26,4 +26,6 @@ pub struct OperatorAction {
     pub operator: String,
     pub note: Option<String>,
     pub created_at: Option<DateTime<Utc>>,
+    /// What was wrong with the row as read.
+    pub issues: Vec<String>,
 }

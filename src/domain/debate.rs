@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Deref;
 
+use super::limits::MAX_ROUND_CEILING;
 use super::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
 
 /// One debate: its session row and every row that belongs to it.
@@ -14,6 +15,61 @@ pub struct Debate {
     pub decisions: BTreeMap<u32, ControllerDecision>,
     pub judgments: Vec<Judgment>,
     pub actions: BTreeMap<u32, OperatorAction>,
+    /// Rows that belong to no round: a reader flagged their round (and left it 0), or it lies
+    /// beyond any round a configuration may allow. Kept for their issues; nothing iterates
+    /// over their round.
+    pub unplaced: Vec<Change>,
+}
+
+/// Whether a row's round is one a debate files it under.
+fn placed(round: u32) -> bool {
+    (1..=MAX_ROUND_CEILING).contains(&round)
+}
+
+/// Whether two unplaced decisions (or actions) are versions of one row: the same round as
+/// carried and as flagged (the flag names the table, the key and the value a reader read).
+fn same_unplaced(a: &Change, b: &Change) -> bool {
+    let round = |issues: &[String]| -> Option<String> {
+        issues
+            .iter()
+            .find(|i| i.contains(": round_index: "))
+            .cloned()
+    };
+    match (a, b) {
+        (Change::Decision(a), Change::Decision(b)) => {
+            a.round_index == b.round_index && round(&a.issues) == round(&b.issues)
+        }
+        (Change::Action(a), Change::Action(b)) => {
+            a.round_index == b.round_index && round(&a.issues) == round(&b.issues)
+        }
+        _ => false,
+    }
+}
+
+/// Files a row known by its id: in place of its older version, else appended; a row whose
+/// round is not placed goes to `unplaced` instead (leaving `rows`). `same` tells an unplaced
+/// older version of the row.
+fn file_by_id<T>(
+    rows: &mut Vec<T>,
+    unplaced: &mut Vec<Change>,
+    row: T,
+    is_row: impl Fn(&T) -> bool,
+    same: impl Fn(&Change) -> bool,
+    round: u32,
+    wrap: fn(T) -> Change,
+) {
+    unplaced.retain(|c| !same(c));
+    let at = rows.iter().position(is_row);
+    match (placed(round), at) {
+        (true, Some(i)) => rows[i] = row,
+        (true, None) => rows.push(row),
+        (false, at) => {
+            if let Some(i) = at {
+                rows.remove(i);
+            }
+            unplaced.push(wrap(row));
+        }
+    }
 }
 
 /// The rows of one round, gathered.
@@ -35,6 +91,7 @@ impl Debate {
             decisions: BTreeMap::new(),
             judgments: Vec::new(),
             actions: BTreeMap::new(),
+            unplaced: Vec::new(),
         }
     }
 
@@ -42,26 +99,44 @@ impl Debate {
     pub fn apply(&mut self, change: Change) {
         match change {
             Change::Session(session) => self.session = session,
-            Change::Turn(turn) => match self.turns.iter_mut().find(|t| t.id == turn.id) {
-                Some(existing) => *existing = turn,
-                None => self.turns.push(turn),
-            },
-            Change::Decision(decision) => {
-                self.decisions.insert(decision.round_index, decision);
+            Change::Turn(turn) => {
+                let (id, round) = (turn.id, turn.round_number);
+                file_by_id(
+                    &mut self.turns,
+                    &mut self.unplaced,
+                    turn,
+                    |t| t.id == id,
+                    |c| matches!(c, Change::Turn(t) if t.id == id),
+                    round,
+                    Change::Turn,
+                );
             }
             Change::Judgment(judgment) => {
-                match self.judgments.iter_mut().find(|j| j.id == judgment.id) {
-                    Some(existing) => *existing = judgment,
-                    None => self.judgments.push(judgment),
-                }
+                let (id, round) = (judgment.id, judgment.round_index);
+                file_by_id(
+                    &mut self.judgments,
+                    &mut self.unplaced,
+                    judgment,
+                    |j| j.id == id,
+                    |c| matches!(c, Change::Judgment(j) if j.id == id),
+                    round,
+                    Change::Judgment,
+                );
             }
-            Change::Action(action) => {
+            Change::Decision(decision) if placed(decision.round_index) => {
+                self.decisions.insert(decision.round_index, decision);
+            }
+            Change::Action(action) if placed(action.round_index) => {
                 self.actions.insert(action.round_index, action);
+            }
+            unplaced => {
+                self.unplaced.retain(|c| !same_unplaced(c, &unplaced));
+                self.unplaced.push(unplaced);
             }
         }
     }
 
-    /// The highest round any row mentions.
+    /// The highest round any placed turn or decision names.
     pub fn latest_round(&self) -> u32 {
         let turns = self.turns.iter().map(|t| t.round_number);
         let decisions = self.decisions.keys().copied();
@@ -110,21 +185,46 @@ impl Debate {
         }
     }
 
-    /// Every round so far, first to latest.
+    /// Every round so far, first to latest, gathered in one pass over the rows.
     pub fn rounds(&self) -> Vec<RoundRow<'_>> {
-        (1..=self.latest_round()).map(|n| self.round(n)).collect()
+        let mut rounds: Vec<RoundRow<'_>> = (1..=self.latest_round())
+            .map(|number| RoundRow {
+                number,
+                turns: Vec::new(),
+                judgments: Vec::new(),
+                decision: self.decisions.get(&number),
+                action: self.actions.get(&number),
+            })
+            .collect();
+        let at = |round: u32| (round as usize).checked_sub(1);
+        for turn in &self.turns {
+            if let Some(row) = at(turn.round_number).and_then(|i| rounds.get_mut(i)) {
+                row.turns.push(turn);
+            }
+        }
+        for judgment in &self.judgments {
+            if let Some(row) = at(judgment.round_index).and_then(|i| rounds.get_mut(i)) {
+                row.judgments.push(judgment);
+            }
+        }
+        rounds
     }
 
-    /// Every problem found reading this debate's rows, session first.
+    /// Every problem found reading this debate's rows: rows placed in no round first (nothing
+    /// else shows them), then the session's, then the rest.
     pub fn issues(&self) -> impl Iterator<Item = &str> {
         let session = self.session.issues.iter();
         let turns = self.turns.iter().flat_map(|t| &t.issues);
         let decisions = self.decisions.values().flat_map(|d| &d.issues);
         let judgments = self.judgments.iter().flat_map(|j| &j.issues);
-        session
+        let actions = self.actions.values().flat_map(|a| &a.issues);
+        let unplaced = self.unplaced.iter().flat_map(Change::issues);
+        unplaced
+            .chain(session)
             .chain(turns)
             .chain(decisions)
             .chain(judgments)
+            .chain(actions)
             .map(String::as_str)
     }
 

@@ -9,6 +9,7 @@ mod action;
 mod debate;
 mod decision;
 mod judgment;
+pub mod limits;
 mod reported;
 mod session;
 mod turn;
@@ -17,6 +18,7 @@ pub use action::{ActionKind, OperatorAction, TIMEOUT_OPERATOR};
 pub use debate::{Debate, Debates, RoundRow};
 pub use decision::{ControllerDecision, Decision, Signals};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};
+pub use limits::Limits;
 pub use reported::Reported;
 pub(crate) use reported::vocabulary;
 pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
@@ -42,6 +44,17 @@ impl Change {
             Change::Decision(d) => &d.session_id,
             Change::Judgment(j) => &j.session_id,
             Change::Action(a) => &a.session_id,
+        }
+    }
+
+    /// What was wrong with the row as read.
+    pub fn issues(&self) -> &[String] {
+        match self {
+            Change::Session(s) => &s.issues,
+            Change::Turn(t) => &t.issues,
+            Change::Decision(d) => &d.issues,
+            Change::Judgment(j) => &j.issues,
+            Change::Action(a) => &a.issues,
         }
     }
 }

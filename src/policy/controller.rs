@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::convergence::Convergence;
-use crate::domain::{Decision, Signals};
+use crate::domain::{Decision, Limits, Signals};
 use crate::signals::RoundSignals;
 
 /// The controller's thresholds. `Default` is the configuration in force unless a config file
@@ -78,12 +78,7 @@ impl ControllerConfig {
                 self.budget_fraction
             ));
         }
-        let bounds = std::iter::once(("max_rounds".to_owned(), self.max_rounds)).chain(
-            self.max_rounds_by_type
-                .iter()
-                .map(|(t, m)| (format!("max_rounds_by_type.{t}"), *m)),
-        );
-        for (name, max) in bounds {
+        for (name, max) in self.bounds() {
             if max < self.min_rounds {
                 return Err(format!(
                     "{name} {max} is below min_rounds {}",
@@ -92,6 +87,26 @@ impl ControllerConfig {
             }
         }
         Ok(())
+    }
+
+    /// Checks every round bound lies within the rounds a row may carry.
+    pub fn within(&self, limits: &Limits) -> Result<(), String> {
+        match self.bounds().find(|(_, max)| *max > limits.max_round) {
+            Some((name, max)) => Err(format!(
+                "{name} {max} is above [limits] max_round {}",
+                limits.max_round
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `max_rounds` and each `max_rounds_by_type`, by name.
+    fn bounds(&self) -> impl Iterator<Item = (String, u32)> + '_ {
+        std::iter::once(("max_rounds".to_owned(), self.max_rounds)).chain(
+            self.max_rounds_by_type
+                .iter()
+                .map(|(t, m)| (format!("max_rounds_by_type.{t}"), *m)),
+        )
     }
 }
 

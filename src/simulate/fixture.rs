@@ -22,8 +22,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::domain::limits::{agents, tokens};
 use crate::domain::{
-    ActionKind, ControllerMode, Crux, Decision, Phase, PmidCheck, SessionMetadata,
+    ActionKind, ControllerMode, Crux, Decision, Limits, Phase, PmidCheck, SessionMetadata,
 };
 use crate::policy::JudgeFlag;
 
@@ -180,8 +181,13 @@ impl fmt::Display for FixtureErrors {
 impl std::error::Error for FixtureErrors {}
 
 impl Fixture {
-    /// Reads and validates a fixture file.
+    /// Reads and validates a fixture file within the default [`Limits`].
     pub fn load(path: &Path) -> Result<Fixture, FixtureErrors> {
+        Fixture::load_within(path, &Limits::default())
+    }
+
+    /// Reads and validates a fixture file; rounds and counts must lie within `limits`.
+    pub fn load_within(path: &Path, limits: &Limits) -> Result<Fixture, FixtureErrors> {
         let source = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
             FixtureErrors(vec![FixtureError {
@@ -190,7 +196,7 @@ impl Fixture {
                 message: format!("cannot read: {e}"),
             }])
         })?;
-        Fixture::parse(&source, &text)
+        Fixture::parse_within(&source, &text, limits)
     }
 
     /// The fixtures bundled with gavel.
@@ -201,10 +207,21 @@ impl Fixture {
             .collect()
     }
 
-    /// Parses and validates fixture text; `source` names it in errors.
+    /// Parses and validates fixture text within the default [`Limits`]; `source` names it in
+    /// errors.
     pub fn parse(source: &str, text: &str) -> Result<Fixture, FixtureErrors> {
+        Fixture::parse_within(source, text, &Limits::default())
+    }
+
+    /// Parses and validates fixture text; rounds and counts must lie within `limits`.
+    pub fn parse_within(
+        source: &str,
+        text: &str,
+        limits: &Limits,
+    ) -> Result<Fixture, FixtureErrors> {
         let mut check = Checker {
             source,
+            limits: *limits,
             errors: Vec::new(),
         };
         let mut session: Option<(usize, SessionSpec)> = None;
@@ -338,6 +355,7 @@ fn json_error(e: &serde_json::Error) -> String {
 
 struct Checker<'a> {
     source: &'a str,
+    limits: Limits,
     errors: Vec<FixtureError>,
 }
 
@@ -371,6 +389,33 @@ impl Checker<'_> {
         }
         if spec.max_rounds == Some(0) {
             self.fail(line, "max_rounds must be at least 1");
+        }
+        let counts = [
+            (
+                "min_rounds",
+                spec.min_rounds
+                    .map(|n| self.limits.rounds(n.into()).map(drop)),
+            ),
+            (
+                "max_rounds",
+                spec.max_rounds
+                    .map(|n| self.limits.rounds(n.into()).map(drop)),
+            ),
+            (
+                "metadata.agent_count",
+                spec.metadata
+                    .agent_count
+                    .map(|n| agents(n.into()).map(drop)),
+            ),
+            (
+                "token_budget",
+                Some(tokens::<u64>(i64::try_from(spec.token_budget).unwrap_or(i64::MAX)).map(drop)),
+            ),
+        ];
+        for (name, check) in counts {
+            if let Some(Err(problem)) = check {
+                self.fail(line, format!("{name}: {problem}"));
+            }
         }
     }
 
@@ -432,6 +477,8 @@ impl Checker<'_> {
             let line = turn.line;
             if turn.round == 0 {
                 self.fail(line, "round numbers start at 1");
+            } else if let Err(problem) = self.limits.round(turn.round.into()) {
+                self.fail(line, format!("round: {problem}"));
             } else if turn.round < round {
                 self.fail(
                     line,

@@ -163,6 +163,7 @@ impl DebateRun {
             operator: TIMEOUT_OPERATOR.to_owned(),
             note: Some("no operator resolution before the gated timeout".to_owned()),
             created_at: None,
+            issues: Vec::new(),
         })
     }
 
@@ -304,6 +305,7 @@ impl DebateRun {
             operator: spec.operator.clone(),
             note: spec.note.clone(),
             created_at: Some(Utc::now()),
+            issues: Vec::new(),
         })
     }
 

@@ -1,4 +1,6 @@
-//! The in-memory store: the contract's five tables in one process, with subscriptions.
+//! The in-memory store: the contract's five tables in one process, with subscriptions. A row
+//! whose round lies outside the store's [`Limits`] is flagged and kept under round 0, as the
+//! database reader would.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -7,10 +9,11 @@ use chrono::Utc;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::ResolveError;
-use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
+use crate::domain::{Change, ControllerDecision, Judgment, Limits, OperatorAction, Session, Turn};
 
 #[derive(Debug, Default)]
 struct Tables {
+    limits: Limits,
     sessions: BTreeMap<String, Session>,
     turns: BTreeMap<u64, Turn>,
     decisions: BTreeMap<(String, u32), ControllerDecision>,
@@ -55,7 +58,8 @@ impl Tables {
         }
     }
 
-    fn publish(&mut self, change: Change) {
+    fn publish(&mut self, mut change: Change) {
+        self.limits.check(&mut change);
         self.upsert(&change);
         self.subscribers.retain(|s| s.send(change.clone()).is_ok());
     }
@@ -70,6 +74,13 @@ pub struct MemoryStore {
 impl MemoryStore {
     pub fn new() -> MemoryStore {
         MemoryStore::default()
+    }
+
+    /// A store whose rows are checked against `limits`.
+    pub fn with_limits(limits: Limits) -> MemoryStore {
+        let store = MemoryStore::default();
+        store.lock().limits = limits;
+        store
     }
 
     fn lock(&self) -> MutexGuard<'_, Tables> {

@@ -19,6 +19,10 @@ use crate::theme::Theme;
 /// Rows of the takes' cards at most.
 const CARD_HEIGHT: u16 = 9;
 
+/// Columns of a take's card at least: a round with more takes than fit shows those that do, the
+/// last one saying how many more there are (a writer decides how many rows a round has).
+const CARD_MIN_WIDTH: u16 = 16;
+
 pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
     let theme = &model.theme;
     let Some(debate) = model.selected_debate() else {
@@ -89,8 +93,14 @@ fn render_cards(
     frame: &mut Frame,
     area: Rect,
 ) {
-    let slots = Layout::horizontal(vec![Constraint::Fill(1); takes.len()]).split(area);
-    for (turn, slot) in takes.iter().zip(slots.iter()) {
+    let fit = usize::from((area.width / CARD_MIN_WIDTH).max(1));
+    let shown = takes.len().min(fit);
+    let slots = Layout::horizontal(vec![Constraint::Fill(1); shown]).split(area);
+    for (i, (turn, slot)) in takes.iter().zip(slots.iter()).enumerate() {
+        let more = match takes.len() - shown {
+            hidden if hidden > 0 && i + 1 == shown => format!(" +{hidden} more ·"),
+            _ => String::new(),
+        };
         let aspect = turn
             .metadata
             .aspect
@@ -101,7 +111,7 @@ fn render_cards(
             .border_type(BorderType::Plain)
             .border_style(theme.border(false))
             .title(format!(
-                " r{} {}{aspect} ",
+                "{more} r{} {}{aspect} ",
                 round.number,
                 one_line(&turn.agent_persona)
             ))

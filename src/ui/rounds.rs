@@ -1,6 +1,8 @@
 //! The rounds table of the selected debate: who spoke, and each round's signals, judge ruling,
 //! controller decision and operator action.
 
+use std::collections::HashSet;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Modifier;
@@ -29,7 +31,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         one_line(&debate.session.question)
     );
     let threshold = model.controller.similarity_threshold;
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     let rows: Vec<Vec<Cell>> = debate
         .rounds()
         .iter()
@@ -80,13 +82,18 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
 
 /// One round's cells; `seen` holds the personas of earlier rounds, so that one who joins later
 /// (an escalation, a replacement) is marked `+`.
-fn cells<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme) -> Vec<Cell<'a>> {
+fn cells<'a>(
+    round: &RoundRow<'_>,
+    seen: &HashSet<&str>,
+    threshold: f64,
+    theme: &Theme,
+) -> Vec<Cell<'a>> {
     let personas: Vec<Span> = round
         .turns
         .iter()
         .enumerate()
         .flat_map(|(i, turn)| {
-            let joined = round.number > 1 && !seen.contains(&turn.agent_persona.as_str());
+            let joined = round.number > 1 && !seen.contains(turn.agent_persona.as_str());
             let style = if turn.superseded {
                 theme.danger().add_modifier(Modifier::CROSSED_OUT)
             } else if joined || turn.metadata.replaces.is_some() {

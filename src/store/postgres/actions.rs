@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use tokio_postgres::Client;
 
 use super::rows::{self, ACTION_COLUMNS};
-use crate::domain::OperatorAction;
+use crate::domain::{Limits, OperatorAction};
 
 /// Records `action`; `Ok(Err(existing))` when the decision was already resolved.
 pub async fn record(
@@ -35,7 +35,7 @@ pub async fn record(
         .await
         .context("recording the operator action")?;
     if let Some(row) = inserted {
-        return Ok(Ok(rows::action(&row)));
+        return Ok(Ok(rows::action(&row, &Limits::WIDEST)));
     }
     let existing = client
         .query_one(
@@ -47,5 +47,5 @@ pub async fn record(
         )
         .await
         .context("reading the action that resolved the decision first")?;
-    Ok(Err(rows::action(&existing)))
+    Ok(Err(rows::action(&existing, &Limits::WIDEST)))
 }

@@ -18,7 +18,7 @@ use tokio_postgres::AsyncMessage;
 use super::connect::Target;
 use super::queries::{self, Notice, Watermark};
 use crate::app::{Event, Link};
-use crate::domain::Change;
+use crate::domain::{Change, Limits};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
 pub const START_WINDOW: i64 = 200;
@@ -27,11 +27,12 @@ const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
 /// Feeds `events` until the console is gone. `history` carries the ids of debates whose full
-/// history the console wants.
+/// history the console wants; rows are read within `limits`.
 pub async fn listen(
     target: Target,
     events: UnboundedSender<Event>,
     mut history: UnboundedReceiver<String>,
+    limits: Limits,
 ) {
     let mut watermark: Option<Watermark> = None;
     let mut failures: u32 = 0;
@@ -45,6 +46,7 @@ pub async fn listen(
             &events,
             &mut history,
             &mut failures,
+            &limits,
         )
         .await
         {
@@ -74,6 +76,7 @@ async fn follow(
     events: &UnboundedSender<Event>,
     history: &mut UnboundedReceiver<String>,
     failures: &mut u32,
+    limits: &Limits,
 ) -> Result<()> {
     let (mut client, mut connection) = target.connect().await?;
     let (notes_tx, mut notes) = unbounded_channel::<String>();
@@ -97,8 +100,8 @@ async fn follow(
     let result = async {
         client.batch_execute("LISTEN gavel_events").await.context("LISTEN")?;
         let (rows, mark) = match *watermark {
-            None => queries::initial(&mut client, START_WINDOW).await?,
-            Some(since) => queries::changed_since(&mut client, since).await?,
+            None => queries::initial(&mut client, START_WINDOW, limits).await?,
+            Some(since) => queries::changed_since(&mut client, since, limits).await?,
         };
         *watermark = Some(mark);
         forward(events, rows)?;
@@ -114,21 +117,21 @@ async fn follow(
                     let mut batch = BTreeSet::new();
                     let mut resync = false;
                     for payload in std::iter::once(first).chain(std::iter::from_fn(|| notes.try_recv().ok())) {
-                        match serde_json::from_str::<Notice>(&payload) {
+                        match Notice::parse(&payload) {
                             Ok(notice) if notice.resync => resync = true,
                             Ok(notice) => {
                                 batch.insert(notice);
                             }
-                            Err(e) => tracing::warn!("ignoring a notification that is not gavel's ({e}): {payload:.200}"),
+                            Err(e) => tracing::warn!("ignoring a notification: {e}: {payload:.200}"),
                         }
                     }
                     if resync {
                         let since = watermark.unwrap_or(previous_mark);
-                        let (rows, mark) = queries::changed_since(&mut client, since).await?;
+                        let (rows, mark) = queries::changed_since(&mut client, since, limits).await?;
                         *watermark = Some(mark);
                         forward(events, rows)?;
                     } else {
-                        forward(events, queries::named(&client, &batch).await?)?;
+                        forward(events, queries::named(&client, &batch, limits).await?)?;
                     }
                 }
                 _ = keepalive.tick() => {
@@ -141,7 +144,7 @@ async fn follow(
                     previous_mark = mark;
                 }
                 id = history.recv() => match id {
-                    Some(id) => forward(events, queries::history(&client, &id).await?)?,
+                    Some(id) => forward(events, queries::history(&client, &id, limits).await?)?,
                     None => return Ok(()),
                 },
             }

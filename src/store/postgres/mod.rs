@@ -8,7 +8,7 @@ mod listener;
 mod local;
 mod migrate;
 mod queries;
-mod rows;
+pub mod rows;
 mod stage;
 mod tls;
 
@@ -17,5 +17,5 @@ pub use connect::Target;
 pub use listener::{START_WINDOW, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
-pub use queries::{audit_rows, finished_debates, history};
+pub use queries::{Notice, audit_rows, finished_debates, history};
 pub use stage::{Orchestrator, PgStage, simulate};

@@ -12,7 +12,7 @@ use tokio_postgres::{Client, GenericClient, IsolationLevel};
 use super::rows::{
     self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
 };
-use crate::domain::{Change, Debate, Debates};
+use crate::domain::{Change, Debate, Debates, Limits};
 
 /// The oldest transaction that was still running at a sync: every row stamped by it or a later
 /// transaction may not have been seen yet.
@@ -33,36 +33,54 @@ pub struct Notice {
     pub resync: bool,
 }
 
+impl Notice {
+    /// Reads a `gavel_events` payload (a JSON object); the error names what was wrong and where
+    /// in it.
+    pub fn parse(payload: &str) -> Result<Notice, String> {
+        let wrong = |e: String| format!("not a gavel_events payload: {e}");
+        match serde_json::from_str(payload).map_err(|e| wrong(e.to_string()))? {
+            object @ serde_json::Value::Object(_) => {
+                serde_json::from_value(object).map_err(|e| wrong(e.to_string()))
+            }
+            other => Err(wrong(format!(
+                "expected a JSON object, found {}",
+                crate::domain::limits::clip(&other.to_string())
+            ))),
+        }
+    }
+}
+
 async fn select<C: GenericClient>(
     client: &C,
     table: &str,
     columns: &str,
     filter: &str,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    read: fn(&tokio_postgres::Row) -> Change,
+    read: fn(&tokio_postgres::Row, &Limits) -> Change,
+    limits: &Limits,
 ) -> Result<Vec<Change>> {
     let sql = format!("SELECT {columns} FROM {table} WHERE {filter}");
     let rows = client
         .query(&sql, params)
         .await
         .with_context(|| format!("reading {table}"))?;
-    Ok(rows.iter().map(read).collect())
+    Ok(rows.iter().map(|row| read(row, limits)).collect())
 }
 
-fn session(row: &tokio_postgres::Row) -> Change {
-    Change::Session(rows::session(row))
+fn session(row: &tokio_postgres::Row, limits: &Limits) -> Change {
+    Change::Session(rows::session(row, limits))
 }
-fn turn(row: &tokio_postgres::Row) -> Change {
-    Change::Turn(rows::turn(row))
+fn turn(row: &tokio_postgres::Row, limits: &Limits) -> Change {
+    Change::Turn(rows::turn(row, limits))
 }
-fn decision(row: &tokio_postgres::Row) -> Change {
-    Change::Decision(rows::decision(row))
+fn decision(row: &tokio_postgres::Row, limits: &Limits) -> Change {
+    Change::Decision(rows::decision(row, limits))
 }
-fn judgment(row: &tokio_postgres::Row) -> Change {
-    Change::Judgment(rows::judgment(row))
+fn judgment(row: &tokio_postgres::Row, limits: &Limits) -> Change {
+    Change::Judgment(rows::judgment(row, limits))
 }
-fn action(row: &tokio_postgres::Row) -> Change {
-    Change::Action(rows::action(row))
+fn action(row: &tokio_postgres::Row, limits: &Limits) -> Change {
+    Change::Action(rows::action(row, limits))
 }
 
 /// A read-only transaction that sees one consistent snapshot of every table.
@@ -85,7 +103,11 @@ async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
 
 /// At start: the running debates and the `window` most recent ones, with their decisions and
 /// actions; turns and judgments only for the running ones (the rest load when opened).
-pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, Watermark)> {
+pub async fn initial(
+    client: &mut Client,
+    window: i64,
+    limits: &Limits,
+) -> Result<(Vec<Change>, Watermark)> {
     let tx = snapshot(client).await?;
     let mark = watermark(&tx).await?;
     let mut changes = select(
@@ -97,6 +119,7 @@ pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, W
          ORDER BY created_at NULLS FIRST, id",
         &[&window],
         session,
+        limits,
     )
     .await?;
     let ids: Vec<String> = changes.iter().map(|c| c.session_id().to_owned()).collect();
@@ -116,6 +139,7 @@ pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, W
             &format!("{by_session} ORDER BY id"),
             &[&running],
             turn,
+            limits,
         )
         .await?,
     );
@@ -127,6 +151,7 @@ pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, W
             by_session,
             &[&ids],
             decision,
+            limits,
         )
         .await?,
     );
@@ -138,6 +163,7 @@ pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, W
             &format!("{by_session} ORDER BY id"),
             &[&running],
             judgment,
+            limits,
         )
         .await?,
     );
@@ -149,6 +175,7 @@ pub async fn initial(client: &mut Client, window: i64) -> Result<(Vec<Change>, W
             by_session,
             &[&ids],
             action,
+            limits,
         )
         .await?,
     );
@@ -163,6 +190,7 @@ async fn every_table<C: GenericClient>(
     sessions: &str,
     rows: &str,
     param: &(dyn tokio_postgres::types::ToSql + Sync),
+    limits: &Limits,
 ) -> Result<Vec<Change>> {
     let mut changes = select(
         client,
@@ -171,6 +199,7 @@ async fn every_table<C: GenericClient>(
         sessions,
         &[param],
         session,
+        limits,
     )
     .await?;
     changes.extend(
@@ -181,10 +210,11 @@ async fn every_table<C: GenericClient>(
             &format!("{rows} ORDER BY id"),
             &[param],
             turn,
+            limits,
         )
         .await?,
     );
-    changes.extend(rulings(client, rows, param).await?);
+    changes.extend(rulings(client, rows, param, limits).await?);
     Ok(changes)
 }
 
@@ -193,6 +223,7 @@ async fn rulings<C: GenericClient>(
     client: &C,
     rows: &str,
     param: &(dyn tokio_postgres::types::ToSql + Sync),
+    limits: &Limits,
 ) -> Result<Vec<Change>> {
     let mut changes = select(
         client,
@@ -201,6 +232,7 @@ async fn rulings<C: GenericClient>(
         rows,
         &[param],
         decision,
+        limits,
     )
     .await?;
     changes.extend(
@@ -211,6 +243,7 @@ async fn rulings<C: GenericClient>(
             &format!("{rows} ORDER BY id"),
             &[param],
             judgment,
+            limits,
         )
         .await?,
     );
@@ -222,6 +255,7 @@ async fn rulings<C: GenericClient>(
             rows,
             &[param],
             action,
+            limits,
         )
         .await?,
     );
@@ -229,8 +263,8 @@ async fn rulings<C: GenericClient>(
 }
 
 /// Every row of one debate.
-pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
-    every_table(client, "id = $1", "session_id = $1", &session_id).await
+pub async fn history(client: &Client, session_id: &str, limits: &Limits) -> Result<Vec<Change>> {
+    every_table(client, "id = $1", "session_id = $1", &session_id, limits).await
 }
 
 /// Every debate that is no longer running, from one snapshot, handed to `each` with its
@@ -239,6 +273,7 @@ pub async fn history(client: &Client, session_id: &str) -> Result<Vec<Change>> {
 /// read and only one debate's turns are held here at a time.
 pub async fn finished_debates(
     client: &mut Client,
+    limits: &Limits,
     mut each: impl FnMut(usize, Debate),
 ) -> Result<()> {
     let tx = snapshot(client).await?;
@@ -250,10 +285,11 @@ pub async fn finished_debates(
         "status <> $1",
         &[&"running"],
         session,
+        limits,
     )
     .await?
     .into_iter()
-    .chain(rulings(&tx, finished, &"running").await?)
+    .chain(rulings(&tx, finished, &"running", limits).await?)
     .collect();
     let mut handed = vec![false; debates.len()];
     let turns = tx
@@ -268,7 +304,7 @@ pub async fn finished_debates(
     let mut turns = std::pin::pin!(turns);
     let mut current: Option<(usize, Debate)> = None;
     while let Some(row) = turns.try_next().await.context("reading debate_rounds")? {
-        let turn = rows::turn(&row);
+        let turn = rows::turn(&row, limits);
         let Some(position) = debates.position(&turn.session_id) else {
             continue;
         };
@@ -301,6 +337,7 @@ pub async fn audit_rows(
     client: &mut Client,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
+    limits: &Limits,
 ) -> Result<Vec<Change>> {
     let tx = snapshot(client).await?;
     let range = |column: &str| {
@@ -316,6 +353,7 @@ pub async fn audit_rows(
         &range("decided_at"),
         &[&since, &until],
         decision,
+        limits,
     )
     .await?;
     changes.extend(
@@ -326,6 +364,7 @@ pub async fn audit_rows(
             &range("created_at"),
             &[&since, &until],
             judgment,
+            limits,
         )
         .await?,
     );
@@ -337,6 +376,7 @@ pub async fn audit_rows(
             &range("created_at"),
             &[&since, &until],
             action,
+            limits,
         )
         .await?,
     );
@@ -348,17 +388,22 @@ pub async fn audit_rows(
 pub async fn changed_since(
     client: &mut Client,
     since: Watermark,
+    limits: &Limits,
 ) -> Result<(Vec<Change>, Watermark)> {
     let tx = snapshot(client).await?;
     let mark = watermark(&tx).await?;
     let filter = "gavel_xid >= $1::text::xid8";
-    let changes = every_table(&tx, filter, filter, &since.to_string()).await?;
+    let changes = every_table(&tx, filter, filter, &since.to_string(), limits).await?;
     tx.commit().await?;
     Ok((changes, mark))
 }
 
 /// The rows a batch of notifications names, each read once, in table order.
-pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Change>> {
+pub async fn named(
+    client: &Client,
+    notices: &BTreeSet<Notice>,
+    limits: &Limits,
+) -> Result<Vec<Change>> {
     let of = |table: &'static str| notices.iter().filter(move |n| n.table == table);
     let sessions: Vec<String> = of("debate_sessions")
         .filter_map(|n| n.session_id.clone())
@@ -384,6 +429,7 @@ pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Ch
                 "id = ANY($1)",
                 &[&sessions],
                 session,
+                limits,
             )
             .await?,
         );
@@ -397,6 +443,7 @@ pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Ch
                 "id = ANY($1) ORDER BY id",
                 &[&turns],
                 turn,
+                limits,
             )
             .await?,
         );
@@ -410,6 +457,7 @@ pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Ch
                 by_pair,
                 &[&decision_sessions, &decision_rounds],
                 decision,
+                limits,
             )
             .await?,
         );
@@ -423,6 +471,7 @@ pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Ch
                 "id = ANY($1) ORDER BY id",
                 &[&judgments],
                 judgment,
+                limits,
             )
             .await?,
         );
@@ -436,6 +485,7 @@ pub async fn named(client: &Client, notices: &BTreeSet<Notice>) -> Result<Vec<Ch
                 by_pair,
                 &[&action_sessions, &action_rounds],
                 action,
+                limits,
             )
             .await?,
         );

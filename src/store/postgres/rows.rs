@@ -1,7 +1,11 @@
 //! Rows as a foreign writer left them, turned into the domain's types without ever failing:
-//! every column is selected as text and parsed here; what cannot be parsed is kept as an issue
-//! naming the table, the row's key and the column (`debate_round_decisions (s1, 3):
-//! signal_json: not JSON ...`), and the console shows it.
+//! every column is selected as text and parsed here; what cannot be parsed, and every number
+//! outside its bounds ([`Limits`]), is kept as an issue naming the table, the row's key and the
+//! column (`debate_round_decisions (s1, 3): signal_json: not JSON ...`), and the console shows
+//! it. A round outside `1..=max_round` is read as 0: the row is placed in no round.
+//!
+//! The readers work on plain column texts (`*_from`); the `&Row` functions are thin wrappers,
+//! so the lenient reading can be tested without a database.
 
 use std::str::FromStr;
 
@@ -10,8 +14,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_postgres::Row;
 
+use crate::domain::limits::{self, MAX_AGENTS, clip, flag};
 use crate::domain::{
-    ControllerDecision, Judgment, OperatorAction, PmidCheck, Reported, Session, Signals, Turn,
+    ControllerDecision, Judgment, Limits, OperatorAction, PmidCheck, Reported, Session, Signals,
+    Turn,
 };
 
 /// The columns read from each table, all as text, in the order the readers below expect.
@@ -31,50 +37,134 @@ pub const ACTION_COLUMNS: &str = "session_id::text, round_index::text, action::t
     decision::text, persona::text, operator::text, note::text, \
     extract(epoch from created_at)::text";
 
+/// One row's columns as text (`NULL` as `None`), in the order of its table's `*_COLUMNS`; a
+/// column past the end reads as `NULL`.
+pub type Columns<'a> = [Option<&'a str>];
+
+/// A database row's columns as text.
+fn texts(row: &Row) -> Vec<Option<&str>> {
+    (0..row.len())
+        .map(|i| row.try_get::<_, Option<&str>>(i).ok().flatten())
+        .collect()
+}
+
+pub fn session(row: &Row, limits: &Limits) -> Session {
+    session_from(&texts(row), limits)
+}
+pub fn turn(row: &Row, limits: &Limits) -> Turn {
+    turn_from(&texts(row), limits)
+}
+pub fn decision(row: &Row, limits: &Limits) -> ControllerDecision {
+    decision_from(&texts(row), limits)
+}
+pub fn judgment(row: &Row, limits: &Limits) -> Judgment {
+    judgment_from(&texts(row), limits)
+}
+pub fn action(row: &Row, limits: &Limits) -> OperatorAction {
+    action_from(&texts(row), limits)
+}
+
 /// Reads one row column by column, collecting what is wrong.
 struct Reader<'a> {
-    row: &'a Row,
-    place: String,
+    columns: &'a Columns<'a>,
+    limits: Limits,
+    table: &'static str,
+    key: String,
     issues: Vec<String>,
 }
 
 impl<'a> Reader<'a> {
-    fn new(row: &'a Row, table: &str, key: String) -> Reader<'a> {
+    fn new(columns: &'a Columns<'a>, limits: &Limits, table: &'static str, key: String) -> Self {
         Reader {
-            row,
-            place: format!("{table} ({key})"),
+            columns,
+            limits: *limits,
+            table,
+            key,
             issues: Vec::new(),
         }
     }
 
+    /// A row keyed by its `id` (column 0).
+    fn by_id(columns: &'a Columns<'a>, limits: &Limits, table: &'static str) -> Self {
+        let key = format!("id {}", key(columns, 0));
+        Reader::new(columns, limits, table, key)
+    }
+
+    /// A row keyed by its session and round (columns 0 and 1).
+    fn by_round(columns: &'a Columns<'a>, limits: &Limits, table: &'static str) -> Self {
+        let key = format!("{}, {}", key(columns, 0), key(columns, 1));
+        Reader::new(columns, limits, table, key)
+    }
+
     fn issue(&mut self, column: &str, problem: impl std::fmt::Display) {
         self.issues
-            .push(format!("{}: {column}: {problem}", self.place));
+            .push(flag(self.table, &self.key, column, problem));
+    }
+
+    fn raw(&self, index: usize) -> Option<&'a str> {
+        self.columns.get(index).copied().flatten()
     }
 
     fn text(&self, index: usize) -> Option<String> {
-        self.row.try_get::<_, Option<String>>(index).ok().flatten()
+        self.raw(index).map(str::to_owned)
     }
 
     fn number<T: FromStr>(&mut self, index: usize, column: &str) -> Option<T> {
-        let raw = self.text(index)?;
+        let raw = self.raw(index)?;
         match raw.trim().parse() {
             Ok(value) => Some(value),
             Err(_) => {
                 self.issue(
                     column,
-                    format!("{raw:?} is not a number of the expected kind"),
+                    format!("{:?} is not a number of the expected kind", clip(raw)),
                 );
                 None
             }
         }
     }
 
+    /// A whole number that `check` bounds; `None` (flagged) when absent from the bounds.
+    fn bounded<T>(
+        &mut self,
+        index: usize,
+        column: &str,
+        check: impl Fn(i64) -> Result<T, String>,
+    ) -> Option<T> {
+        let value: i64 = self.number(index, column)?;
+        check(value).map_err(|e| self.issue(column, e)).ok()
+    }
+
+    /// A round number or index; 0 (placed in no round) when missing or out of bounds.
+    fn round(&mut self, index: usize, column: &str) -> u32 {
+        if self.raw(index).is_none() {
+            self.issue(column, "missing (NULL)");
+            return 0;
+        }
+        let limits = self.limits;
+        self.bounded(index, column, |v| limits.round(v))
+            .unwrap_or(0)
+    }
+
+    /// A count of rounds (`0..=max_round`).
+    fn rounds(&mut self, index: usize, column: &str) -> Option<u32> {
+        let limits = self.limits;
+        self.bounded(index, column, |v| limits.rounds(v))
+    }
+
+    /// A float, kept even when not finite (the console shows it as such), but flagged then.
+    fn float(&mut self, index: usize, column: &str) -> Option<f64> {
+        let value: f64 = self.number(index, column)?;
+        if !value.is_finite() {
+            self.issue(column, format!("{value} is not a finite number"));
+        }
+        Some(value)
+    }
+
     fn json<T: DeserializeOwned + Default>(&mut self, index: usize, column: &str) -> T {
-        let Some(raw) = self.text(index) else {
+        let Some(raw) = self.raw(index) else {
             return T::default();
         };
-        match serde_json::from_str(&raw) {
+        match serde_json::from_str(raw) {
             Ok(value) => value,
             Err(e) => {
                 self.issue(column, format!("unreadable ({e})"));
@@ -85,22 +175,32 @@ impl<'a> Reader<'a> {
 
     fn time(&mut self, index: usize, column: &str) -> Option<DateTime<Utc>> {
         let seconds: f64 = self.number(index, column)?;
-        DateTime::from_timestamp_micros((seconds * 1e6) as i64)
+        let time = Some(seconds * 1e6)
+            .filter(|micros| micros.is_finite() && micros.abs() < i64::MAX as f64)
+            .and_then(|micros| DateTime::from_timestamp_micros(micros as i64));
+        if time.is_none() {
+            self.issue(column, format!("{seconds} seconds is not a time"));
+        }
+        time
     }
 }
 
-fn key(row: &Row, index: usize) -> String {
-    row.try_get::<_, Option<String>>(index)
-        .ok()
+/// A key column as shown in issues.
+fn key(columns: &Columns<'_>, index: usize) -> String {
+    columns
+        .get(index)
+        .copied()
         .flatten()
-        .unwrap_or_else(|| "NULL".to_owned())
+        .unwrap_or("NULL")
+        .to_owned()
 }
 
-pub fn session(row: &Row) -> Session {
-    let id = key(row, 0);
-    let mut r = Reader::new(row, "debate_sessions", id.clone());
+/// `debate_sessions` in [`SESSION_COLUMNS`] order.
+pub fn session_from(columns: &Columns<'_>, limits: &Limits) -> Session {
+    let id = key(columns, 0);
+    let mut r = Reader::new(columns, limits, "debate_sessions", id.clone());
     let personas: Value = r.json(10, "personas");
-    let personas = match personas {
+    let mut personas: Vec<String> = match personas {
         Value::Array(items) => items
             .into_iter()
             .map(|p| match p {
@@ -110,128 +210,210 @@ pub fn session(row: &Row) -> Session {
             .collect(),
         Value::Null => Vec::new(),
         other => {
-            r.issue("personas", format!("expected an array, found {other}"));
+            r.issue(
+                "personas",
+                format!("expected an array, found {}", clip(&other.to_string())),
+            );
             Vec::new()
         }
     };
+    if personas.len() > MAX_AGENTS as usize {
+        r.issue(
+            "personas",
+            format!(
+                "{} personas, more than {MAX_AGENTS}: the rest are left out",
+                personas.len()
+            ),
+        );
+        personas.truncate(MAX_AGENTS as usize);
+    }
+    let metadata: Value = r.json(11, "metadata");
     Session {
         id,
         question: r.text(1).unwrap_or_default(),
         debate_type: r.text(2).unwrap_or_else(|| "standard".to_owned()),
-        status: Reported::parse(&r.text(3).unwrap_or_else(|| "running".to_owned())),
-        controller_mode: Reported::parse(&r.text(4).unwrap_or_else(|| "shadow".to_owned())),
-        num_rounds: r.number(5, "num_rounds"),
-        min_rounds: r.number(6, "min_rounds").unwrap_or(2),
-        max_rounds: r.number(7, "max_rounds").unwrap_or(8),
-        token_budget: r.number(8, "token_budget").unwrap_or(0),
-        tokens_used: r.number(9, "tokens_used").unwrap_or(0),
+        status: Reported::parse(r.raw(3).unwrap_or("running")),
+        controller_mode: Reported::parse(r.raw(4).unwrap_or("shadow")),
+        num_rounds: r.rounds(5, "num_rounds"),
+        min_rounds: r.rounds(6, "min_rounds").unwrap_or(2),
+        max_rounds: r.rounds(7, "max_rounds").unwrap_or(8),
+        token_budget: r.bounded(8, "token_budget", limits::tokens).unwrap_or(0),
+        tokens_used: r.bounded(9, "tokens_used", limits::tokens).unwrap_or(0),
         personas,
-        metadata: r.json(11, "metadata"),
+        metadata: session_metadata(metadata, &mut r),
         created_at: r.time(12, "created_at"),
         finished_at: r.time(13, "finished_at"),
         issues: r.issues,
     }
 }
 
-pub fn turn(row: &Row) -> Turn {
-    let id = key(row, 0);
-    let mut r = Reader::new(row, "debate_rounds", format!("id {id}"));
-    let id = r.number(0, "id").unwrap_or(0);
+/// `debate_sessions.metadata`: an `agent_count` out of bounds is flagged and left out, so the
+/// rest still reads.
+fn session_metadata(mut metadata: Value, r: &mut Reader<'_>) -> crate::domain::SessionMetadata {
+    if let Value::Object(map) = &mut metadata
+        && let Some(count) = map.get("agent_count").filter(|v| !v.is_null())
+    {
+        let checked = count
+            .as_i64()
+            .ok_or_else(|| format!("{} is not a whole number", clip(&count.to_string())))
+            .and_then(limits::agents);
+        if let Err(e) = checked {
+            r.issue("metadata", format!("agent_count: {e}"));
+            map.remove("agent_count");
+        }
+    }
+    match metadata {
+        Value::Null => Default::default(),
+        value => serde_json::from_value(value).unwrap_or_else(|e| {
+            r.issue("metadata", format!("unreadable ({e})"));
+            Default::default()
+        }),
+    }
+}
+
+/// `debate_rounds` in [`TURN_COLUMNS`] order.
+pub fn turn_from(columns: &Columns<'_>, limits: &Limits) -> Turn {
+    let mut r = Reader::by_id(columns, limits, "debate_rounds");
     Turn {
-        id,
+        id: r.number(0, "id").unwrap_or(0),
         session_id: r.text(1).unwrap_or_default(),
-        round_number: r.number(2, "round_number").unwrap_or(0),
+        round_number: r.round(2, "round_number"),
         agent_persona: r.text(3).unwrap_or_default(),
         content: r.text(4).unwrap_or_default(),
-        tokens_used: r.number(5, "tokens_used").unwrap_or(0),
-        superseded: r.text(6).is_some_and(|s| s == "true"),
+        tokens_used: r.bounded(5, "tokens_used", limits::tokens).unwrap_or(0),
+        superseded: r.raw(6) == Some("true"),
         metadata: r.json(7, "metadata"),
         created_at: r.time(8, "created_at"),
         issues: r.issues,
     }
 }
 
-pub fn decision(row: &Row) -> ControllerDecision {
-    let session_id = key(row, 0);
-    let round = key(row, 1);
-    let mut r = Reader::new(
-        row,
-        "debate_round_decisions",
-        format!("{session_id}, {round}"),
-    );
-    let signals = match r.text(3) {
+/// `debate_round_decisions` in [`DECISION_COLUMNS`] order.
+pub fn decision_from(columns: &Columns<'_>, limits: &Limits) -> ControllerDecision {
+    let mut r = Reader::by_round(columns, limits, "debate_round_decisions");
+    let signals = match r.raw(3) {
         None => Signals::default(),
-        Some(raw) => match serde_json::from_str::<Value>(&raw) {
-            Ok(Value::Object(map)) => lenient_signals(&map, &mut r),
-            Ok(other) => {
-                r.issue("signal_json", format!("expected an object, found {other}"));
-                Signals::default()
+        Some(raw) => {
+            let (signals, problems) = signal_json(raw);
+            for problem in problems {
+                r.issue("signal_json", problem);
             }
-            Err(e) => {
-                r.issue("signal_json", format!("not JSON ({e})"));
-                Signals::default()
-            }
-        },
+            signals
+        }
     };
     ControllerDecision {
-        session_id,
-        round_index: r.number(1, "round_index").unwrap_or(0),
-        decision: Reported::parse(&r.text(2).unwrap_or_default()),
+        session_id: key(columns, 0),
+        round_index: r.round(1, "round_index"),
+        decision: Reported::parse(r.raw(2).unwrap_or_default()),
         signals,
         decided_at: r.time(4, "decided_at"),
         issues: r.issues,
     }
 }
 
-/// `signal_json` key by key: numbers may arrive as strings ("NaN" included), a wrong type is an
-/// issue for that key only.
-fn lenient_signals(map: &serde_json::Map<String, Value>, r: &mut Reader<'_>) -> Signals {
-    let mut float = |key: &str| -> Option<f64> {
-        match map.get(key)? {
-            Value::Null => None,
-            Value::Number(n) => n.as_f64(),
-            Value::String(s) => s.trim().parse().ok().or_else(|| {
-                r.issue("signal_json", format!("{key}: {s:?} is not a number"));
-                None
-            }),
-            other => {
-                r.issue("signal_json", format!("{key}: {other} is not a number"));
-                None
-            }
+/// `signal_json` key by key: numbers may arrive as strings ("NaN" included); a wrong type, a
+/// float that is not finite or a count out of bounds is a problem for that key only. Returns
+/// what could be read and the problems, each naming its key.
+pub fn signal_json(raw: &str) -> (Signals, Vec<String>) {
+    let map = match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => {
+            let problem = format!("expected an object, found {}", clip(&other.to_string()));
+            return (Signals::default(), vec![problem]);
         }
+        Err(e) => return (Signals::default(), vec![format!("not JSON ({e})")]),
     };
-    let similarity = float("similarity");
-    let similarity_threshold = float("similarity_threshold");
-    let new_claims = float("new_claims").map(|n| n as u32);
-    let novelty_threshold = float("novelty_threshold").map(|n| n as u32);
-    let open_disputes = float("open_disputes").map(|n| n as u32);
-    let tokens_used = float("tokens_used").map(|n| n as u64);
-    let token_budget = float("token_budget").map(|n| n as u64);
-    let text = |key: &str| match map.get(key)? {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
+    let mut keys = SignalKeys {
+        map: &map,
+        problems: Vec::new(),
     };
-    let flag = |key: &str| match map.get(key)? {
-        Value::Bool(b) => Some(*b),
-        Value::String(s) => s.parse().ok(),
-        _ => None,
+    let signals = Signals {
+        similarity: keys.float("similarity"),
+        similarity_threshold: keys.float("similarity_threshold"),
+        verdict: keys.text("verdict"),
+        previous_verdict: keys.text("previous_verdict"),
+        verdict_stable: keys.flag("verdict_stable"),
+        verdict_split: keys.flag("verdict_split"),
+        new_claims: keys.count("new_claims", limits::count),
+        novelty_threshold: keys.count("novelty_threshold", limits::count),
+        open_disputes: keys.count("open_disputes", limits::count),
+        tokens_used: keys.count("tokens_used", limits::tokens),
+        token_budget: keys.count("token_budget", limits::tokens),
+        escalate_persona: keys.text("escalate_persona"),
+        reasons: map.get("reasons").map(strings).unwrap_or_default(),
     };
-    let reasons = map.get("reasons").map(strings).unwrap_or_default();
-    Signals {
-        similarity,
-        similarity_threshold,
-        verdict: text("verdict"),
-        previous_verdict: text("previous_verdict"),
-        verdict_stable: flag("verdict_stable"),
-        verdict_split: flag("verdict_split"),
-        new_claims,
-        novelty_threshold,
-        open_disputes,
-        tokens_used,
-        token_budget,
-        escalate_persona: text("escalate_persona"),
-        reasons,
+    (signals, keys.problems)
+}
+
+/// The keys of one `signal_json` object, read leniently.
+struct SignalKeys<'a> {
+    map: &'a serde_json::Map<String, Value>,
+    problems: Vec<String>,
+}
+
+impl SignalKeys<'_> {
+    fn float(&mut self, key: &str) -> Option<f64> {
+        let value = match self.map.get(key)? {
+            Value::Null => return None,
+            Value::Number(n) => n.as_f64()?,
+            Value::String(s) => match s.trim().parse::<f64>() {
+                Ok(value) => value,
+                Err(_) => {
+                    self.problems
+                        .push(format!("{key}: {:?} is not a number", clip(s)));
+                    return None;
+                }
+            },
+            other => {
+                let shown = clip(&other.to_string());
+                self.problems
+                    .push(format!("{key}: {shown} is not a number"));
+                return None;
+            }
+        };
+        if !value.is_finite() {
+            self.problems
+                .push(format!("{key}: {value} is not a finite number"));
+        }
+        Some(value)
+    }
+
+    /// A whole number that `check` bounds; a fraction, a float that is not finite or a value
+    /// out of bounds is left out.
+    fn count<T>(&mut self, key: &str, check: fn(i64) -> Result<T, String>) -> Option<T> {
+        let whole = match self.map.get(key)?.as_i64() {
+            Some(exact) => Ok(exact),
+            None => {
+                let value = self.float(key).filter(|v| v.is_finite())?;
+                if value.fract() != 0.0 {
+                    Err(format!("{value} is not a whole number"))
+                } else if value.abs() >= 9.0e18 {
+                    Err(format!("{value} is beyond any count"))
+                } else {
+                    Ok(value as i64)
+                }
+            }
+        };
+        whole
+            .and_then(check)
+            .map_err(|e| self.problems.push(format!("{key}: {e}")))
+            .ok()
+    }
+
+    fn text(&self, key: &str) -> Option<String> {
+        match self.map.get(key)? {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        }
+    }
+
+    fn flag(&self, key: &str) -> Option<bool> {
+        match self.map.get(key)? {
+            Value::Bool(b) => Some(*b),
+            Value::String(s) => s.parse().ok(),
+            _ => None,
+        }
     }
 }
 
@@ -248,9 +430,9 @@ fn strings(value: &Value) -> Vec<String> {
     }
 }
 
-pub fn judgment(row: &Row) -> Judgment {
-    let id = key(row, 0);
-    let mut r = Reader::new(row, "debate_round_judgments", format!("id {id}"));
+/// `debate_round_judgments` in [`JUDGMENT_COLUMNS`] order.
+pub fn judgment_from(columns: &Columns<'_>, limits: &Limits) -> Judgment {
+    let mut r = Reader::by_id(columns, limits, "debate_round_judgments");
     let reasons = strings(&r.json(6, "reasons"));
     let pmids: Value = r.json(8, "pmids");
     let pmids = match pmids {
@@ -263,13 +445,17 @@ pub fn judgment(row: &Row) -> Judgment {
             Vec::new()
         }),
     };
+    let score = r.float(5, "score");
+    if let Some(s) = score.filter(|s| s.is_finite() && !(0.0..=1.0).contains(s)) {
+        r.issue("score", format!("{s} is outside 0..=1"));
+    }
     Judgment {
         id: r.number(0, "id").unwrap_or(0),
         session_id: r.text(1).unwrap_or_default(),
-        round_index: r.number(2, "round_index").unwrap_or(0),
+        round_index: r.round(2, "round_index"),
         agent_persona: r.text(3).unwrap_or_default(),
-        decision: Reported::parse(&r.text(4).unwrap_or_default()),
-        score: r.number(5, "score"),
+        decision: Reported::parse(r.raw(4).unwrap_or_default()),
+        score,
         reasons,
         judge_model: r.text(7),
         pmids,
@@ -278,22 +464,18 @@ pub fn judgment(row: &Row) -> Judgment {
     }
 }
 
-pub fn action(row: &Row) -> OperatorAction {
-    let session_id = key(row, 0);
-    let round = key(row, 1);
-    let mut r = Reader::new(
-        row,
-        "debate_operator_actions",
-        format!("{session_id}, {round}"),
-    );
+/// `debate_operator_actions` in [`ACTION_COLUMNS`] order.
+pub fn action_from(columns: &Columns<'_>, limits: &Limits) -> OperatorAction {
+    let mut r = Reader::by_round(columns, limits, "debate_operator_actions");
     OperatorAction {
-        session_id,
-        round_index: r.number(1, "round_index").unwrap_or(0),
-        action: Reported::parse(&r.text(2).unwrap_or_default()),
-        decision: Reported::parse(&r.text(3).unwrap_or_default()),
+        session_id: key(columns, 0),
+        round_index: r.round(1, "round_index"),
+        action: Reported::parse(r.raw(2).unwrap_or_default()),
+        decision: Reported::parse(r.raw(3).unwrap_or_default()),
         persona: r.text(4),
         operator: r.text(5).unwrap_or_default(),
         note: r.text(6),
         created_at: r.time(7, "created_at"),
+        issues: r.issues,
     }
 }

@@ -14,7 +14,7 @@ use super::connect::Target;
 use super::queries::Notice;
 use super::rows::{self, ACTION_COLUMNS};
 use crate::config::Config;
-use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
+use crate::domain::{Change, ControllerDecision, Judgment, Limits, OperatorAction, Session, Turn};
 use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
@@ -76,7 +76,7 @@ impl Orchestrator {
                     }
                     note = notes.recv() => {
                         let Some(payload) = note else { return };
-                        let Ok(notice) = serde_json::from_str::<Notice>(&payload) else { continue };
+                        let Ok(notice) = Notice::parse(&payload) else { continue };
                         if notice.table != "debate_operator_actions" {
                             continue;
                         }
@@ -177,7 +177,7 @@ impl Stage for PgStage {
                     })?;
                 self.pending.pop_front();
                 match row {
-                    Some(row) => return Ok(rows::action(&row)),
+                    Some(row) => return Ok(rows::action(&row, &Limits::WIDEST)),
                     None => continue,
                 }
             }
