@@ -32,7 +32,10 @@ pub struct ExportRow {
     pub pmids: Vec<PmidCheck>,
     pub action: Option<String>,
     pub persona: Option<String>,
+    /// The display name the operator gave.
     pub operator: Option<String>,
+    /// The database role that wrote the action, as the database stamped it.
+    pub operator_role: Option<String>,
     pub note: Option<String>,
     pub reasons: Vec<String>,
     pub signals: Option<Signals>,
@@ -54,6 +57,7 @@ struct FlatRow {
     action: Option<String>,
     persona: Option<String>,
     operator: Option<String>,
+    operator_role: Option<String>,
     note: Option<String>,
     /// Joined with " | ".
     reasons: String,
@@ -80,6 +84,7 @@ impl ExportRow {
             action: None,
             persona: None,
             operator: None,
+            operator_role: None,
             note: None,
             reasons: Vec::new(),
             signals: None,
@@ -114,6 +119,7 @@ impl ExportRow {
                 action: Some(a.action.to_wire()),
                 persona: a.persona,
                 operator: Some(a.operator),
+                operator_role: a.role,
                 note: a.note,
                 ..blank(
                     "debate_operator_actions",
@@ -146,6 +152,7 @@ impl ExportRow {
             action: self.action,
             persona: self.persona,
             operator: self.operator,
+            operator_role: self.operator_role,
             note: self.note,
             reasons: self.reasons.join(" | "),
             signal_json: self

@@ -161,6 +161,7 @@ impl DebateRun {
             decision: latest.decision.clone(),
             persona: latest.signals.escalate_persona.clone(),
             operator: TIMEOUT_OPERATOR.to_owned(),
+            role: None,
             note: Some("no operator resolution before the gated timeout".to_owned()),
             created_at: None,
         })
@@ -302,6 +303,7 @@ impl DebateRun {
             },
             persona: spec.persona.clone(),
             operator: spec.operator.clone(),
+            role: None,
             note: spec.note.clone(),
             created_at: Some(Utc::now()),
         })

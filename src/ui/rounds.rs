@@ -145,7 +145,7 @@ fn cells<'a>(round: &RoundRow<'_>, seen: &[&str], threshold: f64, theme: &Theme)
     };
     let operator = match round.action {
         Some(a) => Span::styled(
-            one_line(&format!("{} {}", a.action, a.operator)),
+            one_line(&format!("{} {}", a.action, a.who())),
             theme.accent(),
         ),
         None if round.decision.is_some() => Span::styled("·", theme.muted()),

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: load a bundled fixture and play it to the end.
 #![allow(dead_code)]
 
+pub mod pg;
+
 use std::sync::Arc;
 
 use gavel::config::Config;

@@ -29,7 +29,7 @@ pub const JUDGMENT_COLUMNS: &str = "id::text, session_id::text, round_index::tex
     pmids::text, extract(epoch from created_at)::text";
 pub const ACTION_COLUMNS: &str = "session_id::text, round_index::text, action::text, \
     decision::text, persona::text, operator::text, note::text, \
-    extract(epoch from created_at)::text";
+    extract(epoch from created_at)::text, operator_role::text";
 
 /// Reads one row column by column, collecting what is wrong.
 struct Reader<'a> {
@@ -293,6 +293,7 @@ pub fn action(row: &Row) -> OperatorAction {
         decision: Reported::parse(&r.text(3).unwrap_or_default()),
         persona: r.text(4),
         operator: r.text(5).unwrap_or_default(),
+        role: r.text(8),
         note: r.text(6),
         created_at: r.time(7, "created_at"),
     }
