@@ -3,10 +3,9 @@
 //! the model, the feed surviving a server restart, racing operators, and a foreign writer's
 //! garbage shown as such. Fails loudly when no server can be started.
 
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use gavel::app::{Event, Link, Model, update};
+use gavel::app::{Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
 use gavel::policy::ControllerConfig;
 use gavel::store::postgres::{Target, migrate, record};

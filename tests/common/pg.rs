@@ -121,10 +121,9 @@ pub async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
 }
 
-/// The server's processes: the postmaster, then every process it started (the backends).
-fn processes(server: &LocalServer) -> Vec<u32> {
-    let postmaster = server.pid().expect("the server is running");
-    let mut pids = vec![postmaster];
+/// The processes the server's postmaster started: its backends and helpers.
+fn backends(postmaster: u32) -> Vec<u32> {
+    let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
             continue;
@@ -144,35 +143,47 @@ fn processes(server: &LocalServer) -> Vec<u32> {
     pids
 }
 
-fn signal(pids: &[u32], signal: &str) {
-    let status = std::process::Command::new("kill")
+/// Sends `signal` to `pids`; whether every one of them was there to receive it.
+fn signal(pids: &[u32], signal: &str) -> bool {
+    std::process::Command::new("kill")
         .arg(format!("-{signal}"))
         .args(pids.iter().map(u32::to_string))
+        .stderr(std::process::Stdio::null())
         .status()
-        .unwrap();
-    assert!(status.success(), "kill -{signal} {pids:?}");
+        .unwrap()
+        .success()
 }
 
 /// The server stopped dead (SIGSTOP on the postmaster and every backend): connections stay
 /// open and nothing answers, as on a frozen host. Thawed (SIGCONT) when dropped.
 pub struct Frozen {
-    pids: Vec<u32>,
+    postmaster: u32,
+    backends: Vec<u32>,
 }
 
 impl Frozen {
     pub fn freeze(server: &LocalServer) -> Frozen {
         let postmaster = server.pid().expect("the server is running");
-        // The postmaster first, so that it starts no backend while the others are stopped.
-        signal(&[postmaster], "STOP");
-        let pids = processes(server);
-        signal(&pids, "STOP");
-        Frozen { pids }
+        // The postmaster first, so that it starts and reaps no backend while the others stop.
+        assert!(signal(&[postmaster], "STOP"), "kill -STOP {postmaster}");
+        let backends = backends(postmaster);
+        assert!(signal(&backends, "STOP"), "kill -STOP {backends:?}");
+        Frozen {
+            postmaster,
+            backends,
+        }
     }
 }
 
 impl Drop for Frozen {
     fn drop(&mut self) {
-        signal(&self.pids, "CONT");
+        // The backends first: once the postmaster runs it may reap one that has exited.
+        signal(&self.backends, "CONT");
+        assert!(
+            signal(&[self.postmaster], "CONT"),
+            "kill -CONT {}",
+            self.postmaster
+        );
     }
 }
 
