@@ -188,7 +188,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for role in &revoked {
                 println!("{role}: neither role");
             }
-            println!("{}: roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready", target.describe());
+            println!(
+                "{}: roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready",
+                target.describe()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Commands::Simulate {

@@ -63,7 +63,10 @@ fn store(model: &mut Model, change: Change) {
 /// A console with debate `s` running, its decision of round 5 pending.
 fn console_at_round_5() -> Model {
     let mut model = Model::new("test".into(), "alice".into(), &Config::default());
-    store(&mut model, Change::Session(session("s", SessionStatus::Running)));
+    store(
+        &mut model,
+        Change::Session(session("s", SessionStatus::Running)),
+    );
     store(
         &mut model,
         Change::Decision(decision("s", 5, Decision::StopConverged.into())),
@@ -72,7 +75,10 @@ fn console_at_round_5() -> Model {
 }
 
 fn flash(model: &Model) -> String {
-    model.flash.as_ref().map_or_else(String::new, |f| f.text.clone())
+    model
+        .flash
+        .as_ref()
+        .map_or_else(String::new, |f| f.text.clone())
 }
 
 fn sent(commands: &[Command]) -> OperatorAction {
@@ -132,7 +138,10 @@ fn r_refuses_a_retry_once_the_debate_has_finished_or_someone_resolved_it() {
 
     let mut model = console_at_round_5();
     update(&mut model, failed(&accept));
-    store(&mut model, Change::Session(session("s", SessionStatus::Completed)));
+    store(
+        &mut model,
+        Change::Session(session("s", SessionStatus::Completed)),
+    );
     assert!(update(&mut model, char('r')).is_empty());
     assert!(
         flash(&model).ends_with("the debate's status is \"completed\", not running"),
@@ -145,7 +154,10 @@ fn r_refuses_a_retry_once_the_debate_has_finished_or_someone_resolved_it() {
 fn y_on_a_confirmation_that_went_stale_sends_nothing() {
     let mut model = console_at_round_5();
     update(&mut model, char('o'));
-    update(&mut model, Event::Key(crossterm::event::KeyCode::Enter.into()));
+    update(
+        &mut model,
+        Event::Key(crossterm::event::KeyCode::Enter.into()),
+    );
     assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
     store(
         &mut model,
@@ -162,7 +174,10 @@ fn y_on_a_confirmation_that_went_stale_sends_nothing() {
 #[test]
 fn accepting_a_decision_that_is_null_writes_nothing() {
     let mut model = Model::new("test".into(), "alice".into(), &Config::default());
-    store(&mut model, Change::Session(session("s", SessionStatus::Running)));
+    store(
+        &mut model,
+        Change::Session(session("s", SessionStatus::Running)),
+    );
     // NULL in debate_round_decisions.decision reads as the empty string.
     store(
         &mut model,
@@ -184,11 +199,16 @@ fn a_refused_write_offers_no_retry() {
     let mut model = console_at_round_5();
     update(&mut model, char('a'));
     let accept = sent(&update(&mut model, char('y')));
-    let refused = ResolveError::refused(&accept, "permission denied for table debate_operator_actions");
+    let refused = ResolveError::refused(
+        &accept,
+        "permission denied for table debate_operator_actions",
+    );
     update(&mut model, Event::Resolved(Err(refused)));
     assert!(model.retry.is_none());
     let shown = flash(&model);
-    assert!(shown.starts_with("not recorded: accept stop_converged on s round 5: permission denied"));
+    assert!(
+        shown.starts_with("not recorded: accept stop_converged on s round 5: permission denied")
+    );
     assert!(!shown.contains("retry"), "{shown}");
     assert!(update(&mut model, char('r')).is_empty());
 }
@@ -224,13 +244,26 @@ fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
 fn the_memory_store_records_only_actions_on_open_decisions() {
     let store = MemoryStore::new();
     store.write(Change::Session(session("s", SessionStatus::Running)));
-    store.write(Change::Decision(decision("s", 1, Decision::ContinueBaseline.into())));
-    store.write(Change::Decision(decision("s", 2, Reported::Unknown(String::new()))));
+    store.write(Change::Decision(decision(
+        "s",
+        1,
+        Decision::ContinueBaseline.into(),
+    )));
+    store.write(Change::Decision(decision(
+        "s",
+        2,
+        Reported::Unknown(String::new()),
+    )));
     let refusal = |result: Result<OperatorAction, ResolveError>| match result {
         Err(ResolveError::Refused { reason, .. }) => reason,
         other => panic!("expected a refusal, got {other:?}"),
     };
-    let stale = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let stale = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     assert_eq!(
         refusal(store.resolve_open(stale)),
         "round 1 is no longer the latest decision: round 2 is"
@@ -252,7 +285,11 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
         store.resolve_open(stop),
         Err(ResolveError::AlreadyResolved(_))
     ));
-    store.write(Change::Decision(decision("s", 3, Decision::StopConverged.into())));
+    store.write(Change::Decision(decision(
+        "s",
+        3,
+        Decision::StopConverged.into(),
+    )));
     store.write(Change::Session(session("s", SessionStatus::Aborted)));
     let late = action("s", 3, ActionKind::Accept, Decision::StopConverged.into());
     assert_eq!(
@@ -300,7 +337,10 @@ async fn audited(server: &LocalServer, name: &str) -> (Target, Client) {
 }
 
 async fn connect_as(server: &LocalServer, name: &str, user: &str) -> Client {
-    target_as(server, name, user, "audit").connect_plain().await.unwrap()
+    target_as(server, name, user, "audit")
+        .connect_plain()
+        .await
+        .unwrap()
 }
 
 /// The one action row, every column as text.
@@ -327,7 +367,12 @@ async fn no_role_can_rewrite_the_audit_trail_not_even_its_owner() {
     let server = server();
     let (_, owner) = audited(&server, "rewrite").await;
     let bob = connect_as(&server, "rewrite", "bob").await;
-    let accept = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let accept = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     resolve(&bob, &accept).await.unwrap().unwrap();
     let before = action_row(&owner).await;
 
@@ -337,11 +382,17 @@ async fn no_role_can_rewrite_the_audit_trail_not_even_its_owner() {
         "DELETE FROM debate_operator_actions",
         "TRUNCATE debate_operator_actions",
     ];
-    for (who, client) in [("the owner, a superuser", &owner), ("dave, granted it", &dave)] {
+    for (who, client) in [
+        ("the owner, a superuser", &owner),
+        ("dave, granted it", &dave),
+    ] {
         for sql in rewrites {
             let (code, message) = refusal(client, sql).await;
             assert_eq!(code, "42501", "{who}: {sql}");
-            assert!(message.contains("append-only audit trail"), "{who}: {message}");
+            assert!(
+                message.contains("append-only audit trail"),
+                "{who}: {message}"
+            );
         }
     }
     // Replica mode skips ordinary triggers; these fire always.
@@ -426,7 +477,12 @@ async fn the_recorded_role_is_the_writers_and_cannot_be_forged() {
     let (_, owner) = audited(&server, "stamped").await;
     let bob = connect_as(&server, "stamped", "bob").await;
     // bob calls himself alice: the display name is his to choose, the role is not.
-    let accept = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let accept = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     let recorded = resolve(&bob, &accept).await.unwrap().unwrap();
     assert_eq!(recorded.operator, "alice");
     assert_eq!(recorded.role.as_deref(), Some("bob"));
@@ -472,13 +528,20 @@ async fn the_recorded_role_is_the_writers_and_cannot_be_forged() {
     // The trace and the export show both names.
     let debates: Debates = history(&owner, "s").await.unwrap().into_iter().collect();
     let trace = Trace::of(debates.get_by_id("s").unwrap());
-    assert!(trace.text().contains("by alice (role bob)"), "{}", trace.text());
+    assert!(
+        trace.text().contains("by alice (role bob)"),
+        "{}",
+        trace.text()
+    );
     let json = serde_json::to_value(&trace).unwrap();
     assert_eq!(json["rounds"][0]["action"]["operator"], "alice");
     assert_eq!(json["rounds"][0]["action"]["operator_role"], "bob");
     let exported = ExportRow::of(Change::Action(recorded)).unwrap();
     assert_eq!(
-        (exported.operator.as_deref(), exported.operator_role.as_deref()),
+        (
+            exported.operator.as_deref(),
+            exported.operator_role.as_deref()
+        ),
         (Some("alice"), Some("bob"))
     );
 }
@@ -521,10 +584,16 @@ async fn a_viewers_console_watches_read_only_and_says_why() {
     carol.press("ay");
     carol
         .until("the refusal", |m| {
-            m.flash.as_ref().is_some_and(|f| f.text.starts_with("not recorded"))
+            m.flash
+                .as_ref()
+                .is_some_and(|f| f.text.starts_with("not recorded"))
         })
         .await;
-    assert!(carol.flash().contains("permission denied"), "{}", carol.flash());
+    assert!(
+        carol.flash().contains("permission denied"),
+        "{}",
+        carol.flash()
+    );
     assert!(!carol.flash().contains("press r"), "{}", carol.flash());
     assert!(carol.model.retry.is_none());
     assert_eq!(
@@ -617,14 +686,23 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
         "not retried, nothing was recorded: round 1 is no longer the latest decision: round 2 is"
     );
     console.press("a");
-    assert!(console.flash().starts_with("cannot accept"), "{}", console.flash());
+    assert!(
+        console.flash().starts_with("cannot accept"),
+        "{}",
+        console.flash()
+    );
 
     // The store checks again, whatever a console believed.
     let refused = |answer: Result<OperatorAction, ResolveError>| match answer {
         Err(ResolveError::Refused { reason, .. }) => reason,
         other => panic!("expected a refusal, got {other:?}"),
     };
-    let stale = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let stale = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     assert_eq!(
         refused(resolve(&owner, &stale).await.unwrap()),
         "round 1 is no longer the latest decision: round 2 is"

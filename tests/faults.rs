@@ -84,7 +84,10 @@ async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
                 .is_some_and(|d| d.turns.len() as i64 >= TURNS)
         })
         .await;
-    assert!(killed >= 3, "the listener's backend was terminated {killed} times");
+    assert!(
+        killed >= 3,
+        "the listener's backend was terminated {killed} times"
+    );
     assert!(
         downs(&console) as i64 >= killed,
         "each termination was noticed: {:?}",
@@ -107,7 +110,13 @@ async fn the_feed_survives_the_server_frozen_past_the_keepalive() {
 
     // Half the turns first, all of them shown: the listener idles on its keepalive.
     const TURNS: i64 = 40;
-    write_turns(own.clone(), "long", 1..=TURNS / 2, Duration::from_millis(20)).await;
+    write_turns(
+        own.clone(),
+        "long",
+        1..=TURNS / 2,
+        Duration::from_millis(20),
+    )
+    .await;
     console
         .until("the first turns", |m| {
             m.debate("long")
@@ -131,9 +140,10 @@ async fn the_feed_survives_the_server_frozen_past_the_keepalive() {
         Duration::from_millis(20),
     ));
     console
-        .until("the keepalive to find the frozen server", |m| {
-            matches!(&m.link, Some(Link::Down { error, .. }) if error.contains("keepalive"))
-        })
+        .until(
+            "the keepalive to find the frozen server",
+            |m| matches!(&m.link, Some(Link::Down { error, .. }) if error.contains("keepalive")),
+        )
         .await;
     frozen.await.unwrap();
     writer.await.unwrap();
@@ -180,7 +190,9 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
         .until("the write to fail", |m| m.retry.is_some())
         .await;
     assert!(
-        console.flash().starts_with("not recorded: accept continue_baseline on gated round 2")
+        console
+            .flash()
+            .starts_with("not recorded: accept continue_baseline on gated round 2")
             && console.flash().ends_with("press r to retry"),
         "{}",
         console.flash()
@@ -202,7 +214,11 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
         .await;
     let client = connect(&own).await;
     let count = "SELECT count(*) FROM debate_operator_actions";
-    assert_eq!(table_count(&client, count).await, 0, "nothing landed while down");
+    assert_eq!(
+        table_count(&client, count).await,
+        0,
+        "nothing landed while down"
+    );
     write_turns(own.clone(), "gated", 3..=4, Duration::ZERO).await;
 
     console.press("r");
@@ -263,7 +279,10 @@ async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_dou
     let first = resolve(&client, &action("alice")).await.unwrap().unwrap();
     // The answer to the first attempt was lost: the console tries again.
     let again = resolve(&client, &action("alice")).await.unwrap().unwrap();
-    assert_eq!(again, first, "the retry is answered with the row that landed");
+    assert_eq!(
+        again, first,
+        "the retry is answered with the row that landed"
+    );
     let other = resolve(&client, &action("bob")).await.unwrap();
     assert_eq!(other, Err(ResolveError::AlreadyResolved(Box::new(first))));
     assert_eq!(

@@ -31,7 +31,9 @@ pub async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
 
 /// The target of database `name` on `server` as login role `user`, with `application_name`.
 pub fn target_as(server: &LocalServer, name: &str, user: &str, application: &str) -> Target {
-    let url = server.url(name).replace("user=postgres", &format!("user={user}"));
+    let url = server
+        .url(name)
+        .replace("user=postgres", &format!("user={user}"));
     Target::parse(&format!("{url} application_name={application}")).unwrap()
 }
 
@@ -125,7 +127,11 @@ pub async fn table_count(client: &Client, sql: &str) -> i64 {
 fn backends(postmaster: u32) -> Vec<u32> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         // /proc/PID/stat: "pid (comm) state ppid ...", where comm may hold spaces.

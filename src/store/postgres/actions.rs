@@ -159,7 +159,10 @@ fn refusal(error: &anyhow::Error) -> Option<String> {
     if transient.iter().any(|class| code.starts_with(class)) {
         return None;
     }
-    let mut reason = format!("the database refused it: {} (SQLSTATE {code})", db.message());
+    let mut reason = format!(
+        "the database refused it: {} (SQLSTATE {code})",
+        db.message()
+    );
     if *db.code() == tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE {
         reason.push_str(
             "; this role may only watch: `gavel grant --operator ROLE` makes it an operator",
