@@ -22,7 +22,9 @@ use tokio_postgres::Client;
 
 mod common;
 use common::char;
-use common::pg::{Console, SESSION, database, screen, server, table_count, target_as};
+use common::pg::{
+    Console, SESSION, database, decide, screen, server, table_count, target_as, texts,
+};
 
 fn session(id: &str, status: SessionStatus) -> Session {
     Session {
@@ -60,8 +62,8 @@ fn store(model: &mut Model, change: Change) {
     update(model, Event::Store(Box::new(change)));
 }
 
-/// A console with debate `s` running, its decision of round 5 pending.
-fn console_at_round_5() -> Model {
+/// A console with debate `s` running, the controller's `decision` of `round` pending.
+fn console_at(round: u32, decision_made: Reported<Decision>) -> Model {
     let mut model = Model::new("test".into(), "alice".into(), &Config::default());
     store(
         &mut model,
@@ -69,9 +71,28 @@ fn console_at_round_5() -> Model {
     );
     store(
         &mut model,
-        Change::Decision(decision("s", 5, Decision::StopConverged.into())),
+        Change::Decision(decision("s", round, decision_made)),
     );
     model
+}
+
+fn console_at_round_5() -> Model {
+    console_at(5, Decision::StopConverged.into())
+}
+
+/// Presses `key`, which must send nothing and leave a footer that `says` that.
+fn refused_key(model: &mut Model, key: char, says: &str) {
+    assert!(update(model, char(key)).is_empty(), "{key} sent nothing");
+    let shown = flash(model);
+    assert!(shown.contains(says), "{key}: {shown}");
+}
+
+/// Why a store refused an action; fails on anything but a refusal.
+fn refused(answer: Result<OperatorAction, ResolveError>) -> String {
+    match answer {
+        Err(ResolveError::Refused { reason, .. }) => reason,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
 }
 
 fn flash(model: &Model) -> String {
@@ -88,8 +109,8 @@ fn sent(commands: &[Command]) -> OperatorAction {
     }
 }
 
-#[test]
-fn r_refuses_a_failed_accept_once_a_newer_decision_is_pending() {
+/// A console whose accept of round 5 was confirmed and could not be written: `r` retries it.
+fn failed_accept() -> Model {
     let mut model = console_at_round_5();
     update(&mut model, char('a'));
     let accept = sent(&update(&mut model, char('y')));
@@ -99,54 +120,49 @@ fn r_refuses_a_failed_accept_once_a_newer_decision_is_pending() {
         error: "connection refused".into(),
     };
     update(&mut model, Event::Resolved(Err(failed)));
+    assert!(model.retry.is_some());
+    model
+}
+
+#[test]
+fn r_refuses_a_failed_accept_once_a_newer_decision_is_pending() {
+    let mut model = failed_accept();
     store(
         &mut model,
         Change::Decision(decision("s", 6, Decision::ContinueBaseline.into())),
     );
-    assert!(update(&mut model, char('r')).is_empty(), "nothing is sent");
-    assert_eq!(
-        flash(&model),
-        "not retried, nothing was recorded: round 5 is no longer the latest decision: round 6 is"
+    refused_key(
+        &mut model,
+        'r',
+        "not retried, nothing was recorded: round 5 is no longer the latest decision: round 6 is",
     );
     assert!(model.retry.is_none(), "and nothing is left to retry");
 }
 
 #[test]
 fn r_refuses_a_retry_once_the_debate_has_finished_or_someone_resolved_it() {
-    let mut model = console_at_round_5();
-    update(&mut model, char('a'));
-    let accept = sent(&update(&mut model, char('y')));
-    let failed = |action: &OperatorAction| {
-        Event::Resolved(Err(ResolveError::Failed {
-            action: Box::new(action.clone()),
-            error: "timeout".into(),
-        }))
-    };
-    update(&mut model, failed(&accept));
+    let mut model = failed_accept();
     let bobs = OperatorAction {
         operator: "bob".into(),
         role: Some("bob_role".into()),
         ..action("s", 5, ActionKind::Override, Decision::StopSafety.into())
     };
     store(&mut model, Change::Action(bobs));
-    assert!(update(&mut model, char('r')).is_empty());
-    assert!(
-        flash(&model).contains("already resolved by bob (role bob_role): override -> stop_safety"),
-        "{}",
-        flash(&model)
+    refused_key(
+        &mut model,
+        'r',
+        "already resolved by bob (role bob_role): override -> stop_safety",
     );
 
-    let mut model = console_at_round_5();
-    update(&mut model, failed(&accept));
+    let mut model = failed_accept();
     store(
         &mut model,
         Change::Session(session("s", SessionStatus::Completed)),
     );
-    assert!(update(&mut model, char('r')).is_empty());
-    assert!(
-        flash(&model).ends_with("the debate's status is \"completed\", not running"),
-        "{}",
-        flash(&model)
+    refused_key(
+        &mut model,
+        'r',
+        "the debate's status is \"completed\", not running",
     );
 }
 
@@ -163,32 +179,23 @@ fn y_on_a_confirmation_that_went_stale_sends_nothing() {
         &mut model,
         Change::Decision(decision("s", 6, Decision::ContinueBaseline.into())),
     );
-    assert!(update(&mut model, char('y')).is_empty());
-    assert!(
-        flash(&model).starts_with("not sent, nothing was recorded: round 5 is no longer"),
-        "{}",
-        flash(&model)
+    refused_key(
+        &mut model,
+        'y',
+        "not sent, nothing was recorded: round 5 is no longer",
     );
 }
 
 #[test]
 fn accepting_a_decision_that_is_null_writes_nothing() {
-    let mut model = Model::new("test".into(), "alice".into(), &Config::default());
-    store(
-        &mut model,
-        Change::Session(session("s", SessionStatus::Running)),
-    );
     // NULL in debate_round_decisions.decision reads as the empty string.
-    store(
+    let mut model = console_at(2, Reported::Unknown(String::new()));
+    refused_key(
         &mut model,
-        Change::Decision(decision("s", 2, Reported::Unknown(String::new()))),
+        'a',
+        "cannot accept: the controller's decision for round 2 is empty: nothing to accept",
     );
-    assert!(update(&mut model, char('a')).is_empty());
     assert!(model.overlay.is_none(), "no confirmation to say y to");
-    assert_eq!(
-        flash(&model),
-        "cannot accept: the controller's decision for round 2 is empty: nothing to accept"
-    );
     // An override still lets the operator decide.
     update(&mut model, char('o'));
     assert!(matches!(model.overlay, Some(Overlay::Choose(_))));
@@ -199,18 +206,18 @@ fn a_refused_write_offers_no_retry() {
     let mut model = console_at_round_5();
     update(&mut model, char('a'));
     let accept = sent(&update(&mut model, char('y')));
-    let refused = ResolveError::refused(
+    let denied = ResolveError::refused(
         &accept,
         "permission denied for table debate_operator_actions",
     );
-    update(&mut model, Event::Resolved(Err(refused)));
+    update(&mut model, Event::Resolved(Err(denied)));
     assert!(model.retry.is_none());
     let shown = flash(&model);
     assert!(
         shown.starts_with("not recorded: accept stop_converged on s round 5: permission denied")
     );
     assert!(!shown.contains("retry"), "{shown}");
-    assert!(update(&mut model, char('r')).is_empty());
+    refused_key(&mut model, 'r', "nothing to retry");
 }
 
 #[test]
@@ -223,9 +230,8 @@ fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
     let shown = screen(&model);
     assert!(shown.contains(&format!("read-only: {why}")), "{shown}");
     for key in ['a', 'o', 'e', 'r'] {
-        assert!(update(&mut model, char(key)).is_empty());
+        refused_key(&mut model, key, why);
         assert!(model.overlay.is_none());
-        assert!(flash(&model).ends_with(why), "{}", flash(&model));
     }
     update(&mut model, char('U'));
     assert!(model.overlay.is_none(), "no unlock to confirm");
@@ -254,10 +260,6 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
         2,
         Reported::Unknown(String::new()),
     )));
-    let refusal = |result: Result<OperatorAction, ResolveError>| match result {
-        Err(ResolveError::Refused { reason, .. }) => reason,
-        other => panic!("expected a refusal, got {other:?}"),
-    };
     let stale = action(
         "s",
         1,
@@ -265,17 +267,17 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
         Decision::ContinueBaseline.into(),
     );
     assert_eq!(
-        refusal(store.resolve_open(stale)),
+        refused(store.resolve_open(stale)),
         "round 1 is no longer the latest decision: round 2 is"
     );
     let empty = action("s", 2, ActionKind::Accept, Reported::Unknown(String::new()));
     assert_eq!(
-        refusal(store.resolve_open(empty)),
+        refused(store.resolve_open(empty)),
         "the controller's decision for round 2 is empty: nothing to accept"
     );
     let unknown = action("t", 1, ActionKind::Accept, Decision::StopConverged.into());
     assert_eq!(
-        refusal(store.resolve_open(unknown)),
+        refused(store.resolve_open(unknown)),
         "the debate has no row in debate_sessions"
     );
     let stop = action("s", 2, ActionKind::Override, Decision::StopSafety.into());
@@ -293,7 +295,7 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
     store.write(Change::Session(session("s", SessionStatus::Aborted)));
     let late = action("s", 3, ActionKind::Accept, Decision::StopConverged.into());
     assert_eq!(
-        refusal(store.resolve_open(late)),
+        refused(store.resolve_open(late)),
         "the debate's status is \"aborted\", not running"
     );
 }
@@ -326,13 +328,7 @@ async fn audited(server: &LocalServer, name: &str) -> (Target, Client) {
         .await
         .unwrap();
     client.execute(SESSION, &[&"s"]).await.unwrap();
-    client
-        .batch_execute(
-            "INSERT INTO debate_round_decisions (session_id, round_index, decision) \
-             VALUES ('s', 1, 'continue_baseline')",
-        )
-        .await
-        .unwrap();
+    decide(&client, "s", 1, Some("continue_baseline")).await;
     (target, client)
 }
 
@@ -341,6 +337,21 @@ async fn connect_as(server: &LocalServer, name: &str, user: &str) -> Client {
         .connect_plain()
         .await
         .unwrap()
+}
+
+/// [`audited`], then bob's console accepts round 1 as "alice": connections as the owner and as
+/// bob, and the row recorded.
+async fn accepted_by_bob(server: &LocalServer, name: &str) -> (Client, Client, OperatorAction) {
+    let (_, owner) = audited(server, name).await;
+    let bob = connect_as(server, name, "bob").await;
+    let accept = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
+    let recorded = resolve(&bob, &accept).await.unwrap().unwrap();
+    (owner, bob, recorded)
 }
 
 /// The one action row, every column as text.
@@ -355,6 +366,18 @@ async fn action_row(client: &Client) -> String {
         .get(0)
 }
 
+/// The action on round 1 of `s`, inserted as an orchestrator does, by `operator`.
+async fn insert_as_orchestrator(client: &Client, operator: &str) {
+    client
+        .execute(
+            "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
+             VALUES ('s', 1, 'accept', 'continue_baseline', $1)",
+            &[&operator],
+        )
+        .await
+        .unwrap();
+}
+
 /// The SQLSTATE and message of a statement that must fail.
 async fn refusal(client: &Client, sql: &str) -> (String, String) {
     let error = client.batch_execute(sql).await.expect_err(sql);
@@ -365,15 +388,7 @@ async fn refusal(client: &Client, sql: &str) -> (String, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_role_can_rewrite_the_audit_trail_not_even_its_owner() {
     let server = server();
-    let (_, owner) = audited(&server, "rewrite").await;
-    let bob = connect_as(&server, "rewrite", "bob").await;
-    let accept = action(
-        "s",
-        1,
-        ActionKind::Accept,
-        Decision::ContinueBaseline.into(),
-    );
-    resolve(&bob, &accept).await.unwrap().unwrap();
+    let (owner, bob, _) = accepted_by_bob(&server, "rewrite").await;
     let before = action_row(&owner).await;
 
     let dave = connect_as(&server, "rewrite", "dave").await;
@@ -418,22 +433,14 @@ async fn no_role_can_rewrite_the_audit_trail_not_even_its_owner() {
 async fn the_way_out_is_deliberate_and_closes_behind_itself() {
     let server = server();
     let (_, owner) = audited(&server, "wayout").await;
-    owner
-        .batch_execute(
-            "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
-             VALUES ('s', 1, 'accept', 'continue_baseline', 'test entry')",
-        )
-        .await
-        .unwrap();
-    let (_, message) = refusal(&owner, "DELETE FROM debate_operator_actions").await;
-    assert!(message.contains("append-only"));
-    let hint = owner
+    insert_as_orchestrator(&owner, "test entry").await;
+    let error = owner
         .batch_execute("DELETE FROM debate_operator_actions")
         .await
-        .unwrap_err()
-        .as_db_error()
-        .and_then(|e| e.hint().map(str::to_owned))
-        .unwrap();
+        .unwrap_err();
+    let db = error.as_db_error().unwrap();
+    assert!(db.message().contains("append-only"), "{}", db.message());
+    let hint = db.hint().unwrap_or_default();
     assert!(
         hint.contains("DISABLE TRIGGER gavel_append_only;"),
         "the refusal names the way out: {hint}"
@@ -452,13 +459,7 @@ async fn the_way_out_is_deliberate_and_closes_behind_itself() {
         table_count(&owner, "SELECT count(*) FROM debate_operator_actions").await,
         0
     );
-    owner
-        .batch_execute(
-            "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
-             VALUES ('s', 1, 'accept', 'continue_baseline', 'kept')",
-        )
-        .await
-        .unwrap();
+    insert_as_orchestrator(&owner, "kept").await;
     let (code, _) = refusal(&owner, "DELETE FROM debate_operator_actions").await;
     assert_eq!(code, "42501", "closed again");
     // An operator cannot take the way out.
@@ -474,34 +475,22 @@ async fn the_way_out_is_deliberate_and_closes_behind_itself() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_recorded_role_is_the_writers_and_cannot_be_forged() {
     let server = server();
-    let (_, owner) = audited(&server, "stamped").await;
-    let bob = connect_as(&server, "stamped", "bob").await;
     // bob calls himself alice: the display name is his to choose, the role is not.
-    let accept = action(
-        "s",
-        1,
-        ActionKind::Accept,
-        Decision::ContinueBaseline.into(),
-    );
-    let recorded = resolve(&bob, &accept).await.unwrap().unwrap();
+    let (owner, bob, recorded) = accepted_by_bob(&server, "stamped").await;
     assert_eq!(recorded.operator, "alice");
     assert_eq!(recorded.role.as_deref(), Some("bob"));
     assert_eq!(recorded.who(), "alice (role bob)");
 
-    let (code, _) = refusal(
-        &bob,
-        "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, operator_role) \
-         VALUES ('s', 2, 'accept', 'stop_converged', 'x', 'alice')",
-    )
-    .await;
-    assert_eq!(code, "42501", "an operator cannot name the role column");
-    let (code, _) = refusal(
-        &bob,
-        "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, created_at) \
-         VALUES ('s', 2, 'accept', 'stop_converged', 'x', '2000-01-01')",
-    )
-    .await;
-    assert_eq!(code, "42501", "nor backdate an action");
+    // Neither the role column nor the time is the operator's to write.
+    for (column, value) in [("operator_role", "'alice'"), ("created_at", "'2000-01-01'")] {
+        let sql = format!(
+            "INSERT INTO debate_operator_actions \
+             (session_id, round_index, action, decision, operator, {column}) \
+             VALUES ('s', 2, 'accept', 'stop_converged', 'x', {value})"
+        );
+        let (code, message) = refusal(&bob, &sql).await;
+        assert_eq!(code, "42501", "{column}: {message}");
+    }
     // Even the owner's explicit value is replaced; an orchestrator that knows nothing of the
     // column gets it stamped.
     owner
@@ -513,16 +502,11 @@ async fn the_recorded_role_is_the_writers_and_cannot_be_forged() {
         )
         .await
         .unwrap();
-    let roles: Vec<String> = owner
-        .query(
-            "SELECT operator_role FROM debate_operator_actions ORDER BY round_index",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let roles = texts(
+        &owner,
+        "SELECT operator_role FROM debate_operator_actions ORDER BY round_index",
+    )
+    .await;
     assert_eq!(roles, ["bob", "postgres", "postgres"]);
 
     // The trace and the export show both names.
@@ -602,9 +586,7 @@ async fn a_viewers_console_watches_read_only_and_says_why() {
     );
 
     // An operator's console may act from the start.
-    let mut bob = Console::attach(target_as(&server, "viewer", "bob", "gavel"));
-    bob.until("the live link", |m| m.link == Some(Link::Live))
-        .await;
+    let bob = Console::live(target_as(&server, "viewer", "bob", "gavel")).await;
     assert!(bob.model.denied.is_none() && !bob.model.read_only);
 }
 
@@ -637,44 +619,16 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
-    let mut server = server();
+    let server = server();
     let (target, owner) = audited(&server, "stale").await;
-    let mut console = Console::attach(target);
-    console
-        .until("the pending decision", |m| {
-            m.link == Some(Link::Live) && m.debate("s").is_some_and(|d| d.pending().is_some())
-        })
-        .await;
-    console.select("s");
+    let mut console = Console::at_pending(target, "s").await;
     drop(owner);
 
     // Round 1's accept fails while the server is down ...
-    let mut server = tokio::task::spawn_blocking(move || {
-        server.stop().unwrap();
-        server
-    })
-    .await
-    .unwrap();
-    console.press("ay");
-    console.until("the failure", |m| m.retry.is_some()).await;
-    console
-        .until("the feed to notice", |m| m.link != Some(Link::Live))
-        .await;
-    let server = tokio::task::spawn_blocking(move || {
-        server.resume().unwrap();
-        server
-    })
-    .await
-    .unwrap();
+    let server = console.act_while_down(server, "ay").await;
     // ... and round 2's decision lands before the operator retries.
     let owner = connect_as(&server, "stale", "postgres").await;
-    owner
-        .batch_execute(
-            "INSERT INTO debate_round_decisions (session_id, round_index, decision) \
-             VALUES ('s', 2, NULL)",
-        )
-        .await
-        .unwrap();
+    decide(&owner, "s", 2, None).await;
     console
         .until("round 2's decision", |m| {
             m.debate("s").is_some_and(|d| d.decisions.contains_key(&2))
@@ -693,10 +647,6 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
     );
 
     // The store checks again, whatever a console believed.
-    let refused = |answer: Result<OperatorAction, ResolveError>| match answer {
-        Err(ResolveError::Refused { reason, .. }) => reason,
-        other => panic!("expected a refusal, got {other:?}"),
-    };
     let stale = action(
         "s",
         1,

@@ -14,8 +14,8 @@ use tokio_postgres::Client;
 
 mod common;
 use common::pg::{
-    Console, Frozen, SESSION, assert_each_turn_once, database, server, table_count, target_as,
-    write_turns,
+    Console, Frozen, SESSION, assert_each_turn_once, database, decide, server, table_count,
+    target_as, write_turns,
 };
 
 /// A migrated database `name` holding the gated debate `session`; its target as the console
@@ -48,10 +48,7 @@ fn downs(console: &Console) -> usize {
 async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
     let server = server();
     let (target, own) = debate(&server, "terminated", "long", "faults").await;
-    let mut console = Console::attach(target);
-    console
-        .until("the live link", |m| m.link == Some(Link::Live))
-        .await;
+    let mut console = Console::live(target).await;
 
     const TURNS: i64 = 80;
     let writer = tokio::spawn(write_turns(
@@ -78,12 +75,7 @@ async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
     });
     let killed = killer.await.unwrap();
     writer.await.unwrap();
-    console
-        .until("every turn", |m| {
-            m.debate("long")
-                .is_some_and(|d| d.turns.len() as i64 >= TURNS)
-        })
-        .await;
+    console.each_turn_once("long", TURNS as u64).await;
     assert!(
         killed >= 3,
         "the listener's backend was terminated {killed} times"
@@ -93,7 +85,6 @@ async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
         "each termination was noticed: {:?}",
         console.links
     );
-    assert_each_turn_once(&console.model, "long", TURNS as u64);
     console
         .until("the live link again", |m| m.link == Some(Link::Live))
         .await;
@@ -103,10 +94,7 @@ async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
 async fn the_feed_survives_the_server_frozen_past_the_keepalive() {
     let server = std::sync::Arc::new(server());
     let (target, own) = debate(&server, "frozen", "long", "faults").await;
-    let mut console = Console::attach(target);
-    console
-        .until("the live link", |m| m.link == Some(Link::Live))
-        .await;
+    let mut console = Console::live(target).await;
 
     // Half the turns first, all of them shown: the listener idles on its keepalive.
     const TURNS: i64 = 40;
@@ -147,48 +135,20 @@ async fn the_feed_survives_the_server_frozen_past_the_keepalive() {
         .await;
     frozen.await.unwrap();
     writer.await.unwrap();
-    console
-        .until("every turn", |m| {
-            m.debate("long")
-                .is_some_and(|d| d.turns.len() as i64 >= TURNS)
-        })
-        .await;
-    assert_each_turn_once(&console.model, "long", TURNS as u64);
+    console.each_turn_once("long", TURNS as u64).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_on_retry() {
-    let mut server = server();
+    let server = server();
     let (target, own) = debate(&server, "restarted", "gated", "faults").await;
     let client = connect(&own).await;
-    client
-        .batch_execute(
-            "INSERT INTO debate_rounds (id, session_id, round_number, agent_persona, content) \
-                 VALUES (1, 'gated', 1, 'theorist', 'turn'), (2, 'gated', 2, 'theorist', 'turn');
-             INSERT INTO debate_round_decisions (session_id, round_index, decision) \
-                 VALUES ('gated', 2, 'continue_baseline');",
-        )
-        .await
-        .unwrap();
+    write_turns(own.clone(), "gated", 1..=2, Duration::ZERO).await;
+    decide(&client, "gated", 2, Some("continue_baseline")).await;
     drop(client);
-    let mut console = Console::attach(target);
-    console
-        .until("the pending decision", |m| {
-            m.link == Some(Link::Live) && m.debate("gated").is_some_and(|d| d.pending().is_some())
-        })
-        .await;
-    console.select("gated");
+    let mut console = Console::at_pending(target, "gated").await;
 
-    let mut server = tokio::task::spawn_blocking(move || {
-        server.stop().unwrap();
-        server
-    })
-    .await
-    .unwrap();
-    console.press("ay");
-    console
-        .until("the write to fail", |m| m.retry.is_some())
-        .await;
+    let server = console.act_while_down(server, "ay").await;
     assert!(
         console
             .flash()
@@ -197,16 +157,6 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
         "{}",
         console.flash()
     );
-    console
-        .until("the feed to notice", |m| m.link != Some(Link::Live))
-        .await;
-
-    let server = tokio::task::spawn_blocking(move || {
-        server.resume().unwrap();
-        server
-    })
-    .await
-    .unwrap();
     console
         .until("the live link after the restart", |m| {
             m.link == Some(Link::Live)
@@ -258,13 +208,7 @@ async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_dou
     let server = server();
     let (_, own) = debate(&server, "unanswered", "gated", "faults").await;
     let client = connect(&own).await;
-    client
-        .batch_execute(
-            "INSERT INTO debate_round_decisions (session_id, round_index, decision) \
-             VALUES ('gated', 1, 'stop_converged')",
-        )
-        .await
-        .unwrap();
+    decide(&client, "gated", 1, Some("stop_converged")).await;
     let action = |operator: &str| OperatorAction {
         session_id: "gated".into(),
         round_index: 1,

@@ -12,22 +12,15 @@ use gavel::store::postgres::{Target, migrate, record};
 use tokio_postgres::Client;
 
 mod common;
-use common::pg::{
-    Console, SESSION, assert_each_turn_once, database, screen, server, table_count, write_turns,
-};
+use common::pg::{Console, SESSION, database, screen, server, table_count, texts, write_turns};
 
 /// Every session row as one string, to compare before and after.
 async fn session_rows(client: &Client) -> Vec<String> {
-    client
-        .query(
-            "SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect()
+    texts(
+        client,
+        "SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id",
+    )
+    .await
 }
 
 /// Plays `fixtures` into a migrated database at once, as an orchestrator with no pauses would.
@@ -257,13 +250,7 @@ async fn rounds_keep_flowing_through_a_server_restart_with_none_missed() {
     .await
     .unwrap();
     writer.await.unwrap();
-    console
-        .until("every round", |m| {
-            m.debate("long")
-                .is_some_and(|d| d.turns.len() as i64 >= ROUNDS)
-        })
-        .await;
-    assert_each_turn_once(&console.model, "long", ROUNDS as u64);
+    console.each_turn_once("long", ROUNDS as u64).await;
     drop(server);
 }
 
@@ -630,16 +617,11 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         .unwrap();
 
     let mut from_db = calibrate::from_database(&mut client).await.unwrap();
-    let in_session_order: Vec<String> = client
-        .query(
-            "SELECT id FROM debate_sessions WHERE status <> 'running'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
+    let in_session_order = texts(
+        &client,
+        "SELECT id FROM debate_sessions WHERE status <> 'running'",
+    )
+    .await;
     let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(
         ids, in_session_order,

@@ -76,6 +76,59 @@ impl Console {
         }
     }
 
+    /// A console attached to `target`, once its feed is live.
+    pub async fn live(target: Target) -> Console {
+        let mut console = Console::attach(target);
+        console
+            .until("the live link", |m| m.link == Some(Link::Live))
+            .await;
+        console
+    }
+
+    /// A console attached to `target`, once its feed is live and shows the decision pending on
+    /// debate `session`, which is selected.
+    pub async fn at_pending(target: Target, session: &str) -> Console {
+        let mut console = Console::live(target).await;
+        console
+            .until("the pending decision", |m| {
+                m.debate(session).is_some_and(|d| d.pending().is_some())
+            })
+            .await;
+        console.select(session);
+        console
+    }
+
+    /// Stops `server`, presses `keys` (an action confirmed), waits for the write to fail and the
+    /// feed to notice, then starts the server again and hands it back.
+    pub async fn act_while_down(&mut self, mut server: LocalServer, keys: &str) -> LocalServer {
+        let mut server = tokio::task::spawn_blocking(move || {
+            server.stop().unwrap();
+            server
+        })
+        .await
+        .unwrap();
+        self.press(keys);
+        self.until("the write to fail", |m| m.retry.is_some()).await;
+        self.until("the feed to notice", |m| m.link != Some(Link::Live))
+            .await;
+        tokio::task::spawn_blocking(move || {
+            server.resume().unwrap();
+            server
+        })
+        .await
+        .unwrap()
+    }
+
+    /// Waits for turns `1..=count` of debate `session`, then asserts each is shown exactly once.
+    pub async fn each_turn_once(&mut self, session: &str, count: u64) {
+        self.until("every turn", |m| {
+            m.debate(session)
+                .is_some_and(|d| d.turns.len() as u64 >= count)
+        })
+        .await;
+        assert_each_turn_once(&self.model, session, count);
+    }
+
     /// Applies events until `done` holds, failing after 30 s.
     pub async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -121,6 +174,29 @@ pub fn screen(model: &Model) -> String {
 
 pub async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
+}
+
+/// The first column of what `sql` returns, as text.
+pub async fn texts(client: &Client, sql: &str) -> Vec<String> {
+    client
+        .query(sql, &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
+}
+
+/// Writes the controller's `decision` (NULL for `None`) on round `round` of `session`.
+pub async fn decide(client: &Client, session: &str, round: i32, decision: Option<&str>) {
+    client
+        .execute(
+            "INSERT INTO debate_round_decisions (session_id, round_index, decision) \
+             VALUES ($1, $2, $3)",
+            &[&session, &round, &decision],
+        )
+        .await
+        .unwrap();
 }
 
 /// The processes the server's postmaster started: its backends and helpers.
