@@ -615,6 +615,32 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
         format!("{error:#}").contains("granting gavel_viewer to role \"nobody\""),
         "{error:#}"
     );
+
+    assert_eq!(
+        gavel::store::postgres::access(&bob)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("role bob cannot insert into debate_operator_actions")
+    );
+
+    // The command line: `gavel grant`, then bob may act again.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args([
+            "grant",
+            "--db",
+            &server.url("idempotent"),
+            "--operator",
+            "bob",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).lines().next(),
+        Some("bob: gavel_operator")
+    );
+    assert_eq!(gavel::store::postgres::access(&bob).await.unwrap(), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
