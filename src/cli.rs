@@ -45,10 +45,27 @@ pub enum Commands {
         #[arg(long)]
         postgres: bool,
     },
-    /// Create or complete gavel's tables, functions and triggers in a database (idempotent).
+    /// Create or complete gavel's tables, functions and triggers in a database (idempotent),
+    /// and the roles gavel_viewer and gavel_operator when this role may create roles.
     Migrate {
         #[command(flatten)]
         db: Db,
+    },
+    /// Make database roles viewers (SELECT, LISTEN) or operators (also INSERT into
+    /// debate_operator_actions), creating the group roles gavel_viewer and gavel_operator and
+    /// their privileges when missing. Run as a role that may create roles and owns the tables.
+    Grant {
+        #[command(flatten)]
+        db: Db,
+        /// A login role that may watch (repeat for more).
+        #[arg(long, value_name = "ROLE")]
+        viewer: Vec<String>,
+        /// A login role that may also accept, override and escalate (repeat for more).
+        #[arg(long, value_name = "ROLE")]
+        operator: Vec<String>,
+        /// A login role to take both away from (repeat for more).
+        #[arg(long, value_name = "ROLE")]
+        revoke: Vec<String>,
     },
     /// The console on a live database.
     Watch {

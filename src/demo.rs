@@ -61,7 +61,7 @@ async fn execute(
     while let Some(command) = commands.recv().await {
         match command {
             Command::Resolve(action) => {
-                let outcome = store.resolve(action);
+                let outcome = store.resolve_open(action);
                 match &outcome {
                     Ok(a) => tracing::info!(
                         session = %a.session_id,

@@ -12,7 +12,7 @@ use crate::app::{Command, Event};
 use crate::domain::{Limits, OperatorAction};
 use crate::simulate::Playback;
 use crate::store::ResolveError;
-use crate::store::postgres::{Target, listen, record};
+use crate::store::postgres::{self, Target, listen};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -43,7 +43,7 @@ async fn execute(
     while let Some(command) = commands.recv().await {
         match command {
             Command::Resolve(action) => {
-                let outcome = resolve(&target, &mut writer, action).await;
+                let outcome = write_action(&target, &mut writer, action).await;
                 match &outcome {
                     Ok(a) => {
                         tracing::info!(session = %a.session_id, round = a.round_index, operator = %a.operator, action = %a.action, "operator action recorded")
@@ -66,9 +66,9 @@ async fn execute(
     }
 }
 
-/// Records one action, (re)connecting the writer as needed; a failure leaves nothing written
-/// and the action in hand for a retry.
-async fn resolve(
+/// Records one action if its decision is still open, (re)connecting the writer as needed; a
+/// failed connection leaves the action in hand for a retry, a refusal does not.
+async fn write_action(
     target: &Target,
     writer: &mut Option<Client>,
     action: OperatorAction,
@@ -85,9 +85,8 @@ async fn resolve(
         *writer = Some(connected);
     }
     let client = writer.as_ref().expect("connected above");
-    match tokio::time::timeout(WRITE_TIMEOUT, record(client, &action)).await {
-        Ok(Ok(Ok(recorded))) => Ok(recorded),
-        Ok(Ok(Err(existing))) => Err(ResolveError::AlreadyResolved(Box::new(existing))),
+    match tokio::time::timeout(WRITE_TIMEOUT, postgres::resolve(client, &action)).await {
+        Ok(Ok(answer)) => answer,
         Ok(Err(e)) => {
             *writer = None;
             Err(failed(format!("{e:#}")))

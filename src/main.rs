@@ -18,7 +18,10 @@ use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
 use gavel::domain::{Change, Debates, Limits};
 use gavel::simulate::{Fixture, Playback};
-use gavel::store::postgres::{LocalServer, Target, audit_rows, history, migrate, simulate};
+use gavel::store::postgres::{
+    LocalServer, OPERATOR_ROLE, Target, VIEWER_ROLE, audit_rows, ensure_roles, grant, history,
+    migrate, revoke, simulate,
+};
 use gavel::text::inert;
 use gavel::theme::Theme;
 use gavel::{calibrate, cli, demo, live, logging, terminal, tui};
@@ -195,8 +198,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         applied.join(", ")
                     ))?;
                 }
+                match ensure_roles(&client).await {
+                    Ok(()) => println!("roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready"),
+                    Err(e) => eprintln!(
+                        "gavel: warning: roles not set up ({e:#}); run `gavel grant` as a role \
+                         that may create roles"
+                    ),
+                }
                 anyhow::Ok(())
             })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Commands::Grant {
+            db,
+            viewer,
+            operator,
+            revoke: revoked,
+        } => {
+            let target = target(db.db.as_deref())?;
+            runtime()?.block_on(async {
+                let client = target.connect_plain().await?;
+                grant(&client, &viewer, &operator).await?;
+                revoke(&client, &revoked).await
+            })?;
+            for role in &viewer {
+                println!("{role}: {VIEWER_ROLE}");
+            }
+            for role in &operator {
+                println!("{role}: {OPERATOR_ROLE}");
+            }
+            for role in &revoked {
+                println!("{role}: neither role");
+            }
+            println!(
+                "{}: roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready",
+                target.describe()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Commands::Simulate {

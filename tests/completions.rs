@@ -20,6 +20,7 @@ fn gavel(args: &[&str]) -> (bool, String, String) {
 const SUBCOMMANDS: &[&str] = &[
     "demo",
     "migrate",
+    "grant",
     "watch",
     "simulate",
     "calibrate",

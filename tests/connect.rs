@@ -503,7 +503,12 @@ async fn the_environment_fills_in_what_db_leaves_out() {
     ];
     let (ok, out) = gavel(&scratch, &["migrate"], &by_service);
     assert!(ok, "{out}");
-    assert_eq!(out, format!("localhost:{port}/postgres: up to date\n"));
+    assert_eq!(
+        out,
+        format!(
+            "localhost:{port}/postgres: up to date\nroles gavel_viewer and gavel_operator ready\n"
+        )
+    );
 
     // A bad value is named with where it came from, before anything is tried.
     let (ok, out) = gavel(

@@ -260,6 +260,7 @@ fn read_only_refuses_every_action_until_unlocked() {
                 decision: d.decision.clone(),
                 persona: None,
                 operator: "alice".into(),
+                role: None,
                 note: None,
                 created_at: None,
                 issues: Vec::new(),

@@ -12,6 +12,7 @@ fn hostile() -> Vec<ExportRow> {
         decision: Decision::StopConverged.into(),
         persona: None,
         operator: "ana".into(),
+        role: None,
         note: Some("clear\u{1b}[2J".into()),
         created_at: None,
         issues: Vec::new(),

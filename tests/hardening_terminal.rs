@@ -296,7 +296,7 @@ fn migrated() -> (LocalServer, String) {
 fn sql(url: &str, sql: &str) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let client = Target::parse(url).unwrap().connect_plain().await.unwrap();
+        let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
         client.batch_execute(sql).await.unwrap();
     });
 }
@@ -316,7 +316,7 @@ fn debate_sql(id: &str) -> String {
 fn query_ids(url: &str, sql: &str) -> Vec<String> {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let client = Target::parse(url).unwrap().connect_plain().await.unwrap();
+        let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
         client
             .query(sql, &[])
             .await
@@ -358,7 +358,8 @@ fn exports_and_traces_into_a_closed_pipe_end_quietly_and_csv_is_safe_to_open() {
             );
         }
         if &record[0] == "debate_operator_actions" {
-            assert_eq!(&record[12], format!("'-2+3␛[2J{}", "x".repeat(100)));
+            assert_eq!(&record[12], "postgres", "the role that wrote the row");
+            assert_eq!(&record[13], format!("'-2+3␛[2J{}", "x".repeat(100)));
         }
     }
     assert_eq!(rows, 3001);
@@ -407,6 +408,7 @@ fn row() -> ExportRow {
         action: None,
         persona: None,
         operator: Some("\tops".into()),
+        operator_role: Some("@role".into()),
         note: Some("\rline one\nline\ttwo\u{2028}\u{200b}\u{9b}31m".into()),
         reasons: vec!["=1+1".into(), "fine".into()],
         signals: None,
@@ -423,9 +425,9 @@ fn csv_cells_a_spreadsheet_would_run_get_a_quote_and_controls_are_shown() {
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "table,session_id,round_index,at,decision,agent_persona,score,judge_model,pmids,action,\
-         persona,operator,note,reasons,signal_json\n\
+         persona,operator,operator_role,note,reasons,signal_json\n\
          debate_round_judgments,'=cmd|' /C calc'!A0,2,2026-11-23T10:00:00+00:00,stop,'+skeptic,\
-         -0.5,'@judge␛]0;owned␇,'-12345:true,,,'\tops,\"'␍line one\nline\ttwo���31m\",\
+         -0.5,'@judge␛]0;owned␇,'-12345:true,,,'\tops,'@role,\"'␍line one\nline\ttwo���31m\",\
          '=1+1 | fine,\n"
     );
 }

@@ -3,90 +3,24 @@
 //! the model, the feed surviving a server restart, racing operators, and a foreign writer's
 //! garbage shown as such. Fails loudly when no server can be started.
 
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use gavel::app::{Event, Link, Model, update};
+use gavel::app::{Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
 use gavel::policy::ControllerConfig;
-use gavel::store::postgres::{LocalServer, Target, migrate, record};
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use gavel::store::postgres::{Target, migrate, record};
 use tokio_postgres::Client;
 
-fn server() -> LocalServer {
-    LocalServer::start()
-        .expect("a throwaway PostgreSQL must start for these tests (install the server package)")
-}
-
-async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
-    let admin = Target::exact(&server.url("postgres"))
-        .unwrap()
-        .connect_plain()
-        .await
-        .unwrap();
-    admin
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let target = Target::exact(&server.url(name)).unwrap();
-    let client = target.connect_plain().await.unwrap();
-    (target, client)
-}
-
-/// A console model fed by the live backend.
-struct Console {
-    model: Model,
-    events: UnboundedReceiver<Event>,
-    commands: tokio::sync::mpsc::UnboundedSender<gavel::app::Command>,
-}
-
-impl Console {
-    fn attach(target: Target) -> Console {
-        let (sender, events) = unbounded_channel();
-        let commands = gavel::live::start(target, sender, None, Default::default());
-        Console {
-            model: Model::live(
-                "test".into(),
-                "alice".into(),
-                &gavel::config::Config::default(),
-            ),
-            events,
-            commands,
-        }
-    }
-
-    /// Applies events until `done` holds, failing after 20 s.
-    async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !done(&self.model) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match tokio::time::timeout(left, self.events.recv()).await {
-                Ok(Some(event)) => {
-                    for command in update(&mut self.model, event) {
-                        let _ = self.commands.send(command);
-                    }
-                }
-                _ => panic!("timed out waiting for {what}; link {:?}", self.model.link),
-            }
-        }
-    }
-}
-
-const SESSION: &str = "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget) \
-    VALUES ($1, 'Is the test debate real?', 'gated', '[\"theorist\", \"skeptic\"]', 10000)";
+mod common;
+use common::pg::{Console, SESSION, database, screen, server, table_count, texts, write_turns};
 
 /// Every session row as one string, to compare before and after.
 async fn session_rows(client: &Client) -> Vec<String> {
-    client
-        .query(
-            "SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect()
+    texts(
+        client,
+        "SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id",
+    )
+    .await
 }
 
 /// Plays `fixtures` into a migrated database at once, as an orchestrator with no pauses would.
@@ -106,23 +40,12 @@ async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>) {
         .unwrap();
 }
 
-/// The console drawn at 160x48, as text.
-fn screen(model: &Model) -> String {
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|f| gavel::ui::view(model, f)).unwrap();
-    terminal.backend().to_string()
-}
-
-async fn table_count(client: &Client, sql: &str) -> i64 {
-    client.query_one(sql, &[]).await.unwrap().get(0)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn migrate_creates_the_contract_and_a_second_run_changes_nothing() {
     let server = server();
     let (_, mut client) = database(&server, "fresh").await;
     let applied = migrate(&mut client).await.unwrap();
-    assert_eq!(applied.len(), 1, "{applied:?}");
+    assert_eq!(applied.len(), 2, "{applied:?}");
     assert!(
         migrate(&mut client).await.unwrap().is_empty(),
         "the second run applies nothing"
@@ -307,33 +230,12 @@ async fn rounds_keep_flowing_through_a_server_restart_with_none_missed() {
         .await;
 
     const ROUNDS: i64 = 60;
-    let writer = tokio::spawn(async move {
-        let mut client: Option<Client> = None;
-        for id in 1..=ROUNDS {
-            loop {
-                if client.as_ref().is_none_or(Client::is_closed) {
-                    client = target.connect_plain().await.ok();
-                }
-                let inserted = match &client {
-                    Some(c) => c
-                        .execute(
-                            "INSERT INTO debate_rounds (id, session_id, round_number, agent_persona, content, tokens_used) \
-                             VALUES ($1, 'long', $2, 'theorist', 'turn', 10) ON CONFLICT (id) DO NOTHING",
-                            &[&id, &(id as i32)],
-                        )
-                        .await
-                        .is_ok(),
-                    None => false,
-                };
-                if inserted {
-                    break;
-                }
-                client = None;
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            tokio::time::sleep(Duration::from_millis(30)).await;
-        }
-    });
+    let writer = tokio::spawn(write_turns(
+        target,
+        "long",
+        1..=ROUNDS,
+        Duration::from_millis(30),
+    ));
     console
         .until("the first rounds", |m| {
             m.debate("long").is_some_and(|d| d.turns.len() >= 15)
@@ -348,16 +250,7 @@ async fn rounds_keep_flowing_through_a_server_restart_with_none_missed() {
     .await
     .unwrap();
     writer.await.unwrap();
-    console
-        .until("every round", |m| {
-            m.debate("long")
-                .is_some_and(|d| d.turns.len() as i64 >= ROUNDS)
-        })
-        .await;
-    let turns = &console.model.debate("long").unwrap().turns;
-    let ids: BTreeSet<u64> = turns.iter().map(|t| t.id).collect();
-    assert_eq!(turns.len(), ROUNDS as usize, "no round shown twice");
-    assert_eq!(ids, (1..=ROUNDS as u64).collect(), "no round missed");
+    console.each_turn_once("long", ROUNDS as u64).await;
     drop(server);
 }
 
@@ -377,6 +270,7 @@ async fn racing_operators_resolve_each_decision_exactly_once() {
         decision: decision.into(),
         persona: None,
         operator: operator.into(),
+        role: None,
         note: Some(format!("{operator}'s call")),
         created_at: None,
         issues: Vec::new(),
@@ -616,6 +510,7 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
         decision: Decision::StopSafety.into(),
         persona: None,
         operator: "alice".into(),
+        role: None,
         note: None,
         created_at: None,
         issues: Vec::new(),
@@ -726,16 +621,11 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
     let mut from_db = calibrate::from_database(&mut client, &Default::default())
         .await
         .unwrap();
-    let in_session_order: Vec<String> = client
-        .query(
-            "SELECT id FROM debate_sessions WHERE status <> 'running'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
+    let in_session_order = texts(
+        &client,
+        "SELECT id FROM debate_sessions WHERE status <> 'running'",
+    )
+    .await;
     let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(
         ids, in_session_order,

@@ -39,6 +39,7 @@ fn action_on(
         decision: decision.into(),
         persona: persona.map(str::to_owned),
         operator: "alice".into(),
+        role: None,
         note: None,
         created_at: None,
         issues: Vec::new(),

@@ -120,6 +120,7 @@ fn losing_a_race_tells_who_won() {
         decision: Decision::StopSafety.into(),
         persona: None,
         operator: "bob".into(),
+        role: None,
         note: None,
         created_at: None,
         issues: Vec::new(),

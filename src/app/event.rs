@@ -17,6 +17,15 @@ pub enum Link {
     Down { error: String, retry_in: Duration },
 }
 
+/// Whether the database lets this console record operator actions, as its role's privileges
+/// say.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Access {
+    MayAct,
+    /// The role may only watch, for this reason.
+    WatchOnly(String),
+}
+
 /// Every input to the console.
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -34,6 +43,8 @@ pub enum Event {
     Resolved(Result<OperatorAction, ResolveError>),
     /// The live database connection changed state.
     Link(Link),
+    /// What the live database lets this console do, checked on every connect.
+    Access(Access),
 }
 
 /// What the console asks a backend to do.

@@ -143,6 +143,7 @@ impl Intent {
             decision: self.decision,
             persona: self.persona,
             operator: operator.to_owned(),
+            role: None,
             note: self.note.filter(|n| !n.trim().is_empty()),
             created_at: None,
             issues: Vec::new(),
@@ -234,6 +235,9 @@ pub struct Model {
     pub mouse: bool,
     /// Refuses operator actions until unlocked (with confirmation).
     pub read_only: bool,
+    /// Why the database refuses this console's actions (its role may only watch): read-only,
+    /// and unlocking cannot help, until a reconnect finds the role may act.
+    pub denied: Option<String>,
     /// Shows only the debates whose topic, id, persona, status or mode contain this text.
     pub filter: String,
     pub sort: SortOrder,
@@ -274,6 +278,7 @@ impl Model {
             keymap: config.keys.clone(),
             mouse: config.ui.mouse,
             read_only: false,
+            denied: None,
             filter: String::new(),
             sort: SortOrder::default(),
             selected: 0,

@@ -5,10 +5,10 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
 };
 
-use super::event::{Command, Event};
+use super::event::{Access, Command, Event};
 use super::keys::Action;
 use super::model::{Chooser, DetailView, Focus, Intent, Model, Overlay};
-use crate::domain::{ActionKind, Decision, Reported};
+use crate::domain::{ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
 use crate::ui::{Region, detail_rows, region_at};
 
@@ -39,6 +39,20 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         }
         Event::Store(change) => model.apply(*change),
         Event::Link(link) => model.link = Some(link),
+        Event::Access(Access::WatchOnly(why)) => {
+            model.read_only = true;
+            model.flash(format!("read-only: {why}"), true);
+            model.denied = Some(why);
+        }
+        Event::Access(Access::MayAct) => {
+            if model.denied.take().is_some() {
+                let unlock = model.keymap.keys(Action::Unlock);
+                model.flash(
+                    format!("this role may now record actions: press {unlock} to unlock"),
+                    false,
+                );
+            }
+        }
         Event::Resolved(Ok(action)) => {
             model.retry = None;
             model.flash(
@@ -63,9 +77,9 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             );
             model.retry = Some(*action);
         }
-        Event::Resolved(Err(taken)) => {
+        Event::Resolved(Err(refused)) => {
             model.retry = None;
-            model.flash(taken.to_string(), true);
+            model.flash(refused.to_string(), true);
         }
         Event::Resize(width, height) => model.screen = (width, height),
         Event::Theme(Ok(theme)) => {
@@ -109,11 +123,16 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         Some(Overlay::Confirm(intent)) => match key.code {
             KeyCode::Char('n') => model.overlay = Some(Overlay::Note(intent)),
             KeyCode::Char('y') => {
+                let action = intent.into_action(&model.operator);
+                if let Err(why) = actionable(model, &action) {
+                    model.flash(format!("not sent, nothing was recorded: {why}"), true);
+                    return Vec::new();
+                }
                 model.flash(
-                    format!("sending {} {} ...", intent.action, intent.decision),
+                    format!("sending {} {} ...", action.action, action.decision),
                     false,
                 );
-                return vec![Command::Resolve(intent.into_action(&model.operator))];
+                return vec![Command::Resolve(action)];
             }
             _ => model.flash("cancelled: nothing was recorded", false),
         },
@@ -265,22 +284,32 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::ViewJudge => set_view(model, DetailView::Judge),
         Action::ViewTrace => set_view(model, DetailView::Trace),
         Action::ViewFormat => set_view(model, DetailView::Format),
+        Action::Unlock if model.denied.is_some() => {
+            let why = model.denied.clone().unwrap_or_default();
+            model.flash(format!("still read-only: {why}"), true);
+        }
         Action::Unlock if model.read_only => model.overlay = Some(Overlay::Unlock),
         Action::Unlock => model.flash("not read-only: actions are already on", false),
         Action::Accept | Action::Override | Action::Escalate | Action::Retry if model.read_only => {
-            let unlock = model.keymap.keys(Action::Unlock);
-            model.flash(
-                format!("read-only: nothing is recorded — press {unlock} to unlock"),
-                true,
-            );
+            let why = match &model.denied {
+                Some(why) => format!("read-only: nothing is recorded — {why}"),
+                None => {
+                    let unlock = model.keymap.keys(Action::Unlock);
+                    format!("read-only: nothing is recorded — press {unlock} to unlock")
+                }
+            };
+            model.flash(why, true);
         }
-        Action::Retry => {
-            if let Some(action) = model.retry.take() {
-                model.flash("retrying ...", false);
-                return vec![Command::Resolve(action)];
-            }
-            model.flash("nothing to retry", true);
-        }
+        Action::Retry => match model.retry.take() {
+            None => model.flash("nothing to retry", true),
+            Some(action) => match actionable(model, &action) {
+                Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
+                Ok(()) => {
+                    model.flash("retrying ...", false);
+                    return vec![Command::Resolve(action)];
+                }
+            },
+        },
         Action::Accept => start_action(model, ActionKind::Accept),
         Action::Override => start_action(model, ActionKind::Override),
         Action::Escalate => start_action(model, ActionKind::Escalate),
@@ -470,14 +499,18 @@ fn start_action(model: &mut Model, action: ActionKind) {
     let round_index = pending.round_index;
     let options: Vec<String> = match action {
         ActionKind::Accept => {
-            model.overlay = Some(Overlay::Confirm(Intent {
+            let intent = Intent {
                 session_id,
                 round_index,
                 action,
                 decision: pending.decision.clone(),
                 persona: pending.signals.escalate_persona.clone(),
                 note: None,
-            }));
+            };
+            match actionable(model, &intent.clone().into_action(&model.operator)) {
+                Ok(()) => model.overlay = Some(Overlay::Confirm(intent)),
+                Err(why) => model.flash(format!("cannot accept: {why}"), true),
+            }
             return;
         }
         ActionKind::Override => Decision::ALL
@@ -502,4 +535,24 @@ fn start_action(model: &mut Model, action: ActionKind) {
         options,
         cursor: 0,
     }));
+}
+
+/// Whether `action` may be sent, as far as the console knows: not read-only, its debate on
+/// screen, its decision not yet resolved and still open (the store checks again when it writes).
+fn actionable(model: &Model, action: &OperatorAction) -> Result<(), String> {
+    if let Some(why) = &model.denied {
+        return Err(why.clone());
+    }
+    if model.read_only {
+        return Err("the console is read-only".to_owned());
+    }
+    let Some(debate) = model.debate(&action.session_id) else {
+        return Err(format!("no debate {} on screen", action.session_id));
+    };
+    if let Some(existing) = debate.actions.get(&action.round_index) {
+        return Err(ResolveError::AlreadyResolved(Box::new(existing.clone())).to_string());
+    }
+    action
+        .check_open(&debate.decision_state(action.round_index))
+        .map_err(|why| why.to_string())
 }

@@ -34,7 +34,10 @@ pub struct ExportRow {
     pub pmids: Vec<PmidCheck>,
     pub action: Option<String>,
     pub persona: Option<String>,
+    /// The display name the operator gave.
     pub operator: Option<String>,
+    /// The database role that wrote the action, as the database stamped it.
+    pub operator_role: Option<String>,
     pub note: Option<String>,
     pub reasons: Vec<String>,
     pub signals: Option<Signals>,
@@ -56,6 +59,7 @@ struct FlatRow {
     action: Option<String>,
     persona: Option<String>,
     operator: Option<String>,
+    operator_role: Option<String>,
     note: Option<String>,
     /// Joined with " | ".
     reasons: String,
@@ -82,6 +86,7 @@ impl ExportRow {
             action: None,
             persona: None,
             operator: None,
+            operator_role: None,
             note: None,
             reasons: Vec::new(),
             signals: None,
@@ -116,6 +121,7 @@ impl ExportRow {
                 action: Some(a.action.to_wire()),
                 persona: a.persona,
                 operator: Some(a.operator),
+                operator_role: a.role,
                 note: a.note,
                 ..blank(
                     "debate_operator_actions",
@@ -151,6 +157,7 @@ impl ExportRow {
             action: text(self.action),
             persona: text(self.persona),
             operator: text(self.operator),
+            operator_role: text(self.operator_role),
             note: text(self.note),
             reasons: cell(&self.reasons.join(" | ")),
             signal_json: self.signals.map(|s| json(&s)).transpose()?,

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::domain::{
     ActionKind, ControllerMode, Debate, JudgeDecision, OperatorAction, Reported, TIMEOUT_OPERATOR,
+    who,
 };
 use crate::text::{columns, inert, one_line, thousands};
 
@@ -15,7 +16,10 @@ pub struct TraceAction {
     pub action: String,
     pub decision: String,
     pub persona: Option<String>,
+    /// The display name the operator gave.
     pub operator: String,
+    /// The database role that wrote the action, as the database stamped it.
+    pub operator_role: Option<String>,
     pub note: Option<String>,
     pub at: Option<String>,
 }
@@ -198,7 +202,7 @@ impl TraceRound {
                 "{} {}{persona} by {}",
                 one_line(&a.action),
                 one_line(&a.decision),
-                one_line(&a.operator)
+                one_line(&who(&a.operator, a.operator_role.as_deref()))
             )
         });
         vec![
@@ -220,6 +224,7 @@ fn trace_action(action: &OperatorAction) -> TraceAction {
         decision: action.decision.to_string(),
         persona: action.persona.clone(),
         operator: action.operator.clone(),
+        operator_role: action.role.clone(),
         note: action.note.clone(),
         at: action.created_at.map(|t| t.to_rfc3339()),
     }
@@ -248,13 +253,15 @@ fn ending(debate: &Debate, rounds: &[TraceRound]) -> String {
             "decided by the controller; the gated timeout let it stand".to_owned()
         }
         (_, Some(a)) if a.action == Reported::Known(ActionKind::Accept) => {
-            format!("decided by the controller, accepted by {}", a.operator)
+            format!("decided by the controller, accepted by {}", a.who())
         }
         (Some(d), Some(a)) => format!(
             "{} by {} (the controller said {})",
-            a.action, a.operator, d.decision
+            a.action,
+            a.who(),
+            d.decision
         ),
-        (None, Some(a)) => format!("{} by {}", a.action, a.operator),
+        (None, Some(a)) => format!("{} by {}", a.action, a.who()),
         (Some(_), None) => "decided by the controller".to_owned(),
         (None, None) => String::new(),
     };

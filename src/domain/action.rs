@@ -1,9 +1,11 @@
-//! `debate_operator_actions`: an operator's resolution of a controller decision.
+//! `debate_operator_actions`: an operator's resolution of a controller decision, and the rule
+//! for when a decision may still be resolved.
 
 use chrono::{DateTime, Utc};
 
 use super::decision::Decision;
 use super::reported::{Reported, vocabulary};
+use super::session::SessionStatus;
 
 vocabulary! {
     /// How an operator resolved a decision.
@@ -23,9 +25,90 @@ pub struct OperatorAction {
     pub decision: Reported<Decision>,
     /// For escalate: the persona to bring in.
     pub persona: Option<String>,
+    /// The display name the client gave (`--operator`): free text.
     pub operator: String,
+    /// The database role that wrote the row (`operator_role`, stamped by the database); `None`
+    /// where no database vouches for it (the demo, rows from before the column existed).
+    pub role: Option<String>,
     pub note: Option<String>,
     pub created_at: Option<DateTime<Utc>>,
     /// What was wrong with the row as read.
     pub issues: Vec<String>,
+}
+
+impl OperatorAction {
+    /// Who acted, as shown: the display name, and the database role when it differs.
+    pub fn who(&self) -> String {
+        who(&self.operator, self.role.as_deref())
+    }
+
+    /// Whether this action may be recorded on a decision in `state`: the debate still runs, the
+    /// decision is its latest, and there is a decision to let stand (for accept: the one still
+    /// on record). Who resolved it first is the store's to say.
+    pub fn check_open(&self, state: &DecisionState) -> Result<(), NotOpen> {
+        let round = self.round_index;
+        match &state.status {
+            None => return Err(NotOpen::NoSession),
+            Some(Reported::Known(SessionStatus::Running)) => {}
+            Some(other) => {
+                return Err(NotOpen::Finished {
+                    status: other.to_wire(),
+                });
+            }
+        }
+        let Some(controller) = state.decision.as_deref() else {
+            return Err(NotOpen::Missing { round });
+        };
+        if let Some(latest) = state.latest.filter(|&latest| latest > round) {
+            return Err(NotOpen::Superseded { round, latest });
+        }
+        let accept = self.action == Reported::Known(ActionKind::Accept);
+        if self.decision.to_wire().trim().is_empty() || (accept && controller.trim().is_empty()) {
+            return Err(NotOpen::Empty { round });
+        }
+        if accept && controller != self.decision.to_wire() {
+            return Err(NotOpen::Changed {
+                round,
+                now: controller.to_owned(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// An operator as shown: the display name `operator`, and the database `role` that wrote the
+/// action when it differs ("alice (role bob)").
+pub fn who(operator: &str, role: Option<&str>) -> String {
+    match role {
+        Some(role) if role != operator => format!("{operator} (role {role})"),
+        _ => operator.to_owned(),
+    }
+}
+
+/// What a store knows of a decision when an operator acts on it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DecisionState {
+    /// The debate's status; `None` when it has no session row.
+    pub status: Option<Reported<SessionStatus>>,
+    /// The controller's decision for the round as written (`""` for NULL); `None` without a row.
+    pub decision: Option<String>,
+    /// The debate's latest decided round.
+    pub latest: Option<u32>,
+}
+
+/// Why a decision cannot be resolved now; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotOpen {
+    #[error("the debate has no row in debate_sessions")]
+    NoSession,
+    #[error("the debate's status is {status:?}, not running")]
+    Finished { status: String },
+    #[error("there is no controller decision for round {round}")]
+    Missing { round: u32 },
+    #[error("round {round} is no longer the latest decision: round {latest} is")]
+    Superseded { round: u32, latest: u32 },
+    #[error("the controller's decision for round {round} is empty: nothing to accept")]
+    Empty { round: u32 },
+    #[error("the controller's decision for round {round} is now {now:?}, not what was confirmed")]
+    Changed { round: u32, now: String },
 }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Deref;
 
 use super::limits::MAX_ROUND_CEILING;
-use super::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
+use super::{Change, ControllerDecision, DecisionState, Judgment, OperatorAction, Session, Turn};
 
 /// One debate: its session row and every row that belongs to it.
 #[derive(Debug, Clone)]
@@ -153,6 +153,16 @@ impl Debate {
         let latest = self.latest_decision()?;
         (self.session.is_running() && !self.actions.contains_key(&latest.round_index))
             .then_some(latest)
+    }
+
+    /// What this debate's rows say of the decision of `round`, for
+    /// [`OperatorAction::check_open`].
+    pub fn decision_state(&self, round: u32) -> DecisionState {
+        DecisionState {
+            status: Some(self.session.status.clone()),
+            decision: self.decisions.get(&round).map(|d| d.decision.to_wire()),
+            latest: self.decisions.keys().next_back().copied(),
+        }
     }
 
     /// Decisions of a running debate that no action resolved.

@@ -9,7 +9,9 @@ use chrono::Utc;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::ResolveError;
-use crate::domain::{Change, ControllerDecision, Judgment, Limits, OperatorAction, Session, Turn};
+use crate::domain::{
+    Change, ControllerDecision, DecisionState, Judgment, Limits, OperatorAction, Session, Turn,
+};
 
 #[derive(Debug, Default)]
 struct Tables {
@@ -58,6 +60,33 @@ impl Tables {
         }
     }
 
+    fn record(&mut self, mut action: OperatorAction) -> Result<OperatorAction, ResolveError> {
+        let key = (action.session_id.clone(), action.round_index);
+        if let Some(existing) = self.actions.get(&key) {
+            return Err(ResolveError::AlreadyResolved(Box::new(existing.clone())));
+        }
+        action.created_at = Some(Utc::now());
+        self.publish(Change::Action(action.clone()));
+        Ok(action)
+    }
+
+    /// What the tables say of the decision `action` resolves.
+    fn decision_state(&self, action: &OperatorAction) -> DecisionState {
+        let session = &action.session_id;
+        DecisionState {
+            status: self.sessions.get(session).map(|s| s.status.clone()),
+            decision: self
+                .decisions
+                .get(&(session.clone(), action.round_index))
+                .map(|d| d.decision.to_wire()),
+            latest: self
+                .decisions
+                .range((session.clone(), 0)..=(session.clone(), u32::MAX))
+                .next_back()
+                .map(|((_, round), _)| *round),
+        }
+    }
+
     fn publish(&mut self, mut change: Change) {
         self.limits.check(&mut change);
         self.upsert(&change);
@@ -98,15 +127,21 @@ impl MemoryStore {
 
     /// Records an operator action unless its decision is already resolved; then the action that
     /// won is returned instead and nothing is overwritten.
-    pub fn resolve(&self, mut action: OperatorAction) -> Result<OperatorAction, ResolveError> {
+    pub fn resolve(&self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
+        self.lock().record(action)
+    }
+
+    /// Records an operator's action on a decision that is still open (see
+    /// [`OperatorAction::check_open`]); otherwise nothing is written and the refusal says why.
+    pub fn resolve_open(&self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
         let mut tables = self.lock();
-        let key = (action.session_id.clone(), action.round_index);
-        if let Some(existing) = tables.actions.get(&key) {
-            return Err(ResolveError::AlreadyResolved(Box::new(existing.clone())));
+        let resolved = tables
+            .actions
+            .contains_key(&(action.session_id.clone(), action.round_index));
+        if !resolved && let Err(why) = action.check_open(&tables.decision_state(&action)) {
+            return Err(ResolveError::refused(&action, why));
         }
-        action.created_at = Some(Utc::now());
-        tables.publish(Change::Action(action.clone()));
-        Ok(action)
+        tables.record(action)
     }
 
     /// Every row so far, then every later change, on one channel: nothing is missed.

@@ -15,13 +15,30 @@ pub enum ResolveError {
     /// Lost a race: the decision was already resolved, by this action.
     #[error(
         "round {} of {} was already resolved by {}: {} -> {}",
-        .0.round_index, .0.session_id, .0.operator, .0.action, .0.decision
+        .0.round_index, .0.session_id, .0.who(), .0.action, .0.decision
     )]
     AlreadyResolved(Box<OperatorAction>),
+    /// Refused, and asking again will not change that: the decision is no longer open, or the
+    /// database refused the write (no INSERT privilege, ...). Nothing was recorded.
+    #[error("not recorded: {} {} on {} round {}: {reason}", action.action, action.decision, action.session_id, action.round_index)]
+    Refused {
+        action: Box<OperatorAction>,
+        reason: String,
+    },
     /// The write failed (the connection is down, ...); nothing was recorded.
     #[error("could not record {} {} on {} round {}: {error}", action.action, action.decision, action.session_id, action.round_index)]
     Failed {
         action: Box<OperatorAction>,
         error: String,
     },
+}
+
+impl ResolveError {
+    /// A refusal of `action`, for `reason`.
+    pub fn refused(action: &OperatorAction, reason: impl std::fmt::Display) -> ResolveError {
+        ResolveError::Refused {
+            action: Box::new(action.clone()),
+            reason: reason.to_string(),
+        }
+    }
 }

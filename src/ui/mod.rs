@@ -211,10 +211,10 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             theme.danger(),
         ),
     };
-    let access = if model.read_only {
-        Span::styled(" │ read-only", theme.warn())
-    } else {
-        Span::raw("")
+    let access = match (&model.denied, model.read_only) {
+        (Some(why), _) => Span::styled(format!(" │ read-only: {}", one_line(why)), theme.warn()),
+        (None, true) => Span::styled(" │ read-only", theme.warn()),
+        (None, false) => Span::raw(""),
     };
     let line = Line::from(vec![
         Span::styled(" gavel ", theme.title()),

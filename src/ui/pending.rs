@@ -117,7 +117,9 @@ fn pending_lines<'a>(
     lines.push(reason_line(&decision.signals, theme));
     let key =
         |action: Action| Span::styled(format!("[{}]", model.keymap.keys(action)), theme.pending());
-    lines.push(if model.read_only {
+    lines.push(if let Some(why) = &model.denied {
+        Line::styled(format!("read-only: {}", one_line(why)), theme.warn())
+    } else if model.read_only {
         Line::from(vec![
             Span::styled("read-only: ", theme.warn()),
             key(Action::Unlock),
@@ -148,7 +150,7 @@ fn settled_lines<'a>(
         Some(action) => format!(
             "  ·  {} by {}: {}",
             action.action,
-            one_line(&action.operator),
+            one_line(&action.who()),
             action.decision
         ),
         None => "  ·  not resolved by an operator".to_owned(),

@@ -152,7 +152,7 @@ fn cells<'a>(
     };
     let operator = match round.action {
         Some(a) => Span::styled(
-            one_line(&format!("{} {}", a.action, a.operator)),
+            one_line(&format!("{} {}", a.action, a.who())),
             theme.accent(),
         ),
         None if round.decision.is_some() => Span::styled("·", theme.muted()),

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: load a bundled fixture and play it to the end.
 #![allow(dead_code)]
 
+pub mod pg;
 pub mod tmux;
 
 use std::sync::Arc;

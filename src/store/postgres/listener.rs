@@ -3,9 +3,10 @@
 //! notifications are never dropped and the console never awaits the database.
 //!
 //! On every (re)connect: LISTEN, then load what changed since the watermark (everything in the
-//! start window on the first connect), then consume notifications, fetching the rows they name
-//! in batches. Rows are keyed, so a row read twice is filed once. A keepalive query with a
-//! timeout finds a dead connection; reconnection backs off up to 10 s.
+//! start window on the first connect), tell the console whether its role may record actions,
+//! then consume notifications, fetching the rows they name in batches. Rows are keyed, so a row
+//! read twice is filed once. A keepalive query with a timeout finds a dead connection;
+//! reconnection backs off up to 10 s.
 
 use std::collections::BTreeSet;
 use std::future::poll_fn;
@@ -15,9 +16,10 @@ use anyhow::{Context, Result, anyhow};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::AsyncMessage;
 
+use super::actions;
 use super::connect::Target;
 use super::queries::{self, Notice, Watermark};
-use crate::app::{Event, Link};
+use crate::app::{Access, Event, Link};
 use crate::domain::{Change, Limits};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
@@ -105,6 +107,11 @@ async fn follow(
         };
         *watermark = Some(mark);
         forward(events, rows)?;
+        let access = match actions::access(&client).await? {
+            None => Access::MayAct,
+            Some(why) => Access::WatchOnly(why),
+        };
+        events.send(Event::Access(access)).map_err(|_| anyhow!("console gone"))?;
         events.send(Event::Link(Link::Live)).map_err(|_| anyhow!("console gone"))?;
         *failures = 0;
 

@@ -1,5 +1,6 @@
 //! The PostgreSQL backend, following `../shared/interop.md`: migrations, the live listener,
-//! lenient row reading, exactly-once operator actions, and a throwaway local server.
+//! lenient row reading, exactly-once operator actions, the viewer and operator roles, and a
+//! throwaway local server.
 
 mod actions;
 mod connect;
@@ -8,14 +9,16 @@ mod listener;
 mod local;
 mod migrate;
 mod queries;
+mod roles;
 pub mod rows;
 mod stage;
 mod tls;
 
-pub use actions::record;
+pub use actions::{access, record, resolve};
 pub use connect::Target;
 pub use listener::{START_WINDOW, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
 pub use queries::{Notice, audit_rows, finished_debates, history};
+pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};
 pub use stage::{Orchestrator, PgStage, simulate};

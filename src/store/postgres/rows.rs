@@ -35,7 +35,7 @@ pub const JUDGMENT_COLUMNS: &str = "id::text, session_id::text, round_index::tex
     pmids::text, extract(epoch from created_at)::text";
 pub const ACTION_COLUMNS: &str = "session_id::text, round_index::text, action::text, \
     decision::text, persona::text, operator::text, note::text, \
-    extract(epoch from created_at)::text";
+    extract(epoch from created_at)::text, operator_role::text";
 
 /// One row's columns as text (`NULL` as `None`), in the order of its table's `*_COLUMNS`; a
 /// column past the end reads as `NULL`.
@@ -474,6 +474,7 @@ pub fn action_from(columns: &Columns<'_>, limits: &Limits) -> OperatorAction {
         decision: Reported::parse(r.raw(3).unwrap_or_default()),
         persona: r.text(4),
         operator: r.text(5).unwrap_or_default(),
+        role: r.text(8),
         note: r.text(6),
         created_at: r.time(7, "created_at"),
         issues: r.issues,
