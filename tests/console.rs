@@ -466,10 +466,17 @@ fn an_edited_theme_file_is_read_again() {
             .recv_timeout(Duration::from_secs(10))
             .expect("an event")
     };
+    // Saved as editors save: a new file renamed over the old, so that no read (however late
+    // a loaded machine runs it) sees a half-written file.
+    let save = |text: String| {
+        let new = dir.join(".mine.toml.new");
+        std::fs::write(&new, text).unwrap();
+        std::fs::rename(&new, &path).unwrap();
+    };
 
-    std::fs::write(&path, dark.replace("name = \"dark\"", "name = \"edited\"")).unwrap();
+    save(dark.replace("name = \"dark\"", "name = \"edited\""));
     assert_eq!(next().unwrap().name, "edited");
-    std::fs::write(&path, dark.replace("#bf616a", "blood")).unwrap();
+    save(dark.replace("#bf616a", "blood"));
     let error = next().unwrap_err();
     assert!(
         error.contains("mine.toml") && error.contains("\"blood\" is not a colour"),
