@@ -8,6 +8,7 @@
 //! terminal that hung up; a draw that fails because it did ends the console as the hangup.
 
 use std::io;
+use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -85,13 +86,17 @@ pub async fn run(
     };
     stop.store(true, Ordering::Relaxed);
     let left = terminal::leave();
-    let _ = reader.join();
+    // The key reader is waited for only after a quit: on a terminal that hung up, crossterm's
+    // read never returns, and the process is ending anyway.
     match result? {
         // After SIGHUP the terminal may be gone: restoring it could not have worked.
         Ended::Signal(number) => Ok(Ended::Signal(number)),
         // The panic hook restored it and said so.
         Ended::Panicked => Ok(Ended::Panicked),
-        Ended::Quit => left.map(|()| Ended::Quit).map_err(Into::into),
+        Ended::Quit => {
+            let _ = reader.join();
+            left.map(|()| Ended::Quit).map_err(Into::into)
+        }
     }
 }
 
@@ -103,7 +108,11 @@ async fn draw_loop(
     mut signals: Signals,
     mut panicked: Panicked,
 ) -> Result<Ended> {
-    let mut terminal = ratatui::Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
+    // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
+    // (`eprintln!` to a terminal gone).
+    let mut terminal =
+        ManuallyDrop::new(ratatui::Terminal::new(CrosstermBackend::new(io::stdout()))?);
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
     model.settle();

@@ -243,9 +243,12 @@ fn ctrl_z_with_no_shell_to_continue_the_console_leaves_it_running() {
 fn a_terminal_that_hangs_up_while_the_console_draws_ends_it_with_129() {
     let tmux = Tmux::new();
     let status = tmux.dir.join("status");
-    // A wrapper that outlives the hangup (its trap runs once gavel has exited) records the status.
+    // The pane's shell leads the session: killing the pane hangs the terminal up, the shell
+    // dies of its SIGHUP and the kernel sends the console's process group SIGHUP, by when the
+    // console may have drawn into the dead terminal. A wrapper that outlives the hangup (its
+    // trap runs once gavel has exited) records the status.
     tmux.start(&format!(
-        "sh -c 'trap : HUP; {BINARY} demo --speed 16 --log-dir {}; echo $? > {}'",
+        "sh -c 'trap : HUP; {BINARY} demo --speed 16 --log-dir {}; echo $? > {}'; true",
         tmux.dir.join("logs").display(),
         status.display()
     ));
