@@ -100,6 +100,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let mut client = target.connect_plain().await?;
                 audit_rows(&mut client, since, until, &config.limits).await
             })?;
+            // Written as stored; what a reader flagged is said, as `calibrate` says it.
+            for issue in rows.iter().flat_map(|row| row.change.issues()) {
+                eprintln!("gavel: note: {}", inert(issue));
+            }
             let rows: Vec<ExportRow> = rows.into_iter().filter_map(ExportRow::of).collect();
             let count = match &output {
                 Some(path) => {
@@ -259,12 +263,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let target = target(db.db.as_deref())?;
             let source = format!("watch: {}", target.describe());
             let (model, theme_file) = console_model(source, &console, &config, true)?;
-            let ended = runtime()?.block_on(async {
+            let rt = runtime()?;
+            let ended = rt.block_on(async {
                 let (events, receiver) = unbounded_channel();
                 let commands = live::start(target, events.clone(), None, config.limits);
                 tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
-            })?;
-            Ok(ended.exit_code())
+            });
+            // Not waiting on the backend's blocking tasks: after a signal, tokio's handlers
+            // would swallow a second SIGTERM or SIGINT while a drop waited on them.
+            rt.shutdown_background();
+            Ok(ended?.exit_code())
         }
         Commands::Demo {
             fixtures,

@@ -1,8 +1,8 @@
 //! The terminal's modes and the process signals that concern them: the console's modes (raw
 //! input, the alternate screen, a hidden cursor, mouse capture) entered and always left again,
-//! whether the console quits, fails, panics or is signalled; a suspend (Ctrl-Z, SIGTSTP) that
-//! hands the shell a restored terminal and takes the modes back on `fg`; the signals that end
-//! the console; and the check that there is a terminal at all.
+//! whether the console quits, fails, panics (on any thread) or is signalled; a suspend (Ctrl-Z,
+//! SIGTSTP) that hands the shell a restored terminal and takes the modes back on `fg`; the
+//! signals that end the console; and the check that there is a terminal at all.
 
 use std::io::{self, IsTerminal};
 use std::task::Poll;
@@ -14,8 +14,9 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use crossterm::{cursor, execute};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGSTOP, SIGTERM, SIGTSTP};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
 use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::sync::watch;
 
 /// Fails, in one line, unless standard input and standard output are both terminals.
 pub fn require() -> anyhow::Result<()> {
@@ -57,23 +58,74 @@ pub fn leave() -> io::Result<()> {
     steps.into_iter().collect()
 }
 
-/// Makes a panic leave the terminal's modes before the panic is reported.
-pub fn leave_on_panic() {
+/// Makes a panic on any thread leave the terminal's modes before the panic is reported, and
+/// tells the console (see [`Panicked`]) so that it ends rather than run on in a restored
+/// terminal.
+pub fn leave_on_panic() -> Panicked {
+    on_panic(|| {
+        let _ = leave();
+    })
+}
+
+/// Makes a panic on any thread run `first`, then the panic hook there was, then tell the
+/// [`Panicked`] returned.
+pub fn on_panic(first: impl Fn() + Send + Sync + 'static) -> Panicked {
+    let (tell, told) = watch::channel(false);
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let _ = leave();
+        first();
         report(info);
+        tell.send_replace(true);
     }));
+    Panicked(told)
+}
+
+/// Told of a panic on any thread, once [`on_panic`] is in place.
+pub struct Panicked(watch::Receiver<bool>);
+
+impl Panicked {
+    /// Returns once a panic happened (at once if one already did). Cancel-safe.
+    pub async fn wait(&mut self) {
+        if self.0.wait_for(|panicked| *panicked).await.is_err() {
+            // The hook (which holds the sender) is gone: no panic will be told.
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// Stops the process as a shell's Ctrl-Z would, with the terminal restored first; returns when
 /// it is continued (`fg`, SIGCONT) with the console's modes back. The caller redraws the whole
 /// screen: the alternate screen comes back empty.
+///
+/// The stop is SIGTSTP's own default action (as vim does it), so the kernel's rule for an
+/// orphaned process group applies: with no shell with job control to continue it (`ssh -t host
+/// gavel watch`, `tmux new 'gavel demo'`) the stop is discarded and the console carries on.
 pub fn suspend(mouse: bool) -> io::Result<()> {
     leave()?;
-    // SIGSTOP, not SIGTSTP: the console catches SIGTSTP itself (that is how it got here).
-    signal_hook::low_level::raise(SIGSTOP)?;
+    stop()?;
     enter(mouse)
+}
+
+/// Raises SIGTSTP with its default action in place, then puts the console's handler back.
+fn stop() -> io::Result<()> {
+    let check = |result: libc::c_int| {
+        if result == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    };
+    // SAFETY: `sigaction` is given valid, zero-initialised structures (the documented way to
+    // fill one) and `raise` a valid signal; the handler taken out is put back unchanged.
+    unsafe {
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        let mut handler: libc::sigaction = std::mem::zeroed();
+        check(libc::sigaction(SIGTSTP, &default, &mut handler))?;
+        let raised = check(libc::raise(SIGTSTP));
+        let restored = check(libc::sigaction(SIGTSTP, &handler, std::ptr::null_mut()));
+        raised.and(restored)
+    }
 }
 
 /// Ctrl-Z pressed, which suspends the console (raw input delivers it as a key, not as

@@ -3,9 +3,12 @@
 //! read on their own thread; the active theme file watched for edits; the draw loop.
 //!
 //! The loop never awaits I/O: it waits for the next event (or signal), drains every event
-//! already queued, applies them all, and draws once, at most 60 times a second.
+//! already queued, applies them all, and draws once, at most 60 times a second. A signal comes
+//! before any event and is looked for again before each draw, so that nothing is drawn to a
+//! terminal that hung up; a draw that fails because it did ends the console as the hangup.
 
 use std::io;
+use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,16 +17,20 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use crossterm::event::{self, Event as TermEvent};
+use futures_util::FutureExt;
 use ratatui::DefaultTerminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Command, Event, Model, update};
-use crate::terminal::{self, Request, Signals};
+use crate::terminal::{self, Panicked, Request, Signals};
 use crate::theme;
 use crate::ui::view;
 
 const FRAME: Duration = Duration::from_millis(16);
+
+/// How long a failed draw waits for the hangup that may have caused it.
+const HANGUP_GRACE: Duration = Duration::from_secs(1);
 
 /// How the console ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,15 +39,18 @@ pub enum Ended {
     Quit,
     /// A signal ended it (SIGTERM, SIGHUP, SIGINT or SIGQUIT: its number).
     Signal(i32),
+    /// A thread panicked (the panic was reported as it happened).
+    Panicked,
 }
 
 impl Ended {
-    /// The process's exit status: success, or 128 + the signal's number, as a shell reports a
-    /// process that a signal ended.
+    /// The process's exit status: success, 128 + the signal's number (as a shell reports a
+    /// process that a signal ended), or 101 after a panic (as Rust reports one).
     pub fn exit_code(self) -> ExitCode {
         match self {
             Ended::Quit => ExitCode::SUCCESS,
             Ended::Signal(number) => ExitCode::from(u8::try_from(128 + number).unwrap_or(u8::MAX)),
+            Ended::Panicked => ExitCode::from(101),
         }
     }
 }
@@ -66,21 +76,27 @@ pub async fn run(
     };
     // Caught before the terminal changes, so that none can leave it changed.
     let signals = Signals::listen()?;
-    terminal::leave_on_panic();
+    let panicked = terminal::leave_on_panic();
     let stop = Arc::new(AtomicBool::new(false));
     let entered = terminal::enter(model.mouse);
     let reader = spawn_key_reader(sender, stop.clone());
     let result = match entered {
-        Ok(()) => draw_loop(model, receiver, commands, signals).await,
+        Ok(()) => draw_loop(model, receiver, commands, signals, panicked).await,
         Err(e) => Err(e.into()),
     };
     stop.store(true, Ordering::Relaxed);
     let left = terminal::leave();
-    let _ = reader.join();
+    // The key reader is waited for only after a quit: on a terminal that hung up, crossterm's
+    // read never returns, and the process is ending anyway.
     match result? {
         // After SIGHUP the terminal may be gone: restoring it could not have worked.
         Ended::Signal(number) => Ok(Ended::Signal(number)),
-        Ended::Quit => left.map(|()| Ended::Quit).map_err(Into::into),
+        // The panic hook restored it and said so.
+        Ended::Panicked => Ok(Ended::Panicked),
+        Ended::Quit => {
+            let _ = reader.join();
+            left.map(|()| Ended::Quit).map_err(Into::into)
+        }
     }
 }
 
@@ -90,8 +106,13 @@ async fn draw_loop(
     mut receiver: UnboundedReceiver<Event>,
     commands: UnboundedSender<Command>,
     mut signals: Signals,
+    mut panicked: Panicked,
 ) -> Result<Ended> {
-    let mut terminal = ratatui::Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
+    // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
+    // (`eprintln!` to a terminal gone).
+    let mut terminal =
+        ManuallyDrop::new(ratatui::Terminal::new(CrosstermBackend::new(io::stdout()))?);
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
     model.settle();
@@ -99,10 +120,7 @@ async fn draw_loop(
     let mut last_draw = Instant::now();
     loop {
         let event = tokio::select! {
-            event = receiver.recv() => match event {
-                Some(event) => event,
-                None => return Ok(Ended::Quit),
-            },
+            biased;
             request = signals.next() => match request {
                 Request::End(number) => return Ok(Ended::Signal(number)),
                 Request::Suspend => {
@@ -110,10 +128,23 @@ async fn draw_loop(
                     continue;
                 }
             },
+            () = panicked.wait() => return Ok(Ended::Panicked),
+            event = receiver.recv() => match event {
+                Some(event) => event,
+                None => return Ok(Ended::Quit),
+            },
         };
         let mut pending = vec![event];
         let mut suspending = false;
         loop {
+            match signals.next().now_or_never() {
+                Some(Request::End(number)) => return Ok(Ended::Signal(number)),
+                Some(Request::Suspend) => suspending = true,
+                None => {}
+            }
+            if panicked.wait().now_or_never().is_some() {
+                return Ok(Ended::Panicked);
+            }
             while let Ok(event) = receiver.try_recv() {
                 pending.push(event);
             }
@@ -139,12 +170,31 @@ async fn draw_loop(
             return Ok(Ended::Quit);
         }
         model.settle();
-        if suspending {
-            suspend(&mut terminal, &model)?;
+        let drawn = if suspending {
+            suspend(&mut terminal, &model)
         } else {
-            terminal.draw(|frame| view(&model, frame))?;
+            terminal
+                .draw(|frame| view(&model, frame))
+                .map(drop)
+                .map_err(Into::into)
+        };
+        if let Err(e) = drawn {
+            return hung_up(&mut signals).await.ok_or(e);
         }
         last_draw = Instant::now();
+    }
+}
+
+/// After a failed draw: the signal that ended the console, if one comes soon (a terminal that
+/// hung up fails the draw, and its SIGHUP may still be on its way).
+async fn hung_up(signals: &mut Signals) -> Option<Ended> {
+    let deadline = tokio::time::Instant::now() + HANGUP_GRACE;
+    loop {
+        match tokio::time::timeout_at(deadline, signals.next()).await {
+            Ok(Request::End(number)) => return Some(Ended::Signal(number)),
+            Ok(Request::Suspend) => continue,
+            Err(_) => return None,
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use gavel::audit::{ExportRow, Trace};
 use gavel::config::Config;
 use gavel::domain::{
     ActionKind, Change, ControllerDecision, Debates, Decision, OperatorAction, Reported, Session,
-    SessionStatus, Signals,
+    SessionStatus, Signals, Stored,
 };
 use gavel::store::postgres::{
     LocalServer, Target, ensure_roles, grant, history, migrate, resolve, revoke,
@@ -525,7 +525,13 @@ async fn the_recorded_role_is_the_writers_and_cannot_be_forged() {
     let json = serde_json::to_value(&trace).unwrap();
     assert_eq!(json["rounds"][0]["action"]["operator"], "alice");
     assert_eq!(json["rounds"][0]["action"]["operator_role"], "bob");
-    let exported = ExportRow::of(Change::Action(recorded)).unwrap();
+    let round_index = Some(i64::from(recorded.round_index));
+    let exported = ExportRow::of(Stored {
+        change: Change::Action(recorded),
+        round_index,
+        signal_json: None,
+    })
+    .unwrap();
     assert_eq!(
         (
             exported.operator.as_deref(),

@@ -2,7 +2,7 @@
 //! pictures, JSON Lines escapes them and keeps the data exact.
 
 use gavel::audit::{ExportRow, Format, export};
-use gavel::domain::{ActionKind, Change, Decision, OperatorAction};
+use gavel::domain::{ActionKind, Change, Decision, OperatorAction, Stored};
 
 fn hostile() -> Vec<ExportRow> {
     let action = OperatorAction {
@@ -17,7 +17,12 @@ fn hostile() -> Vec<ExportRow> {
         created_at: None,
         issues: Vec::new(),
     };
-    ExportRow::of(Change::Action(action)).into_iter().collect()
+    let stored = Stored {
+        change: Change::Action(action),
+        round_index: Some(2),
+        signal_json: None,
+    };
+    ExportRow::of(stored).into_iter().collect()
 }
 
 fn written(format: Format) -> String {

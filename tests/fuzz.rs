@@ -4,7 +4,11 @@
 //! each rejection names what was wrong and where, and every number that survives lies within
 //! its bounds.
 
+mod common;
+
 use std::time::Duration;
+
+use common::hostile::{HUGE, decision_row, fed, hostile_session, turn_row};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use gavel::app::{Event, Link, Model, update};
@@ -26,6 +30,14 @@ use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 const LIMITS: Limits = Limits { max_round: 50 };
+
+/// The contract's older names, read as the current ones (`src/domain/`).
+const ALIASES: &[&str] = &[
+    "warn_persona",
+    "halt_and_replace_persona",
+    "abort_debate",
+    "definitional",
+];
 
 /// Integers a hostile writer would try: around the bounds, and anywhere.
 fn integer() -> impl Strategy<Value = i64> {
@@ -84,8 +96,16 @@ fn column() -> impl Strategy<Value = Option<String>> {
         ])
         .prop_map(|s| Some(s.to_owned())),
         json_value().prop_map(|v| Some(v.to_string())),
+        long_array().prop_map(|v| Some(v.to_string())),
         any::<String>().prop_map(Some),
     ]
+}
+
+/// An array of names around and beyond [`MAX_AGENTS`]: a roster to cut.
+fn long_array() -> impl Strategy<Value = Value> {
+    let max = MAX_AGENTS as usize;
+    prop_oneof![max - 2..=max + 2, 0..3 * max]
+        .prop_map(|n| Value::from((0..n).map(|i| format!("p{i}")).collect::<Vec<_>>()))
 }
 
 fn columns() -> impl Strategy<Value = Vec<Option<String>>> {
@@ -168,6 +188,23 @@ proptest! {
     }
 
     #[test]
+    fn a_roster_beyond_max_agents_is_cut_there_and_flagged(roster in long_array()) {
+        let length = roster.as_array().map_or(0, Vec::len);
+        let text = roster.to_string();
+        let mut texts = vec![None; 10];
+        texts[0] = Some("s");
+        texts.push(Some(text.as_str()));
+        let session = session_from(&texts, &LIMITS);
+        let kept = length.min(MAX_AGENTS as usize);
+        prop_assert_eq!(session.personas.len(), kept);
+        prop_assert_eq!(session.personas.last().cloned(), kept.checked_sub(1).map(|i| format!("p{i}")));
+        let flag = format!(
+            "debate_sessions (s): personas: {length} personas, more than {MAX_AGENTS}: the rest are left out"
+        );
+        prop_assert_eq!(session.issues.contains(&flag), length > MAX_AGENTS as usize, "{:?}", session.issues);
+    }
+
+    #[test]
     fn an_integer_round_out_of_bounds_is_flagged_with_its_value(round in integer()) {
         let text = round.to_string();
         let turn = turn_from(&[Some("7"), Some("s"), Some(&text)], &LIMITS);
@@ -245,8 +282,13 @@ proptest! {
             let reported = Reported::<T>::parse(raw);
             match &reported {
                 Reported::Known(value) => {
-                    prop_assert_eq!(raw.parse::<T>().ok(), Some(*value));
-                    prop_assert_eq!(reported.to_string(), value.to_string());
+                    // Written back as it came, or (an alias) as the name it stands for.
+                    let wire = reported.to_wire();
+                    if wire != raw {
+                        prop_assert!(ALIASES.contains(&raw), "{raw:?} written back as {wire:?}");
+                    }
+                    prop_assert_eq!(Reported::<T>::parse(&wire), Reported::Known(*value));
+                    prop_assert_eq!(reported.to_string(), wire);
                 }
                 Reported::Unknown(kept) => {
                     prop_assert!(raw.parse::<T>().is_err());
@@ -439,55 +481,14 @@ fn event() -> impl Strategy<Value = Event> {
 fn hostile_model() -> Model {
     let mut model = Model::live("fuzz".into(), "alice".into(), &Config::default());
     model.mouse = true;
-    let session = [
-        Some("s"),
-        Some("q \u{1b}[2J"),
-        None,
-        Some("running"),
-        Some("gated"),
-        Some("-1"),
-        Some("-5"),
-        Some("2147483647"),
-        Some("-1"),
-        Some("1"),
-        None,
-        None,
-        None,
-        None,
+    let rows = [
+        hostile_session(),
+        turn_row("1", Some("1"), "-3", "x"),
+        turn_row("2", Some(HUGE), "-3", "x"),
+        turn_row("3", Some("0"), "-3", "x"),
+        decision_row("1", r#"{"similarity": "NaN"}"#),
     ];
-    let turn = |id: &'static str, round: &'static str| {
-        [
-            Some(id),
-            Some("s"),
-            Some(round),
-            Some("a"),
-            Some("x"),
-            Some("-3"),
-            None,
-            None,
-            None,
-        ]
-    };
-    let changes = [
-        Change::Session(session_from(&session, &LIMITS)),
-        Change::Turn(turn_from(&turn("1", "1"), &LIMITS)),
-        Change::Turn(turn_from(&turn("2", "2147483647"), &LIMITS)),
-        Change::Turn(turn_from(&turn("3", "0"), &LIMITS)),
-        Change::Decision(decision_from(
-            &[
-                Some("s"),
-                Some("1"),
-                Some("continue_baseline"),
-                Some(r#"{"similarity": "NaN"}"#),
-                None,
-            ],
-            &LIMITS,
-        )),
-    ];
-    for change in changes {
-        update(&mut model, Event::Store(Box::new(change)));
-    }
-    model
+    fed(model, rows)
 }
 
 proptest! {

@@ -11,8 +11,11 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use common::pg::sql;
 use common::tmux::Tmux;
 use gavel::audit::{ExportRow, Format, export};
 use gavel::domain::PmidCheck;
@@ -206,6 +209,88 @@ fn ctrl_z_and_sigtstp_suspend_with_the_terminal_restored_and_fg_redraws() {
 }
 
 #[test]
+fn ctrl_z_with_no_shell_to_continue_the_console_leaves_it_running() {
+    // Under a shell without job control (as under `ssh -t` or `tmux new 'gavel demo'`) the
+    // console's process group is orphaned: a stop would be for good, so the kernel discards it.
+    let tmux = Tmux::new();
+    let pid = demo_in_tmux(&tmux);
+    let suspends: [&dyn Fn(); 2] = [&|| tmux.keys("C-z"), &|| kill("TSTP", &pid)];
+    for suspend in suspends {
+        suspend();
+        std::thread::sleep(Duration::from_secs(1));
+        assert_ne!(
+            process_state(&pid),
+            'T',
+            "stopped with no one to continue it"
+        );
+        // It still answers keys, in its own modes again.
+        tmux.keys("?");
+        tmux.wait_for("the help", |s| s.contains("╭ keys"));
+        tmux.keys("Escape");
+        tmux.wait_for("the help to close", |s| !s.contains("╭ keys"));
+        wait_for_console(&tmux);
+        assert_eq!(
+            tmux.display("#{mouse_any_flag}"),
+            "1",
+            "mouse capture is on"
+        );
+    }
+    tmux.keys("q");
+    tmux.wait_for("the exit status", |s| s.contains("status=0"));
+}
+
+#[test]
+fn a_terminal_that_hangs_up_while_the_console_draws_ends_it_with_129() {
+    let tmux = Tmux::new();
+    let status = tmux.dir.join("status");
+    // The pane's shell leads the session: killing the pane hangs the terminal up, the shell
+    // dies of its SIGHUP and the kernel sends the console's process group SIGHUP, by when the
+    // console may have drawn into the dead terminal. A wrapper that outlives the hangup (its
+    // trap runs once gavel has exited) records the status.
+    tmux.start(&format!(
+        "sh -c 'trap : HUP; {BINARY} demo --speed 16 --log-dir {}; echo $? > {}'; true",
+        tmux.dir.join("logs").display(),
+        status.display()
+    ));
+    wait_for_console(&tmux);
+    tmux.run(&["kill-session", "-t", "smoke"]);
+    let started = Instant::now();
+    while !std::fs::read_to_string(&status).is_ok_and(|s| s.ends_with('\n')) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no status recorded"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&status).unwrap().trim(), "129");
+}
+
+#[test]
+fn a_panic_on_another_thread_runs_the_hook_and_tells_the_console() {
+    let left = Arc::new(AtomicBool::new(false));
+    let mut panicked = {
+        let left = left.clone();
+        gavel::terminal::on_panic(move || left.store(true, Ordering::SeqCst))
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let quiet = tokio::time::timeout(Duration::from_millis(100), panicked.wait()).await;
+        assert!(quiet.is_err(), "told of a panic before any");
+        let task = tokio::task::spawn_blocking(|| panic!("a background task fails"));
+        assert!(task.await.is_err());
+        tokio::time::timeout(Duration::from_secs(5), panicked.wait())
+            .await
+            .expect("the console is told of the panic");
+        // Told for good: a wait begun later returns at once.
+        panicked.wait().await;
+    });
+    assert!(left.load(Ordering::SeqCst), "the terminal was left first");
+}
+
+#[test]
 fn a_console_whose_output_is_not_a_terminal_says_so_in_one_line() {
     let tmux = Tmux::new();
     let out = tmux.dir.join("out");
@@ -291,14 +376,6 @@ fn migrated() -> (LocalServer, String) {
     let url = server.url("gavel");
     common::migrate_with_the_binary(&url);
     (server, url)
-}
-
-fn sql(url: &str, sql: &str) {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
-        client.batch_execute(sql).await.unwrap();
-    });
 }
 
 /// SQL writing debate `id` (an SQL literal) with one turn and a pending gated decision.
@@ -389,13 +466,91 @@ fn exports_and_traces_into_a_closed_pipe_end_quietly_and_csv_is_safe_to_open() {
     }
 }
 
+#[test]
+fn an_export_writes_flagged_rows_as_stored_and_notes_each_flag() {
+    let (_server, url) = migrated();
+    sql(
+        &url,
+        "INSERT INTO debate_sessions (id, question, controller_mode) VALUES ('h', 'q', 'gated');
+         INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) \
+             VALUES ('h', 2147483647, 'stop_converged', '{\"new_claims\": -1, \"verdict\": \"yes\"}');
+         INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score) \
+             VALUES ('h', -5, 'theorist', 'warn', 'NaN');
+         INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
+             VALUES ('h', 20000, 'accept', 'stop_converged', 'mallory');",
+    );
+    let jsonl = Command::new(BINARY)
+        .args(["export", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(jsonl.status.success());
+    let rows: Vec<serde_json::Value> = String::from_utf8(jsonl.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let of = |table: &str| rows.iter().find(|r| r["table"] == table).unwrap();
+    let decision = of("debate_round_decisions");
+    assert_eq!(decision["round_index"], 2147483647_i64);
+    assert_eq!(
+        decision["signals"],
+        serde_json::json!({"new_claims": -1, "verdict": "yes"}),
+        "signal_json as stored, the flagged key included"
+    );
+    assert_eq!(of("debate_round_judgments")["round_index"], -5);
+    assert_eq!(of("debate_operator_actions")["round_index"], 20000);
+    let decision_flags = [
+        "debate_round_decisions (h, 2147483647): signal_json: new_claims: -1 is outside 0..=4294967295",
+        "debate_round_decisions (h, 2147483647): round_index: 2147483647 is outside 1..=10000",
+    ];
+    assert_eq!(decision["issues"], serde_json::json!(decision_flags));
+    let notes: Vec<String> = String::from_utf8(jsonl.stderr)
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.strip_prefix("gavel: note: "))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            decision_flags[0],
+            decision_flags[1],
+            "debate_round_judgments (id 1): score: NaN is not a finite number",
+            "debate_round_judgments (id 1): round_index: -5 is outside 1..=10000",
+            "debate_operator_actions (h, 20000): round_index: 20000 is outside 1..=10000",
+        ]
+    );
+
+    let csv = Command::new(BINARY)
+        .args(["export", "--format", "csv", "--db", &url])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let rounds_and_scores: Vec<(String, String)> = reader
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            (record[2].to_owned(), record[6].to_owned())
+        })
+        .collect();
+    assert_eq!(
+        rounds_and_scores,
+        [
+            ("2147483647".into(), String::new()),
+            ("-5".into(), "'NaN".into()),
+            ("20000".into(), String::new()),
+        ]
+    );
+}
+
 // ---------------------------------------------------------------- exports
 
 fn row() -> ExportRow {
     ExportRow {
         table: "debate_round_judgments",
         session_id: "=cmd|' /C calc'!A0".into(),
-        round_index: 2,
+        round_index: Some(2),
         at: Some("2026-11-23T10:00:00+00:00".into()),
         decision: "stop".into(),
         agent_persona: Some("+skeptic".into()),
@@ -412,6 +567,7 @@ fn row() -> ExportRow {
         note: Some("\rline one\nline\ttwo\u{2028}\u{200b}\u{9b}31m".into()),
         reasons: vec!["=1+1".into(), "fine".into()],
         signals: None,
+        issues: vec!["debate_round_judgments (id 9): score: -0.5 is outside 0..=1".into()],
     }
 }
 
@@ -425,11 +581,45 @@ fn csv_cells_a_spreadsheet_would_run_get_a_quote_and_controls_are_shown() {
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "table,session_id,round_index,at,decision,agent_persona,score,judge_model,pmids,action,\
-         persona,operator,operator_role,note,reasons,signal_json\n\
+         persona,operator,operator_role,note,reasons,signal_json,issues\n\
          debate_round_judgments,'=cmd|' /C calc'!A0,2,2026-11-23T10:00:00+00:00,stop,'+skeptic,\
          -0.5,'@judge␛]0;owned␇,'-12345:true,,,'\tops,'@role,\"'␍line one\nline\ttwo���31m\",\
-         '=1+1 | fine,\n"
+         '=1+1 | fine,,debate_round_judgments (id 9): score: -0.5 is outside 0..=1\n"
     );
+}
+
+#[test]
+fn a_formula_behind_whitespace_gets_a_quote_too() {
+    for (text, shown) in [
+        (" =1+1", "' =1+1"),
+        ("\u{a0}+cmd", "'\u{a0}+cmd"),
+        ("\n-2", "'\n-2"),
+        ("  \u{2003}@SUM(A1)", "'  \u{2003}@SUM(A1)"),
+        (" plain", " plain"),
+        ("\u{a0}a=b", "\u{a0}a=b"),
+    ] {
+        assert_eq!(export::cell(text), shown, "{text:?}");
+    }
+}
+
+#[test]
+fn a_score_that_is_not_finite_is_written_as_text() {
+    let rows = [f64::NAN, f64::NEG_INFINITY, f64::INFINITY, 0.25]
+        .map(|score| ExportRow {
+            score: Some(score),
+            issues: Vec::new(),
+            ..row()
+        })
+        .to_vec();
+    let mut out = Vec::new();
+    export::write(rows, Format::Csv, &mut out).unwrap();
+    let scores: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .filter(|line| line.starts_with("debate_round_judgments,"))
+        .map(|line| line.split(',').nth(6).unwrap().to_owned())
+        .collect();
+    assert_eq!(scores, ["'NaN", "'-inf", "'inf", "0.25"]);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::pg::sql;
 use common::tmux::Tmux;
 
 /// The first debate's row in the debates list.
@@ -101,29 +102,16 @@ fn demo_in_tmux_accept_help_and_quit() {
     assert!(logs.join("gavel.log").exists(), "logs went to the log file");
 }
 
-/// Runs `sql` on the throwaway server's database with a fresh connection.
-fn sql(runtime: &tokio::runtime::Runtime, url: &str, sql: &str) {
-    runtime.block_on(async {
-        let client = gavel::store::postgres::Target::exact(url)
-            .unwrap()
-            .connect_plain()
-            .await
-            .unwrap();
-        client.batch_execute(sql).await.unwrap();
-    });
-}
-
 #[test]
 fn watch_in_tmux_against_a_live_database() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut server =
         gavel::store::postgres::LocalServer::start().expect("a throwaway PostgreSQL must start");
-    sql(&runtime, &server.url("postgres"), "CREATE DATABASE watched");
+    sql(&server.url("postgres"), "CREATE DATABASE watched");
     let url = server.url("watched");
     let binary = env!("CARGO_BIN_EXE_gavel");
     assert!(common::migrate_with_the_binary(&url).contains("applied V1__contract"));
     sql(
-        &runtime,
         &url,
         "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, tokens_used) \
              VALUES ('live-1', 'Should the trial stop early?', 'gated', '[\"theorist\", \"skeptic\", \"ethicist\"]', 20000, 3000);
@@ -160,7 +148,6 @@ fn watch_in_tmux_against_a_live_database() {
 
     // A second operator resolves round 2 first, outside this console.
     sql(
-        &runtime,
         &url,
         "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
              VALUES ('live-1', 2, 'theorist', 'Still stop. VERDICT: stop', 1200);
@@ -185,7 +172,6 @@ fn watch_in_tmux_against_a_live_database() {
     server.resume().unwrap();
     tmux.wait_for("the link to come back", |s| s.contains("● live"));
     sql(
-        &runtime,
         &url,
         "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
              VALUES ('live-1', 3, 'ethicist', 'After the restart. VERDICT: stop', 900);",

@@ -1,14 +1,15 @@
 //! `gavel export`: decisions, judgments and operator actions of a time range, one row per line,
 //! as CSV (one flat table, a `table` column saying which) or JSON Lines (structured fields).
 //! Either is safe to open: no CSV cell is a formula to a spreadsheet, and nothing in either can
-//! act on a terminal.
+//! act on a terminal. An export is an audit record: the round and `signal_json` are written as
+//! stored even where a reader flagged them, and each row carries the flags read on it.
 
 use std::io::{self, Write};
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::domain::{Change, PmidCheck, Signals};
+use crate::domain::{Change, PmidCheck, Stored};
 use crate::text::stand_in;
 
 /// How rows are written.
@@ -23,7 +24,8 @@ pub enum Format {
 pub struct ExportRow {
     pub table: &'static str,
     pub session_id: String,
-    pub round_index: u32,
+    /// As stored, even outside `[limits]` (`None`: NULL).
+    pub round_index: Option<i64>,
     /// decided_at or created_at, RFC 3339.
     pub at: Option<String>,
     /// The controller's decision, the judge's ruling, or the decision an action made stand.
@@ -40,7 +42,10 @@ pub struct ExportRow {
     pub operator_role: Option<String>,
     pub note: Option<String>,
     pub reasons: Vec<String>,
-    pub signals: Option<Signals>,
+    /// A decision's `signal_json` as stored.
+    pub signals: Option<serde_json::Value>,
+    /// What was wrong with the row as read: `table (key): column: problem`.
+    pub issues: Vec<String>,
 }
 
 /// The same row flattened for CSV: lists joined, signals as JSON text.
@@ -48,11 +53,12 @@ pub struct ExportRow {
 struct FlatRow {
     table: &'static str,
     session_id: String,
-    round_index: u32,
+    round_index: Option<i64>,
     at: Option<String>,
     decision: String,
     agent_persona: Option<String>,
-    score: Option<f64>,
+    /// See [`number`].
+    score: Option<String>,
     judge_model: Option<String>,
     /// `pmid:verified` pairs, space-separated.
     pmids: String,
@@ -64,41 +70,47 @@ struct FlatRow {
     /// Joined with " | ".
     reasons: String,
     signal_json: Option<String>,
+    /// Joined with " | ".
+    issues: String,
 }
 
 impl ExportRow {
-    /// The row a decision, judgment or action becomes; sessions and turns are not exported.
-    pub fn of(change: Change) -> Option<ExportRow> {
-        let blank = |table,
-                     session_id,
-                     round_index,
-                     at: Option<chrono::DateTime<chrono::Utc>>,
-                     decision| ExportRow {
-            table,
-            session_id,
+    /// The row a decision, judgment or action becomes, its round and `signal_json` as stored;
+    /// sessions and turns are not exported.
+    pub fn of(stored: Stored) -> Option<ExportRow> {
+        let Stored {
+            change,
             round_index,
-            at: at.map(|t| t.to_rfc3339()),
-            decision,
-            agent_persona: None,
-            score: None,
-            judge_model: None,
-            pmids: Vec::new(),
-            action: None,
-            persona: None,
-            operator: None,
-            operator_role: None,
-            note: None,
-            reasons: Vec::new(),
-            signals: None,
-        };
+            signal_json,
+        } = stored;
+        let issues = change.issues().to_vec();
+        let blank =
+            |table, session_id, at: Option<chrono::DateTime<chrono::Utc>>, decision| ExportRow {
+                table,
+                session_id,
+                round_index,
+                at: at.map(|t| t.to_rfc3339()),
+                decision,
+                agent_persona: None,
+                score: None,
+                judge_model: None,
+                pmids: Vec::new(),
+                action: None,
+                persona: None,
+                operator: None,
+                operator_role: None,
+                note: None,
+                reasons: Vec::new(),
+                signals: None,
+                issues,
+            };
         match change {
             Change::Decision(d) => Some(ExportRow {
-                reasons: d.signals.reasons.clone(),
-                signals: Some(d.signals),
+                reasons: d.signals.reasons,
+                signals: signal_json,
                 ..blank(
                     "debate_round_decisions",
                     d.session_id,
-                    d.round_index,
                     d.decided_at,
                     d.decision.to_wire(),
                 )
@@ -112,7 +124,6 @@ impl ExportRow {
                 ..blank(
                     "debate_round_judgments",
                     j.session_id,
-                    j.round_index,
                     j.created_at,
                     j.decision.to_wire(),
                 )
@@ -126,7 +137,6 @@ impl ExportRow {
                 ..blank(
                     "debate_operator_actions",
                     a.session_id,
-                    a.round_index,
                     a.created_at,
                     a.decision.to_wire(),
                 )
@@ -144,7 +154,7 @@ impl ExportRow {
             at: text(self.at),
             decision: cell(&self.decision),
             agent_persona: text(self.agent_persona),
-            score: self.score,
+            score: self.score.map(number),
             judge_model: text(self.judge_model),
             pmids: cell(
                 &self
@@ -161,16 +171,19 @@ impl ExportRow {
             note: text(self.note),
             reasons: cell(&self.reasons.join(" | ")),
             signal_json: self.signals.map(|s| json(&s)).transpose()?,
+            issues: cell(&self.issues.join(" | ")),
         })
     }
 }
 
 /// A text cell safe to open: one a spreadsheet would run as a formula (starting with `=`, `+`,
-/// `-`, `@`, tab or carriage return: the OWASP rule) gets a leading `'`, and every control or
-/// invisible character but newline and tab is shown as [`crate::text::inert`] shows it.
-/// Numbers (round, score) are written as numbers and need neither.
+/// `-` or `@`, after any whitespace a spreadsheet may trim on import, or with tab or carriage
+/// return: the OWASP rule) gets a leading `'`, and every control or invisible character but
+/// newline and tab is shown as [`crate::text::inert`] shows it. Numbers (round, score) are
+/// written as numbers and need neither.
 pub fn cell(text: &str) -> String {
-    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let formula =
+        text.starts_with(['\t', '\r']) || text.trim_start().starts_with(['=', '+', '-', '@']);
     let shown = text.chars().map(|c| match c {
         '\n' | '\t' => c,
         c => stand_in(c).unwrap_or(c),
@@ -179,6 +192,16 @@ pub fn cell(text: &str) -> String {
         std::iter::once('\'').chain(shown).collect()
     } else {
         shown.collect()
+    }
+}
+
+/// A number's CSV cell: as a number when finite; else (`NaN`, `inf`, `-inf`, which a spreadsheet
+/// reads as a name, an error or a formula) as text, behind a leading `'`.
+fn number(value: f64) -> String {
+    if value.is_finite() {
+        value.to_string()
+    } else {
+        format!("'{value}")
     }
 }
 

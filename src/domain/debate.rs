@@ -29,21 +29,25 @@ fn placed(round: u32) -> bool {
 /// Whether two unplaced decisions (or actions) are versions of one row: the same round as
 /// carried and as flagged (the flag names the table, the key and the value a reader read).
 fn same_unplaced(a: &Change, b: &Change) -> bool {
-    let round = |issues: &[String]| -> Option<String> {
-        issues
-            .iter()
-            .find(|i| i.contains(": round_index: "))
-            .cloned()
-    };
-    match (a, b) {
-        (Change::Decision(a), Change::Decision(b)) => {
-            a.round_index == b.round_index && round(&a.issues) == round(&b.issues)
+    fn version(change: &Change) -> Option<(std::mem::Discriminant<Change>, u32, Option<&String>)> {
+        match change {
+            Change::Decision(ControllerDecision {
+                round_index,
+                issues,
+                ..
+            })
+            | Change::Action(OperatorAction {
+                round_index,
+                issues,
+                ..
+            }) => {
+                let flagged = issues.iter().find(|i| i.contains(": round_index: "));
+                Some((std::mem::discriminant(change), *round_index, flagged))
+            }
+            _ => None,
         }
-        (Change::Action(a), Change::Action(b)) => {
-            a.round_index == b.round_index && round(&a.issues) == round(&b.issues)
-        }
-        _ => false,
     }
+    version(a).is_some() && version(a) == version(b)
 }
 
 /// Files a row known by its id: in place of its older version, else appended; a row whose

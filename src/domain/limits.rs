@@ -100,7 +100,8 @@ impl Limits {
     }
 }
 
-/// A token count: `0..=MAX_TOKENS`.
+/// A token count: `0..=MAX_TOKENS`, or up to `T`'s largest value when that is less (a turn's
+/// count is a `u32`).
 pub fn tokens<T: TryFrom<u64>>(value: i64) -> Result<T, String> {
     within(value, 0, MAX_TOKENS)
 }
@@ -115,13 +116,28 @@ pub fn count(value: i64) -> Result<u32, String> {
     within(value, 0, u64::from(u32::MAX))
 }
 
-/// `value` when it lies in `low..=high` (and fits `T`), else why not.
+/// `value` when it lies in `low..=high` (`high` lowered to `T`'s largest value when `T` cannot
+/// hold it, so that the bounds stated are the bounds applied), else why not.
 fn within<T: TryFrom<u64>>(value: i64, low: u64, high: u64) -> Result<T, String> {
+    let high = largest::<T>(high);
     u64::try_from(value)
         .ok()
         .filter(|v| (low..=high).contains(v))
         .and_then(|v| T::try_from(v).ok())
         .ok_or_else(|| format!("{value} is outside {low}..={high}"))
+}
+
+/// The largest value up to `high` that the unsigned type `T` holds.
+fn largest<T: TryFrom<u64>>(high: u64) -> u64 {
+    [u64::from(u32::MAX), u64::from(u16::MAX), u64::from(u8::MAX)]
+        .into_iter()
+        .filter(|&max| max < high)
+        .fold(
+            high,
+            |fits, max| {
+                if T::try_from(fits).is_ok() { fits } else { max }
+            },
+        )
 }
 
 /// One problem with one row, as the console shows it: `table (key): column: problem`.
@@ -134,5 +150,28 @@ pub fn clip(value: &str) -> String {
     match value.char_indices().nth(60) {
         Some((end, _)) => format!("{}…", &value[..end]),
         None => value.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bound_stated_is_a_bound_the_target_type_holds() {
+        assert_eq!(
+            tokens::<u32>(5_000_000_000),
+            Err("5000000000 is outside 0..=4294967295".to_owned())
+        );
+        assert_eq!(tokens::<u32>(4_294_967_295), Ok(u32::MAX));
+        assert_eq!(
+            tokens::<u64>(5_000_000_000_000),
+            Err("5000000000000 is outside 0..=1000000000000".to_owned())
+        );
+        assert_eq!(tokens::<u64>(5_000_000_000), Ok(5_000_000_000));
+        assert_eq!(
+            within::<u8>(300, 0, 1_000),
+            Err::<u8, _>("300 is outside 0..=255".into())
+        );
     }
 }

@@ -35,6 +35,18 @@ pub enum Change {
     Action(OperatorAction),
 }
 
+/// A row read for the audit trail: the row as every reader reads it, and the values a reader
+/// replaces when it flags them as the database stores them, since an export writes what is
+/// stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    pub change: Change,
+    /// The row's `round_index` as stored (an `INT`; `None` when NULL).
+    pub round_index: Option<i64>,
+    /// A decision's `signal_json` as stored (`JSONB`; `None` when NULL or not a decision).
+    pub signal_json: Option<serde_json::Value>,
+}
+
 impl Change {
     /// The debate this row belongs to.
     pub fn session_id(&self) -> &str {

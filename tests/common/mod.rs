@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: load a bundled fixture and play it to the end.
 #![allow(dead_code)]
 
+pub mod hostile;
 pub mod pg;
 pub mod tmux;
 
@@ -132,4 +133,12 @@ pub fn migrate_with_the_binary(url: &str) -> String {
         String::from_utf8_lossy(&migrate.stderr)
     );
     String::from_utf8_lossy(&migrate.stdout).into_owned()
+}
+
+/// The console drawn at `width` x `height`, as text.
+pub fn screen_at(model: &Model, width: u16, height: u16) -> String {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| gavel::ui::view(model, f)).unwrap();
+    terminal.backend().to_string()
 }

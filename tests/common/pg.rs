@@ -167,9 +167,16 @@ impl Console {
 
 /// The console drawn at 160x48, as text.
 pub fn screen(model: &Model) -> String {
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|f| gavel::ui::view(model, f)).unwrap();
-    terminal.backend().to_string()
+    super::screen_at(model, 160, 48)
+}
+
+/// Runs `sql` on database `url` with a fresh connection, from a test that is not async.
+pub fn sql(url: &str, sql: &str) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
+        client.batch_execute(sql).await.unwrap();
+    });
 }
 
 pub async fn table_count(client: &Client, sql: &str) -> i64 {

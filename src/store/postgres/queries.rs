@@ -12,7 +12,7 @@ use tokio_postgres::{Client, GenericClient, IsolationLevel};
 use super::rows::{
     self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
 };
-use crate::domain::{Change, Debate, Debates, Limits};
+use crate::domain::{Change, Debate, Debates, Limits, Stored};
 
 /// The oldest transaction that was still running at a sync: every row stamped by it or a later
 /// transaction may not have been seen yet.
@@ -50,15 +50,15 @@ impl Notice {
     }
 }
 
-async fn select<C: GenericClient>(
+async fn select<C: GenericClient, T>(
     client: &C,
     table: &str,
     columns: &str,
     filter: &str,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    read: fn(&tokio_postgres::Row, &Limits) -> Change,
+    read: fn(&tokio_postgres::Row, &Limits) -> T,
     limits: &Limits,
-) -> Result<Vec<Change>> {
+) -> Result<Vec<T>> {
     let sql = format!("SELECT {columns} FROM {table} WHERE {filter}");
     let rows = client
         .query(&sql, params)
@@ -81,6 +81,15 @@ fn judgment(row: &tokio_postgres::Row, limits: &Limits) -> Change {
 }
 fn action(row: &tokio_postgres::Row, limits: &Limits) -> Change {
     Change::Action(rows::action(row, limits))
+}
+fn stored_decision(row: &tokio_postgres::Row, limits: &Limits) -> Stored {
+    rows::stored(decision(row, limits), row, 1, Some(3))
+}
+fn stored_judgment(row: &tokio_postgres::Row, limits: &Limits) -> Stored {
+    rows::stored(judgment(row, limits), row, 2, None)
+}
+fn stored_action(row: &tokio_postgres::Row, limits: &Limits) -> Stored {
+    rows::stored(action(row, limits), row, 1, None)
 }
 
 /// A read-only transaction that sees one consistent snapshot of every table.
@@ -332,13 +341,14 @@ pub async fn finished_debates(
 }
 
 /// The decisions, judgments and operator actions made in `[since, until)` (either end open when
-/// `None`), in one snapshot, each table ordered by debate, round and time.
+/// `None`), in one snapshot, each table ordered by debate, round and time; each read within
+/// `limits` (its flags as every reader's) and with its round and `signal_json` as stored.
 pub async fn audit_rows(
     client: &mut Client,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
     limits: &Limits,
-) -> Result<Vec<Change>> {
+) -> Result<Vec<Stored>> {
     let tx = snapshot(client).await?;
     let range = |column: &str| {
         format!(
@@ -346,42 +356,42 @@ pub async fn audit_rows(
              ORDER BY session_id, round_index, {column}"
         )
     };
-    let mut changes = select(
+    let mut stored = select(
         &tx,
         "debate_round_decisions",
         DECISION_COLUMNS,
         &range("decided_at"),
         &[&since, &until],
-        decision,
+        stored_decision,
         limits,
     )
     .await?;
-    changes.extend(
+    stored.extend(
         select(
             &tx,
             "debate_round_judgments",
             JUDGMENT_COLUMNS,
             &range("created_at"),
             &[&since, &until],
-            judgment,
+            stored_judgment,
             limits,
         )
         .await?,
     );
-    changes.extend(
+    stored.extend(
         select(
             &tx,
             "debate_operator_actions",
             ACTION_COLUMNS,
             &range("created_at"),
             &[&since, &until],
-            action,
+            stored_action,
             limits,
         )
         .await?,
     );
     tx.commit().await?;
-    Ok(changes)
+    Ok(stored)
 }
 
 /// Every row stamped by a transaction at or after `since`, and the new watermark.

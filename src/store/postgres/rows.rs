@@ -16,8 +16,8 @@ use tokio_postgres::Row;
 
 use crate::domain::limits::{self, MAX_AGENTS, clip, flag};
 use crate::domain::{
-    ControllerDecision, Judgment, Limits, OperatorAction, PmidCheck, Reported, Session, Signals,
-    Turn,
+    Change, ControllerDecision, Judgment, Limits, OperatorAction, PmidCheck, Reported, Session,
+    Signals, Stored, Turn,
 };
 
 /// The columns read from each table, all as text, in the order the readers below expect.
@@ -62,6 +62,21 @@ pub fn judgment(row: &Row, limits: &Limits) -> Judgment {
 }
 pub fn action(row: &Row, limits: &Limits) -> OperatorAction {
     action_from(&texts(row), limits)
+}
+
+/// `change`, read from `row`, with its round (column `round`) and `signal_json` (column
+/// `signals`) as stored: a `signal_json` that is not JSON (never, from a `JSONB` column) is kept
+/// as a JSON string.
+pub fn stored(change: Change, row: &Row, round: usize, signals: Option<usize>) -> Stored {
+    let columns = texts(row);
+    let raw = |at: usize| columns.get(at).copied().flatten();
+    Stored {
+        change,
+        round_index: raw(round).and_then(|r| r.trim().parse().ok()),
+        signal_json: signals
+            .and_then(raw)
+            .map(|s| serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_owned()))),
+    }
 }
 
 /// Reads one row column by column, collecting what is wrong.
