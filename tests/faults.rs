@@ -221,14 +221,14 @@ async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_dou
         created_at: None,
         issues: Vec::new(),
     };
-    let first = resolve(&client, &action("alice")).await.unwrap().unwrap();
+    let first = resolve(&client, &action("alice"), &Default::default()).await.unwrap().unwrap();
     // The answer to the first attempt was lost: the console tries again.
-    let again = resolve(&client, &action("alice")).await.unwrap().unwrap();
+    let again = resolve(&client, &action("alice"), &Default::default()).await.unwrap().unwrap();
     assert_eq!(
         again, first,
         "the retry is answered with the row that landed"
     );
-    let other = resolve(&client, &action("bob")).await.unwrap();
+    let other = resolve(&client, &action("bob"), &Default::default()).await.unwrap();
     assert_eq!(other, Err(ResolveError::AlreadyResolved(Box::new(first))));
     assert_eq!(
         table_count(&client, "SELECT count(*) FROM debate_operator_actions").await,
