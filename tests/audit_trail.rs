@@ -12,8 +12,7 @@ use gavel::audit::{ExportRow, Trace};
 use gavel::config::Config;
 use gavel::domain::{
     Access, ActionKind, Change, ControllerDecision, Debates, Decision, Limits, OperatorAction,
-    Reported, Session,
-    SessionStatus, Signals,
+    Reported, Session, SessionStatus, Signals,
 };
 use gavel::store::postgres::{
     LocalServer, Target, ensure_roles, grant, history, migrate, observe, revoke, write_if_unchanged,
@@ -22,10 +21,10 @@ use gavel::store::{MemoryStore, ResolveError};
 use tokio_postgres::Client;
 
 mod common;
-use common::{char, key};
 use common::pg::{
     Console, SESSION, database, decide, screen, server, table_count, target_as, texts,
 };
+use common::{char, key};
 
 fn session(id: &str, status: SessionStatus) -> Session {
     Session {
@@ -134,7 +133,10 @@ fn failed_accept() -> Model {
 #[test]
 fn r_on_an_action_that_landed_unanswered_says_it_was_recorded_if_this_role_wrote_it() {
     let mut model = failed_accept();
-    update(&mut model, Event::Access(Access::MayAct { role: "bob".into() }));
+    update(
+        &mut model,
+        Event::Access(Access::MayAct { role: "bob".into() }),
+    );
     let mine = OperatorAction {
         role: Some("bob".into()),
         ..model.retry.clone().unwrap()
@@ -170,14 +172,29 @@ fn a_live_console_holds_actions_until_the_database_says_what_its_role_may_do() {
         retry_in: std::time::Duration::from_secs(1),
     };
     update(&mut model, Event::Link(down));
-    refused_key(&mut model, 'a', "cannot accept: checking this role's rights…");
+    refused_key(
+        &mut model,
+        'a',
+        "cannot accept: checking this role's rights…",
+    );
     update(&mut model, char('o'));
     update(&mut model, key(crossterm::event::KeyCode::Enter));
-    assert!(update(&mut model, char('y')).is_empty(), "an override is held too");
+    assert!(
+        update(&mut model, char('y')).is_empty(),
+        "an override is held too"
+    );
     let shown = screen(&model);
-    assert!(shown.contains("read-only: checking this role's rights…"), "{shown}");
+    assert!(
+        shown.contains("read-only: checking this role's rights…"),
+        "{shown}"
+    );
 
-    update(&mut model, Event::Access(Access::MayAct { role: "alice".into() }));
+    update(
+        &mut model,
+        Event::Access(Access::MayAct {
+            role: "alice".into(),
+        }),
+    );
     assert!(!flash(&model).contains("unlock"), "{}", flash(&model));
     update(&mut model, char('a'));
     assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
@@ -298,7 +315,12 @@ fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
     assert_eq!(flash(&model), format!("still read-only: {why}"));
 
     // Granted meanwhile: the next connect says so, and unlocking works again.
-    update(&mut model, Event::Access(Access::MayAct { role: "carol".into() }));
+    update(
+        &mut model,
+        Event::Access(Access::MayAct {
+            role: "carol".into(),
+        }),
+    );
     assert!(model.denied.is_none() && model.read_only);
     update(&mut model, char('U'));
     update(&mut model, char('y'));
@@ -617,7 +639,12 @@ async fn the_recorded_role_is_the_writers_and_cannot_be_forged() {
 async fn a_retry_is_answered_recorded_only_when_the_row_is_this_roles_own() {
     let server = server();
     let (owner, bob, recorded) = accepted_by_bob(&server, "own").await;
-    let retry = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let retry = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     assert_eq!(resolve(&bob, &retry).await.unwrap().unwrap(), recorded);
     // Another operator role under the same display name did not write it.
     owner
@@ -637,7 +664,12 @@ async fn a_decision_landing_between_the_check_and_the_write_writes_nothing() {
     let (_, owner) = audited(&server, "between").await;
     let bob = connect_as(&server, "between", "bob").await;
     let limits = Limits::default();
-    let accept = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let accept = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     let observed = observe(&bob, &accept, &limits).await.unwrap();
     assert_eq!(accept.check_open(&observed.state), Ok(()));
     assert_eq!(observed.role, "bob");
@@ -677,7 +709,12 @@ async fn racing_decisions_never_let_a_superseded_round_be_resolved() {
     // Each round, the orchestrator's next decision and the operator's accept of the current one
     // race: the accept is recorded on its round, or refused as superseded, never anything else.
     for round in 1..=30 {
-        let accept = action("s", round, ActionKind::Accept, Decision::ContinueBaseline.into());
+        let accept = action(
+            "s",
+            round,
+            ActionKind::Accept,
+            Decision::ContinueBaseline.into(),
+        );
         let (answer, ()) = tokio::join!(
             resolve(&bob, &accept),
             decide(&owner, "s", round as i32 + 1, Some("continue_baseline"))
@@ -702,7 +739,12 @@ async fn a_hostile_round_far_past_the_limits_does_not_block_actions() {
     let (_, owner) = audited(&server, "hostile").await;
     decide(&owner, "s", i32::MAX, Some("stop_converged")).await;
     let bob = connect_as(&server, "hostile", "bob").await;
-    let accept = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let accept = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     let recorded = resolve(&bob, &accept).await.unwrap().unwrap();
     assert_eq!(recorded.role.as_deref(), Some("bob"));
 }
@@ -716,9 +758,17 @@ async fn a_read_only_transaction_is_a_failure_to_retry_not_a_refusal() {
     bob.batch_execute("SET default_transaction_read_only = on")
         .await
         .unwrap();
-    let accept = action("s", 1, ActionKind::Accept, Decision::ContinueBaseline.into());
+    let accept = action(
+        "s",
+        1,
+        ActionKind::Accept,
+        Decision::ContinueBaseline.into(),
+    );
     let error = resolve(&bob, &accept).await.unwrap_err();
-    assert!(format!("{error:#}").contains("read-only transaction"), "{error:#}");
+    assert!(
+        format!("{error:#}").contains("read-only transaction"),
+        "{error:#}"
+    );
     bob.batch_execute("SET default_transaction_read_only = off")
         .await
         .unwrap();

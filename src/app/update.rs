@@ -46,7 +46,10 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         }
         Event::Access(Access::MayAct { role }) => {
             model.role = Some(role);
-            let was_denied = model.denied.take().is_some_and(|why| why != CHECKING_ACCESS);
+            let was_denied = model
+                .denied
+                .take()
+                .is_some_and(|why| why != CHECKING_ACCESS);
             if was_denied {
                 let unlock = model.keymap.keys(Action::Unlock);
                 model.flash(

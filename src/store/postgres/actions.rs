@@ -234,7 +234,9 @@ fn refusal(error: &anyhow::Error) -> Option<String> {
     let code = db.code().code();
     let transient_classes = ["08", "40", "53", "57", "58"];
     let transient_codes = ["25006", "55P03", "55006"];
-    if transient_classes.iter().any(|class| code.starts_with(class))
+    if transient_classes
+        .iter()
+        .any(|class| code.starts_with(class))
         || transient_codes.contains(&code)
     {
         return None;

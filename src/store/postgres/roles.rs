@@ -95,7 +95,9 @@ async fn grant_connect(client: &Client) -> Option<String> {
         .await;
     let has = client
         .query_one(
-            &format!("SELECT has_database_privilege('{VIEWER_ROLE}', current_database(), 'CONNECT')"),
+            &format!(
+                "SELECT has_database_privilege('{VIEWER_ROLE}', current_database(), 'CONNECT')"
+            ),
             &[],
         )
         .await;
@@ -111,7 +113,11 @@ async fn grant_connect(client: &Client) -> Option<String> {
 
 /// Makes each of `viewers` a viewer and each of `operators` an operator (after
 /// [`ensure_roles`], whose warnings are returned).
-pub async fn grant(client: &Client, viewers: &[String], operators: &[String]) -> Result<Vec<String>> {
+pub async fn grant(
+    client: &Client,
+    viewers: &[String],
+    operators: &[String],
+) -> Result<Vec<String>> {
     let warnings = ensure_roles(client).await?;
     let memberships = viewers
         .iter()
