@@ -945,6 +945,20 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
         gavel::store::postgres::access(&bob).await.unwrap(),
         Access::MayAct { role: "bob".into() }
     );
+
+    // Into a pipe whose reader has gone, both end quietly.
+    for command in ["grant", "migrate"] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+            .args([command, "--db", &server.url("idempotent")])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{command}: {output:?}");
+        assert!(output.stderr.is_empty(), "{command}: {output:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
