@@ -422,6 +422,13 @@ async fn audited(server: &LocalServer, name: &str) -> (Target, Client) {
     (target, client)
 }
 
+/// [`audited`], then `sql` run by the owner: the owner's connection.
+async fn audited_then(server: &LocalServer, name: &str, sql: &str) -> Client {
+    let (_, owner) = audited(server, name).await;
+    owner.batch_execute(sql).await.unwrap();
+    owner
+}
+
 async fn connect_as(server: &LocalServer, name: &str, user: &str) -> Client {
     target_as(server, name, user, "audit")
         .connect_plain()
@@ -779,16 +786,15 @@ async fn a_read_only_transaction_is_a_failure_to_retry_not_a_refusal() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_role_that_may_insert_but_not_read_back_may_only_watch() {
     let server = server();
-    let (_, owner) = audited(&server, "insertonly").await;
-    owner
-        .batch_execute(
-            "CREATE ROLE frank LOGIN;
-             GRANT INSERT (session_id, round_index, action, decision, persona, operator, note)
-                 ON debate_operator_actions TO frank;
-             GRANT USAGE ON SEQUENCE debate_operator_actions_id_seq TO frank;",
-        )
-        .await
-        .unwrap();
+    audited_then(
+        &server,
+        "insertonly",
+        "CREATE ROLE frank LOGIN;
+         GRANT INSERT (session_id, round_index, action, decision, persona, operator, note)
+             ON debate_operator_actions TO frank;
+         GRANT USAGE ON SEQUENCE debate_operator_actions_id_seq TO frank;",
+    )
+    .await;
     let frank = connect_as(&server, "insertonly", "frank").await;
     assert_eq!(
         gavel::store::postgres::access(&frank).await.unwrap(),
@@ -799,21 +805,20 @@ async fn a_role_that_may_insert_but_not_read_back_may_only_watch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn roles_are_set_up_by_a_table_owner_who_does_not_own_the_database() {
     let server = server();
-    let (_, owner) = audited(&server, "managed").await;
-    owner
-        .batch_execute(
-            "CREATE ROLE tables LOGIN CREATEROLE;
-             ALTER TABLE debate_sessions OWNER TO tables;
-             ALTER TABLE debate_rounds OWNER TO tables;
-             ALTER TABLE debate_round_decisions OWNER TO tables;
-             ALTER TABLE debate_round_judgments OWNER TO tables;
-             ALTER TABLE debate_operator_actions OWNER TO tables;
-             GRANT gavel_viewer, gavel_operator TO tables WITH ADMIN OPTION;
-             REVOKE CONNECT ON DATABASE managed FROM gavel_viewer, PUBLIC;
-             GRANT CONNECT ON DATABASE managed TO tables, bob;",
-        )
-        .await
-        .unwrap();
+    audited_then(
+        &server,
+        "managed",
+        "CREATE ROLE tables LOGIN CREATEROLE;
+         ALTER TABLE debate_sessions OWNER TO tables;
+         ALTER TABLE debate_rounds OWNER TO tables;
+         ALTER TABLE debate_round_decisions OWNER TO tables;
+         ALTER TABLE debate_round_judgments OWNER TO tables;
+         ALTER TABLE debate_operator_actions OWNER TO tables;
+         GRANT gavel_viewer, gavel_operator TO tables WITH ADMIN OPTION;
+         REVOKE CONNECT ON DATABASE managed FROM gavel_viewer, PUBLIC;
+         GRANT CONNECT ON DATABASE managed TO tables, bob;",
+    )
+    .await;
     let tables = connect_as(&server, "managed", "tables").await;
     let warnings = ensure_roles(&tables).await.unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");

@@ -6,6 +6,7 @@
 
 use anyhow::{Context, Result};
 use tokio_postgres::Client;
+use tokio_postgres::types::ToSql;
 
 use super::rows::{self, ACTION_COLUMNS};
 use crate::domain::{Access, DecisionState, Limits, OperatorAction, Reported};
@@ -28,29 +29,9 @@ pub async fn record(
     action: &OperatorAction,
 ) -> Result<Result<OperatorAction, OperatorAction>> {
     let round = i32::try_from(action.round_index).context("round_index out of range")?;
-    let inserted = client
-        .query_opt(
-            &format!(
-                "INSERT INTO debate_operator_actions ({}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
-                 ON CONFLICT (session_id, round_index) DO NOTHING \
-                 RETURNING {ACTION_COLUMNS}",
-                INSERTED.join(", ")
-            ),
-            &[
-                &action.session_id,
-                &round,
-                &action.action.to_wire(),
-                &action.decision.to_wire(),
-                &action.persona,
-                &action.operator,
-                &action.note,
-            ],
-        )
-        .await
-        .context("recording the operator action")?;
-    if let Some(row) = inserted {
-        return Ok(Ok(rows::action(&row, &Limits::WIDEST)));
+    let values = "VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    if let Some(recorded) = insert(client, action, "", values, &[]).await? {
+        return Ok(Ok(recorded));
     }
     match existing(client, &action.session_id, round).await? {
         Some(winner) => Ok(Err(winner)),
@@ -59,6 +40,43 @@ pub async fn record(
             action.session_id
         ),
     }
+}
+
+/// Runs `{with} INSERT INTO debate_operator_actions (INSERTED) {source} ON CONFLICT DO
+/// NOTHING`, where `$1..$7` are `action`'s values of [`INSERTED`] and `$8...` are `more`: the
+/// row written, if one was.
+async fn insert(
+    client: &Client,
+    action: &OperatorAction,
+    with: &str,
+    source: &str,
+    more: &[&(dyn ToSql + Sync)],
+) -> Result<Option<OperatorAction>> {
+    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    let (kind, decision) = (action.action.to_wire(), action.decision.to_wire());
+    let values: [&(dyn ToSql + Sync); 7] = [
+        &action.session_id,
+        &round,
+        &kind,
+        &decision,
+        &action.persona,
+        &action.operator,
+        &action.note,
+    ];
+    let params: Vec<&(dyn ToSql + Sync)> = values.iter().chain(more).copied().collect();
+    let row = client
+        .query_opt(
+            &format!(
+                "{with} INSERT INTO debate_operator_actions ({}) {source} \
+                 ON CONFLICT (session_id, round_index) DO NOTHING \
+                 RETURNING {ACTION_COLUMNS}",
+                INSERTED.join(", ")
+            ),
+            &params,
+        )
+        .await
+        .context("recording the operator action")?;
+    Ok(row.map(|row| rows::action(&row, &Limits::WIDEST)))
 }
 
 async fn existing(client: &Client, session_id: &str, round: i32) -> Result<Option<OperatorAction>> {
@@ -87,16 +105,20 @@ pub struct Observed {
     pub role: String,
 }
 
-/// The decision's state, as one query with `$1` the session, `$2` the round and `$3` the
-/// highest round the readers accept: a decision row outside `1..=max_round` is in no round, for
-/// the store as for the console.
-const STATE: &str = "SELECT (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1::text) \
-            AS status, \
-        (SELECT coalesce(decision, '') FROM debate_round_decisions \
-            WHERE session_id = $1::text AND round_index = $2::int4) AS decision, \
-        (SELECT max(round_index) FROM debate_round_decisions \
-            WHERE session_id = $1::text AND round_index BETWEEN 1 AND $3::int4) AS latest, \
-        session_user::text AS role";
+/// The decision's state, as one query with `$1` the session, `$2` the round and `max_round`
+/// (a parameter) the highest round the readers accept: a decision row outside `1..=max_round`
+/// is in no round, for the store as for the console.
+fn state_query(max_round: &str) -> String {
+    format!(
+        "SELECT (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1::text) AS status, \
+            (SELECT coalesce(decision, '') FROM debate_round_decisions \
+                WHERE session_id = $1::text AND round_index = $2::int4) AS decision, \
+            (SELECT max(round_index) FROM debate_round_decisions \
+                WHERE session_id = $1::text AND round_index BETWEEN 1 AND {max_round}::int4) \
+                AS latest, \
+            session_user::text AS role"
+    )
+}
 
 /// Reads what the database says now of the decision `action` resolves.
 pub async fn observe(
@@ -107,7 +129,10 @@ pub async fn observe(
     let round = i32::try_from(action.round_index).context("round_index out of range")?;
     let max_round = i32::try_from(limits.max_round).context("max_round out of range")?;
     let row = client
-        .query_one(STATE, &[&action.session_id, &round, &max_round])
+        .query_one(
+            &state_query("$3"),
+            &[&action.session_id, &round, &max_round],
+        )
         .await
         .context("reading the decision acted on")?;
     let raw: (Option<String>, Option<String>, Option<i32>) = (row.get(0), row.get(1), row.get(2));
@@ -132,39 +157,21 @@ pub async fn write_if_unchanged(
     observed: &Observed,
     limits: &Limits,
 ) -> Result<Option<OperatorAction>> {
-    let round = i32::try_from(action.round_index).context("round_index out of range")?;
     let max_round = i32::try_from(limits.max_round).context("max_round out of range")?;
     let (status, decision, latest) = &observed.raw;
-    let row = client
-        .query_opt(
-            &format!(
-                "WITH state AS ({STATE}) \
-                 INSERT INTO debate_operator_actions ({}) \
-                 SELECT $1::text, $2::int4, $4::text, $5::text, $6::text, $7::text, $8::text \
-                 FROM state \
-                 WHERE (state.status, state.decision, state.latest) \
-                     IS NOT DISTINCT FROM ($9::text, $10::text, $11::int4) \
-                 ON CONFLICT (session_id, round_index) DO NOTHING \
-                 RETURNING {ACTION_COLUMNS}",
-                INSERTED.join(", ")
-            ),
-            &[
-                &action.session_id,
-                &round,
-                &max_round,
-                &action.action.to_wire(),
-                &action.decision.to_wire(),
-                &action.persona,
-                &action.operator,
-                &action.note,
-                status,
-                decision,
-                latest,
-            ],
-        )
-        .await
-        .context("recording the operator action")?;
-    Ok(row.map(|row| rows::action(&row, &Limits::WIDEST)))
+    let with = format!("WITH state AS ({})", state_query("$8"));
+    let source = "SELECT $1::text, $2::int4, $3::text, $4::text, $5::text, $6::text, $7::text \
+        FROM state \
+        WHERE (state.status, state.decision, state.latest) \
+            IS NOT DISTINCT FROM ($9::text, $10::text, $11::int4)";
+    insert(
+        client,
+        action,
+        &with,
+        source,
+        &[&max_round, status, decision, latest],
+    )
+    .await
 }
 
 /// How often a write whose decision changed under it is checked again before giving up.
