@@ -2,11 +2,11 @@
 //! it: the listener's backend terminated mid-stream, again and again; the listener's backend
 //! frozen (SIGSTOP) past its keepalive while the turns it misses are committed, then caught up; a restart with an operator action written while the
 //! server was down and then retried. Every round is shown exactly once, and every action is
-//! recorded once or reported.
+//! recorded once or reported; a retry of one that landed unanswered is told it was recorded.
 
 use std::time::Duration;
 
-use gavel::app::Link;
+use gavel::app::{Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction};
 use gavel::store::ResolveError;
 use gavel::store::postgres::{Target, migrate, resolve};
@@ -245,6 +245,47 @@ async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_dou
         .await
         .unwrap();
     assert_eq!(other, Err(ResolveError::AlreadyResolved(Box::new(first))));
+    assert_eq!(
+        table_count(&client, "SELECT count(*) FROM debate_operator_actions").await,
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_after_a_write_that_landed_but_went_unanswered_says_it_was_recorded_after_all() {
+    let server = server();
+    let (target, own) = debate(&server, "landed", "gated", "faults").await;
+    let client = connect(&own).await;
+    decide(&client, "gated", 1, Some("stop_converged")).await;
+    let mut console = Console::at_pending(target, "gated").await;
+    console.press("ay");
+    console
+        .until("the action recorded and answered", |m| {
+            m.debate("gated")
+                .is_some_and(|d| d.actions.contains_key(&1))
+                && m.flash
+                    .as_ref()
+                    .is_some_and(|f| f.text.starts_with("recorded:"))
+        })
+        .await;
+    // As if the answer had been lost after the insert committed (the write timed out).
+    let sent = console.model.debate("gated").unwrap().actions[&1].clone();
+    let lost = ResolveError::Failed {
+        action: Box::new(sent),
+        error: "the database did not answer within 10 s".into(),
+    };
+    update(&mut console.model, Event::Resolved(Err(lost)));
+    assert!(
+        console.flash().ends_with("press r to retry"),
+        "{}",
+        console.flash()
+    );
+    console.press("r");
+    assert_eq!(
+        console.flash(),
+        "recorded after all: alice accept stop_converged on gated round 1"
+    );
+    assert!(console.model.retry.is_none());
     assert_eq!(
         table_count(&client, "SELECT count(*) FROM debate_operator_actions").await,
         1
