@@ -1,8 +1,9 @@
 //! Faults injected into a real PostgreSQL (started by the tests, no mock) while a console follows
 //! it: the listener's backend terminated mid-stream, again and again; the listener's backend
-//! frozen (SIGSTOP) past its keepalive while the turns it misses are committed, then caught up; a restart with an operator action written while the
-//! server was down and then retried. Every round is shown exactly once, and every action is
-//! recorded once or reported; a retry of one that landed unanswered is told it was recorded.
+//! frozen (SIGSTOP) past its keepalive while the turns it misses are committed, then caught up;
+//! a restart with an operator action written while the server was down and then retried. Every
+//! round is shown exactly once, and every action is recorded once or reported; a retry of one
+//! that landed unanswered is told it was recorded.
 
 use std::time::Duration;
 
