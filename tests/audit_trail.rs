@@ -22,7 +22,7 @@ use tokio_postgres::Client;
 
 mod common;
 use common::pg::{
-    Console, SESSION, database, decide, screen, server, table_count, target_as, texts,
+    Console, SESSION, action_count, database, decide, screen, server, table_count, target_as, texts,
 };
 use common::{char, key};
 
@@ -552,10 +552,7 @@ async fn the_way_out_is_deliberate_and_closes_behind_itself() {
         )
         .await
         .unwrap();
-    assert_eq!(
-        table_count(&owner, "SELECT count(*) FROM debate_operator_actions").await,
-        0
-    );
+    assert_eq!(action_count(&owner).await, 0);
     insert_as_orchestrator(&owner, "kept").await;
     let (code, _) = refusal(&owner, "DELETE FROM debate_operator_actions").await;
     assert_eq!(code, "42501", "closed again");
@@ -702,10 +699,7 @@ async fn a_decision_landing_between_the_check_and_the_write_writes_nothing() {
         .unwrap();
     let written = write_if_unchanged(&bob, &accept, &observed, &limits).await;
     assert_eq!(written.unwrap(), None);
-    assert_eq!(
-        table_count(&owner, "SELECT count(*) FROM debate_operator_actions").await,
-        0
-    );
+    assert_eq!(action_count(&owner).await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -735,7 +729,7 @@ async fn racing_decisions_never_let_a_superseded_round_be_resolved() {
         }
     }
     assert!(
-        table_count(&owner, "SELECT count(*) FROM debate_operator_actions").await <= 30,
+        action_count(&owner).await <= 30,
         "at most one action a round"
     );
 }
@@ -885,10 +879,7 @@ async fn a_viewers_console_watches_read_only_and_says_why() {
     );
     assert!(!carol.flash().contains("press r"), "{}", carol.flash());
     assert!(carol.model.retry.is_none());
-    assert_eq!(
-        table_count(&owner, "SELECT count(*) FROM debate_operator_actions").await,
-        0
-    );
+    assert_eq!(action_count(&owner).await, 0);
 
     // An operator's console may act from the start.
     let bob = Console::live(target_as(&server, "viewer", "bob", "gavel")).await;
@@ -1022,10 +1013,6 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
         refused(resolve(&owner, &stop).await.unwrap()),
         "the debate's status is \"completed\", not running"
     );
-    assert_eq!(
-        table_count(&owner, "SELECT count(*) FROM debate_operator_actions").await,
-        0,
-        "nothing was written"
-    );
+    assert_eq!(action_count(&owner).await, 0, "nothing was written");
     drop(server);
 }

@@ -15,8 +15,8 @@ use tokio_postgres::Client;
 
 mod common;
 use common::pg::{
-    Console, Frozen, SESSION, assert_each_turn_once, database, decide, server, table_count,
-    target_as, write_turns,
+    Console, Frozen, SESSION, action_count, assert_each_turn_once, database, decide, server,
+    table_count, target_as, write_turns,
 };
 
 /// A migrated database `name` holding the gated debate `session`; its target as the console
@@ -31,6 +31,15 @@ async fn debate(
     migrate(&mut client).await.unwrap();
     client.execute(SESSION, &[&session]).await.unwrap();
     (target, target_as(server, name, "postgres", application))
+}
+
+/// [`debate`] `gated` in database `name`, with round 1's decision `stop_converged` pending: the
+/// console's target, and the test's own connection.
+async fn decided(server: &gavel::store::postgres::LocalServer, name: &str) -> (Target, Client) {
+    let (target, own) = debate(server, name, "gated", "faults").await;
+    let client = connect(&own).await;
+    decide(&client, "gated", 1, Some("stop_converged")).await;
+    (target, client)
 }
 
 async fn connect(target: &Target) -> Client {
@@ -214,9 +223,7 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_doubled() {
     let server = server();
-    let (_, own) = debate(&server, "unanswered", "gated", "faults").await;
-    let client = connect(&own).await;
-    decide(&client, "gated", 1, Some("stop_converged")).await;
+    let (_, client) = decided(&server, "unanswered").await;
     let action = |operator: &str| OperatorAction {
         session_id: "gated".into(),
         round_index: 1,
@@ -246,18 +253,13 @@ async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_dou
         .await
         .unwrap();
     assert_eq!(other, Err(ResolveError::AlreadyResolved(Box::new(first))));
-    assert_eq!(
-        table_count(&client, "SELECT count(*) FROM debate_operator_actions").await,
-        1
-    );
+    assert_eq!(action_count(&client).await, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn r_after_a_write_that_landed_but_went_unanswered_says_it_was_recorded_after_all() {
     let server = server();
-    let (target, own) = debate(&server, "landed", "gated", "faults").await;
-    let client = connect(&own).await;
-    decide(&client, "gated", 1, Some("stop_converged")).await;
+    let (target, client) = decided(&server, "landed").await;
     let mut console = Console::at_pending(target, "gated").await;
     console.press("ay");
     console
@@ -287,8 +289,5 @@ async fn r_after_a_write_that_landed_but_went_unanswered_says_it_was_recorded_af
         "recorded after all: alice accept stop_converged on gated round 1"
     );
     assert!(console.model.retry.is_none());
-    assert_eq!(
-        table_count(&client, "SELECT count(*) FROM debate_operator_actions").await,
-        1
-    );
+    assert_eq!(action_count(&client).await, 1);
 }

@@ -183,6 +183,11 @@ pub async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
 }
 
+/// How many operator actions are recorded.
+pub async fn action_count(client: &Client) -> i64 {
+    table_count(client, "SELECT count(*) FROM debate_operator_actions").await
+}
+
 /// The first column of what `sql` returns, as text.
 pub async fn texts(client: &Client, sql: &str) -> Vec<String> {
     client
