@@ -18,7 +18,7 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Starts following `target`; returns the sender for the console's commands. `playback`, when
 /// given, is the clock of an in-process simulator (`gavel demo --postgres`) that pause and speed
-/// also steer. Rows are read within `limits`.
+/// also steer. Rows are read, and actions checked, within `limits`.
 pub fn start(
     target: Target,
     events: UnboundedSender<Event>,
@@ -28,7 +28,7 @@ pub fn start(
     let (history, wanted) = unbounded_channel();
     tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
     let (commands, receiver) = unbounded_channel();
-    tokio::spawn(execute(receiver, target, history, events, playback));
+    tokio::spawn(execute(receiver, target, history, events, playback, limits));
     commands
 }
 
@@ -38,12 +38,13 @@ async fn execute(
     history: UnboundedSender<String>,
     events: UnboundedSender<Event>,
     playback: Option<watch::Sender<Playback>>,
+    limits: Limits,
 ) {
     let mut writer: Option<Client> = None;
     while let Some(command) = commands.recv().await {
         match command {
             Command::Resolve(action) => {
-                let outcome = write_action(&target, &mut writer, action).await;
+                let outcome = write_action(&target, &mut writer, action, &limits).await;
                 match &outcome {
                     Ok(a) => {
                         tracing::info!(session = %a.session_id, round = a.round_index, operator = %a.operator, action = %a.action, "operator action recorded")
@@ -72,6 +73,7 @@ async fn write_action(
     target: &Target,
     writer: &mut Option<Client>,
     action: OperatorAction,
+    limits: &Limits,
 ) -> Result<OperatorAction, ResolveError> {
     let failed = |error: String| ResolveError::Failed {
         action: Box::new(action.clone()),
@@ -85,7 +87,7 @@ async fn write_action(
         *writer = Some(connected);
     }
     let client = writer.as_ref().expect("connected above");
-    match tokio::time::timeout(WRITE_TIMEOUT, postgres::resolve(client, &action)).await {
+    match tokio::time::timeout(WRITE_TIMEOUT, postgres::resolve(client, &action, limits)).await {
         Ok(Ok(answer)) => answer,
         Ok(Err(e)) => {
             *writer = None;

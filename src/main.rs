@@ -74,6 +74,13 @@ fn print(text: &str) -> io::Result<()> {
     out.flush()
 }
 
+/// Prints each of `warnings` on stderr.
+fn warn_all(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("gavel: warning: {warning}");
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
     let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
@@ -203,7 +210,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     ))?;
                 }
                 match ensure_roles(&client).await {
-                    Ok(()) => println!("roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready"),
+                    Ok(warnings) => {
+                        warn_all(&warnings);
+                        print(&format!("roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready\n"))?;
+                    }
                     Err(e) => eprintln!(
                         "gavel: warning: roles not set up ({e:#}); run `gavel grant` as a role \
                          that may create roles"
@@ -220,24 +230,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             revoke: revoked,
         } => {
             let target = target(db.db.as_deref())?;
-            runtime()?.block_on(async {
+            let warnings = runtime()?.block_on(async {
                 let client = target.connect_plain().await?;
-                grant(&client, &viewer, &operator).await?;
-                revoke(&client, &revoked).await
+                let warnings = grant(&client, &viewer, &operator).await?;
+                revoke(&client, &revoked).await?;
+                anyhow::Ok(warnings)
             })?;
+            warn_all(&warnings);
+            let mut report = String::new();
             for role in &viewer {
-                println!("{role}: {VIEWER_ROLE}");
+                report.push_str(&format!("{role}: {VIEWER_ROLE}\n"));
             }
             for role in &operator {
-                println!("{role}: {OPERATOR_ROLE}");
+                report.push_str(&format!("{role}: {OPERATOR_ROLE}\n"));
             }
             for role in &revoked {
-                println!("{role}: neither role");
+                report.push_str(&format!("{role}: neither role\n"));
             }
-            println!(
-                "{}: roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready",
+            report.push_str(&format!(
+                "{}: roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready\n",
                 target.describe()
-            );
+            ));
+            print(&report)?;
             Ok(ExitCode::SUCCESS)
         }
         Commands::Simulate {

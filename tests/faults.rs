@@ -1,12 +1,13 @@
 //! Faults injected into a real PostgreSQL (started by the tests, no mock) while a console follows
-//! it: the listener's backend terminated mid-stream, again and again; the server frozen
-//! (SIGSTOP) past the listener's keepalive; a restart with an operator action written while the
-//! server was down and then retried. Every round is shown exactly once, and every action is
-//! recorded once or reported.
+//! it: the listener's backend terminated mid-stream, again and again; the listener's backend
+//! frozen (SIGSTOP) past its keepalive while the turns it misses are committed, then caught up;
+//! a restart with an operator action written while the server was down and then retried. Every
+//! round is shown exactly once, and every action is recorded once or reported; a retry of one
+//! that landed unanswered is told it was recorded.
 
 use std::time::Duration;
 
-use gavel::app::Link;
+use gavel::app::{Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction};
 use gavel::store::ResolveError;
 use gavel::store::postgres::{Target, migrate, resolve};
@@ -14,8 +15,8 @@ use tokio_postgres::Client;
 
 mod common;
 use common::pg::{
-    Console, Frozen, SESSION, assert_each_turn_once, database, decide, server, table_count,
-    target_as, write_turns,
+    Console, Frozen, SESSION, action_count, assert_each_turn_once, database, decide, server,
+    table_count, target_as, write_turns,
 };
 
 /// A migrated database `name` holding the gated debate `session`; its target as the console
@@ -30,6 +31,15 @@ async fn debate(
     migrate(&mut client).await.unwrap();
     client.execute(SESSION, &[&session]).await.unwrap();
     (target, target_as(server, name, "postgres", application))
+}
+
+/// [`debate`] `gated` in database `name`, with round 1's decision `stop_converged` pending: the
+/// console's target, and the test's own connection.
+async fn decided(server: &gavel::store::postgres::LocalServer, name: &str) -> (Target, Client) {
+    let (target, own) = debate(server, name, "gated", "faults").await;
+    let client = connect(&own).await;
+    decide(&client, "gated", 1, Some("stop_converged")).await;
+    (target, client)
 }
 
 async fn connect(target: &Target) -> Client {
@@ -91,8 +101,8 @@ async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_feed_survives_the_server_frozen_past_the_keepalive() {
-    let server = std::sync::Arc::new(server());
+async fn the_feed_catches_up_after_its_backend_was_frozen_past_the_keepalive() {
+    let server = server();
     let (target, own) = debate(&server, "frozen", "long", "faults").await;
     let mut console = Console::live(target).await;
 
@@ -111,31 +121,38 @@ async fn the_feed_survives_the_server_frozen_past_the_keepalive() {
                 .is_some_and(|d| d.turns.len() as i64 == TURNS / 2)
         })
         .await;
-    // Frozen longer than the keepalive's interval (5 s) and its timeout (3 s) together; the
-    // other half is written meanwhile, its inserts held until the server thaws.
-    let frozen = {
-        let server = server.clone();
-        tokio::task::spawn_blocking(move || {
-            let frozen = Frozen::freeze(&server);
-            std::thread::sleep(Duration::from_secs(10));
-            drop(frozen);
-        })
-    };
-    let writer = tokio::spawn(write_turns(
-        own,
-        "long",
-        TURNS / 2 + 1..=TURNS,
-        Duration::from_millis(20),
-    ));
+    // Only the listener's backend is frozen, longer than the keepalive's interval (5 s) and its
+    // timeout (3 s) together; the other half is written and committed meanwhile through a
+    // backend that runs, so the feed can only learn of it by catching up after it reconnects.
+    let admin = connect(&own).await;
+    let listener = admin
+        .query_one(
+            "SELECT pid FROM pg_stat_activity \
+             WHERE application_name = 'gavel' AND datname = current_database()",
+            &[],
+        )
+        .await
+        .unwrap();
+    let frozen = Frozen::backend(listener.get::<_, i32>(0) as u32);
+    write_turns(own, "long", TURNS / 2 + 1..=TURNS, Duration::ZERO).await;
+    assert_eq!(
+        table_count(&admin, "SELECT count(*) FROM debate_rounds").await,
+        TURNS,
+        "every turn committed while the listener was frozen"
+    );
     console
         .until(
-            "the keepalive to find the frozen server",
+            "the keepalive to find the frozen backend",
             |m| matches!(&m.link, Some(Link::Down { error, .. }) if error.contains("keepalive")),
         )
         .await;
-    frozen.await.unwrap();
-    writer.await.unwrap();
+    assert_eq!(
+        console.model.debate("long").unwrap().turns.len() as i64,
+        TURNS / 2,
+        "the second half had not reached the console before the reconnect"
+    );
     console.each_turn_once("long", TURNS as u64).await;
+    drop(frozen);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -206,9 +223,7 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_doubled() {
     let server = server();
-    let (_, own) = debate(&server, "unanswered", "gated", "faults").await;
-    let client = connect(&own).await;
-    decide(&client, "gated", 1, Some("stop_converged")).await;
+    let (_, client) = decided(&server, "unanswered").await;
     let action = |operator: &str| OperatorAction {
         session_id: "gated".into(),
         round_index: 1,
@@ -221,17 +236,58 @@ async fn a_retry_of_an_action_that_landed_unanswered_is_answered_with_it_not_dou
         created_at: None,
         issues: Vec::new(),
     };
-    let first = resolve(&client, &action("alice")).await.unwrap().unwrap();
+    let first = resolve(&client, &action("alice"), &Default::default())
+        .await
+        .unwrap()
+        .unwrap();
     // The answer to the first attempt was lost: the console tries again.
-    let again = resolve(&client, &action("alice")).await.unwrap().unwrap();
+    let again = resolve(&client, &action("alice"), &Default::default())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         again, first,
         "the retry is answered with the row that landed"
     );
-    let other = resolve(&client, &action("bob")).await.unwrap();
+    let other = resolve(&client, &action("bob"), &Default::default())
+        .await
+        .unwrap();
     assert_eq!(other, Err(ResolveError::AlreadyResolved(Box::new(first))));
-    assert_eq!(
-        table_count(&client, "SELECT count(*) FROM debate_operator_actions").await,
-        1
+    assert_eq!(action_count(&client).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_after_a_write_that_landed_but_went_unanswered_says_it_was_recorded_after_all() {
+    let server = server();
+    let (target, client) = decided(&server, "landed").await;
+    let mut console = Console::at_pending(target, "gated").await;
+    console.press("ay");
+    console
+        .until("the action recorded and answered", |m| {
+            m.debate("gated")
+                .is_some_and(|d| d.actions.contains_key(&1))
+                && m.flash
+                    .as_ref()
+                    .is_some_and(|f| f.text.starts_with("recorded:"))
+        })
+        .await;
+    // As if the answer had been lost after the insert committed (the write timed out).
+    let sent = console.model.debate("gated").unwrap().actions[&1].clone();
+    let lost = ResolveError::Failed {
+        action: Box::new(sent),
+        error: "the database did not answer within 10 s".into(),
+    };
+    update(&mut console.model, Event::Resolved(Err(lost)));
+    assert!(
+        console.flash().ends_with("press r to retry"),
+        "{}",
+        console.flash()
     );
+    console.press("r");
+    assert_eq!(
+        console.flash(),
+        "recorded after all: alice accept stop_converged on gated round 1"
+    );
+    assert!(console.model.retry.is_none());
+    assert_eq!(action_count(&client).await, 1);
 }

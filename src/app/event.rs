@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::domain::{Change, OperatorAction};
+use crate::domain::{Access, Change, OperatorAction};
 use crate::simulate::Playback;
 use crate::store::ResolveError;
 use crate::theme::Theme;
@@ -15,15 +15,6 @@ pub enum Link {
     Connecting,
     Live,
     Down { error: String, retry_in: Duration },
-}
-
-/// Whether the database lets this console record operator actions, as its role's privileges
-/// say.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Access {
-    MayAct,
-    /// The role may only watch, for this reason.
-    WatchOnly(String),
 }
 
 /// Every input to the console.

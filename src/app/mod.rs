@@ -9,7 +9,7 @@ mod keys;
 mod model;
 mod update;
 
-pub use event::{Access, Command, Event, Link};
+pub use event::{Command, Event, Link};
 pub use keys::{Action, Key, Keymap};
 pub use model::{
     Chooser, DetailView, Flash, Focus, Intent, Model, Overlay, SortOrder, matches_filter,

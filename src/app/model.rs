@@ -235,9 +235,12 @@ pub struct Model {
     pub mouse: bool,
     /// Refuses operator actions until unlocked (with confirmation).
     pub read_only: bool,
-    /// Why the database refuses this console's actions (its role may only watch): read-only,
-    /// and unlocking cannot help, until a reconnect finds the role may act.
+    /// Why the database refuses this console's actions (its role may only watch, or, attached
+    /// to a database, [`CHECKING_ACCESS`] until the database says): read-only, and unlocking
+    /// cannot help, until a (re)connect finds the role may act.
     pub denied: Option<String>,
+    /// The database role this console's actions are stamped with, once the database said so.
+    pub role: Option<String>,
     /// Shows only the debates whose topic, id, persona, status or mode contain this text.
     pub filter: String,
     pub sort: SortOrder,
@@ -265,6 +268,10 @@ pub struct Model {
     pub quit: bool,
 }
 
+/// Why a console attached to a database holds actions back until its first connect: whether
+/// its role may record them is not known yet.
+pub const CHECKING_ACCESS: &str = "checking this role's rights…";
+
 impl Model {
     pub fn new(source: String, operator: String, config: &Config) -> Model {
         Model {
@@ -279,6 +286,7 @@ impl Model {
             mouse: config.ui.mouse,
             read_only: false,
             denied: None,
+            role: None,
             filter: String::new(),
             sort: SortOrder::default(),
             selected: 0,
@@ -298,10 +306,12 @@ impl Model {
         }
     }
 
-    /// A model for a live database: pausing holds rows back instead of stopping a simulator.
+    /// A model for a live database: pausing holds rows back instead of stopping a simulator, and
+    /// actions are held until the database says whether this role may record them.
     pub fn live(source: String, operator: String, config: &Config) -> Model {
         Model {
             link: Some(Link::Connecting),
+            denied: Some(CHECKING_ACCESS.to_owned()),
             ..Model::new(source, operator, config)
         }
     }

@@ -5,10 +5,10 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
 };
 
-use super::event::{Access, Command, Event};
+use super::event::{Command, Event};
 use super::keys::Action;
-use super::model::{Chooser, DetailView, Focus, Intent, Model, Overlay};
-use crate::domain::{ActionKind, Decision, OperatorAction, Reported};
+use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
+use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
 use crate::ui::{Region, detail_rows, region_at};
 
@@ -44,8 +44,13 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             model.flash(format!("read-only: {why}"), true);
             model.denied = Some(why);
         }
-        Event::Access(Access::MayAct) => {
-            if model.denied.take().is_some() {
+        Event::Access(Access::MayAct { role }) => {
+            model.role = Some(role);
+            let was_denied = model
+                .denied
+                .take()
+                .is_some_and(|why| why != CHECKING_ACCESS);
+            if was_denied {
                 let unlock = model.keymap.keys(Action::Unlock);
                 model.flash(
                     format!("this role may now record actions: press {unlock} to unlock"),
@@ -55,17 +60,7 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         }
         Event::Resolved(Ok(action)) => {
             model.retry = None;
-            model.flash(
-                format!(
-                    "recorded: {} {} {} on {} round {}",
-                    action.operator,
-                    action.action,
-                    action.decision,
-                    action.session_id,
-                    action.round_index
-                ),
-                false,
-            );
+            model.flash(recorded("recorded", &action), false);
         }
         Event::Resolved(Err(ResolveError::Failed { action, error })) => {
             model.flash(
@@ -302,6 +297,9 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         }
         Action::Retry => match model.retry.take() {
             None => model.flash("nothing to retry", true),
+            Some(action) if landed(model, &action) => {
+                model.flash(recorded("recorded after all", &action), false);
+            }
             Some(action) => match actionable(model, &action) {
                 Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
                 Ok(()) => {
@@ -535,6 +533,23 @@ fn start_action(model: &mut Model, action: ActionKind) {
         options,
         cursor: 0,
     }));
+}
+
+/// What the console says of an action recorded: `what`, then who did what where.
+fn recorded(what: &str, action: &OperatorAction) -> String {
+    format!(
+        "{what}: {} {} {} on {} round {}",
+        action.operator, action.action, action.decision, action.session_id, action.round_index
+    )
+}
+
+/// Whether the decision `action` resolves is on screen as resolved by `action` itself, written
+/// by this console's role: an attempt that was not answered did land.
+fn landed(model: &Model, action: &OperatorAction) -> bool {
+    model
+        .debate(&action.session_id)
+        .and_then(|debate| debate.actions.get(&action.round_index))
+        .is_some_and(|row| action.is_recorded_as(row, model.role.as_deref()))
 }
 
 /// Whether `action` may be sent, as far as the console knows: not read-only, its debate on

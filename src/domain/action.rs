@@ -76,6 +76,28 @@ impl OperatorAction {
     }
 }
 
+impl OperatorAction {
+    /// Whether `recorded` is this action itself, written by an earlier attempt of a console
+    /// connected as `role` (the same action, decision, persona, display name, note and role).
+    pub fn is_recorded_as(&self, recorded: &OperatorAction, role: Option<&str>) -> bool {
+        recorded.action == self.action
+            && recorded.decision == self.decision
+            && recorded.persona == self.persona
+            && recorded.operator == self.operator
+            && recorded.note == self.note
+            && recorded.role.as_deref() == role
+    }
+}
+
+/// Whether the database lets a console record operator actions, as its role's privileges say.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Access {
+    /// It may; `role` is the role its actions are stamped with (`session_user`).
+    MayAct { role: String },
+    /// The role may only watch, for this reason.
+    WatchOnly(String),
+}
+
 /// An operator as shown: the display name `operator`, and the database `role` that wrote the
 /// action when it differs ("alice (role bob)").
 pub fn who(operator: &str, role: Option<&str>) -> String {

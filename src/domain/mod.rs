@@ -14,7 +14,9 @@ mod reported;
 mod session;
 mod turn;
 
-pub use action::{ActionKind, DecisionState, NotOpen, OperatorAction, TIMEOUT_OPERATOR, who};
+pub use action::{
+    Access, ActionKind, DecisionState, NotOpen, OperatorAction, TIMEOUT_OPERATOR, who,
+};
 pub use debate::{Debate, Debates, RoundRow};
 pub use decision::{ControllerDecision, Decision, Signals};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};

@@ -119,13 +119,20 @@ impl Console {
         .unwrap()
     }
 
-    /// Waits for turns `1..=count` of debate `session`, then asserts each is shown exactly once.
+    /// Waits for turns `1..=count` of debate `session`, then for whatever else arrives within
+    /// the next 2 s (a late duplicate), then asserts each is shown exactly once.
     pub async fn each_turn_once(&mut self, session: &str, count: u64) {
         self.until("every turn", |m| {
             m.debate(session)
                 .is_some_and(|d| d.turns.len() as u64 >= count)
         })
         .await;
+        let settled = Instant::now() + Duration::from_secs(2);
+        while let Ok(Some(event)) =
+            tokio::time::timeout_at(settled.into(), self.events.recv()).await
+        {
+            self.apply(event);
+        }
         assert_each_turn_once(&self.model, session, count);
     }
 
@@ -183,6 +190,11 @@ pub async fn table_count(client: &Client, sql: &str) -> i64 {
     client.query_one(sql, &[]).await.unwrap().get(0)
 }
 
+/// How many operator actions are recorded.
+pub async fn action_count(client: &Client) -> i64 {
+    table_count(client, "SELECT count(*) FROM debate_operator_actions").await
+}
+
 /// The first column of what `sql` returns, as text.
 pub async fn texts(client: &Client, sql: &str) -> Vec<String> {
     client
@@ -206,32 +218,6 @@ pub async fn decide(client: &Client, session: &str, round: i32, decision: Option
         .unwrap();
 }
 
-/// The processes the server's postmaster started: its backends and helpers.
-fn backends(postmaster: u32) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        // /proc/PID/stat: "pid (comm) state ppid ...", where comm may hold spaces.
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let parent = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|ppid| ppid.parse::<u32>().ok());
-        if parent == Some(postmaster) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
 /// Sends `signal` to `pids`; whether every one of them was there to receive it.
 fn signal(pids: &[u32], signal: &str) -> bool {
     std::process::Command::new("kill")
@@ -243,36 +229,22 @@ fn signal(pids: &[u32], signal: &str) -> bool {
         .success()
 }
 
-/// The server stopped dead (SIGSTOP on the postmaster and every backend): connections stay
-/// open and nothing answers, as on a frozen host. Thawed (SIGCONT) when dropped.
+/// A backend stopped dead (SIGSTOP): its connection stays open and nothing answers on it, as
+/// on a frozen host, while the rest of the server goes on. Thawed (SIGCONT) when dropped.
 pub struct Frozen {
-    postmaster: u32,
-    backends: Vec<u32>,
+    pid: u32,
 }
 
 impl Frozen {
-    pub fn freeze(server: &LocalServer) -> Frozen {
-        let postmaster = server.pid().expect("the server is running");
-        // The postmaster first, so that it starts and reaps no backend while the others stop.
-        assert!(signal(&[postmaster], "STOP"), "kill -STOP {postmaster}");
-        let backends = backends(postmaster);
-        assert!(signal(&backends, "STOP"), "kill -STOP {backends:?}");
-        Frozen {
-            postmaster,
-            backends,
-        }
+    pub fn backend(pid: u32) -> Frozen {
+        assert!(signal(&[pid], "STOP"), "kill -STOP {pid}");
+        Frozen { pid }
     }
 }
 
 impl Drop for Frozen {
     fn drop(&mut self) {
-        // The backends first: once the postmaster runs it may reap one that has exited.
-        signal(&self.backends, "CONT");
-        assert!(
-            signal(&[self.postmaster], "CONT"),
-            "kill -CONT {}",
-            self.postmaster
-        );
+        signal(&[self.pid], "CONT");
     }
 }
 

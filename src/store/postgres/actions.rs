@@ -1,14 +1,15 @@
 //! Operator actions, recorded exactly once: the insert that loses a race on
 //! `(session_id, round_index)` does nothing, and the winner's row is returned instead.
 //! [`record`] is an orchestrator's write (the simulator's timeouts and recorded actions);
-//! [`resolve`] is the console's, which first checks that the decision is still open, and
-//! [`access`] tells a console whether its role may write at all.
+//! [`resolve`] is the console's, which checks that the decision is still open in the statement
+//! that writes, and [`access`] tells a console whether its role may write at all.
 
 use anyhow::{Context, Result};
 use tokio_postgres::Client;
+use tokio_postgres::types::ToSql;
 
 use super::rows::{self, ACTION_COLUMNS};
-use crate::domain::{DecisionState, Limits, OperatorAction, Reported};
+use crate::domain::{Access, DecisionState, Limits, OperatorAction, Reported};
 use crate::store::ResolveError;
 
 /// The columns gavel inserts, which a role needs INSERT on to act.
@@ -28,29 +29,9 @@ pub async fn record(
     action: &OperatorAction,
 ) -> Result<Result<OperatorAction, OperatorAction>> {
     let round = i32::try_from(action.round_index).context("round_index out of range")?;
-    let inserted = client
-        .query_opt(
-            &format!(
-                "INSERT INTO debate_operator_actions ({}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
-                 ON CONFLICT (session_id, round_index) DO NOTHING \
-                 RETURNING {ACTION_COLUMNS}",
-                INSERTED.join(", ")
-            ),
-            &[
-                &action.session_id,
-                &round,
-                &action.action.to_wire(),
-                &action.decision.to_wire(),
-                &action.persona,
-                &action.operator,
-                &action.note,
-            ],
-        )
-        .await
-        .context("recording the operator action")?;
-    if let Some(row) = inserted {
-        return Ok(Ok(rows::action(&row, &Limits::WIDEST)));
+    let values = "VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    if let Some(recorded) = insert(client, action, "", values, &[]).await? {
+        return Ok(Ok(recorded));
     }
     match existing(client, &action.session_id, round).await? {
         Some(winner) => Ok(Err(winner)),
@@ -59,6 +40,43 @@ pub async fn record(
             action.session_id
         ),
     }
+}
+
+/// Runs `{with} INSERT INTO debate_operator_actions (INSERTED) {source} ON CONFLICT DO
+/// NOTHING`, where `$1..$7` are `action`'s values of [`INSERTED`] and `$8...` are `more`: the
+/// row written, if one was.
+async fn insert(
+    client: &Client,
+    action: &OperatorAction,
+    with: &str,
+    source: &str,
+    more: &[&(dyn ToSql + Sync)],
+) -> Result<Option<OperatorAction>> {
+    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    let (kind, decision) = (action.action.to_wire(), action.decision.to_wire());
+    let values: [&(dyn ToSql + Sync); 7] = [
+        &action.session_id,
+        &round,
+        &kind,
+        &decision,
+        &action.persona,
+        &action.operator,
+        &action.note,
+    ];
+    let params: Vec<&(dyn ToSql + Sync)> = values.iter().chain(more).copied().collect();
+    let row = client
+        .query_opt(
+            &format!(
+                "{with} INSERT INTO debate_operator_actions ({}) {source} \
+                 ON CONFLICT (session_id, round_index) DO NOTHING \
+                 RETURNING {ACTION_COLUMNS}",
+                INSERTED.join(", ")
+            ),
+            &params,
+        )
+        .await
+        .context("recording the operator action")?;
+    Ok(row.map(|row| rows::action(&row, &Limits::WIDEST)))
 }
 
 async fn existing(client: &Client, session_id: &str, round: i32) -> Result<Option<OperatorAction>> {
@@ -75,20 +93,107 @@ async fn existing(client: &Client, session_id: &str, round: i32) -> Result<Optio
     Ok(row.as_ref().map(|row| rows::action(row, &Limits::WIDEST)))
 }
 
+/// What one snapshot of the database says of the decision an action resolves: the state the
+/// action is checked against, the raw values the write compares with, and this connection's
+/// role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    pub state: DecisionState,
+    /// `(status, decision, latest)` as read, compared again by [`write_if_unchanged`].
+    raw: (Option<String>, Option<String>, Option<i32>),
+    /// The role an action written on this connection is stamped with (`session_user`).
+    pub role: String,
+}
+
+/// The decision's state, as one query with `$1` the session, `$2` the round and `max_round`
+/// (a parameter) the highest round the readers accept: a decision row outside `1..=max_round`
+/// is in no round, for the store as for the console.
+fn state_query(max_round: &str) -> String {
+    format!(
+        "SELECT (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1::text) AS status, \
+            (SELECT coalesce(decision, '') FROM debate_round_decisions \
+                WHERE session_id = $1::text AND round_index = $2::int4) AS decision, \
+            (SELECT max(round_index) FROM debate_round_decisions \
+                WHERE session_id = $1::text AND round_index BETWEEN 1 AND {max_round}::int4) \
+                AS latest, \
+            session_user::text AS role"
+    )
+}
+
+/// Reads what the database says now of the decision `action` resolves.
+pub async fn observe(
+    client: &Client,
+    action: &OperatorAction,
+    limits: &Limits,
+) -> Result<Observed> {
+    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    let max_round = i32::try_from(limits.max_round).context("max_round out of range")?;
+    let row = client
+        .query_one(
+            &state_query("$3"),
+            &[&action.session_id, &round, &max_round],
+        )
+        .await
+        .context("reading the decision acted on")?;
+    let raw: (Option<String>, Option<String>, Option<i32>) = (row.get(0), row.get(1), row.get(2));
+    Ok(Observed {
+        state: DecisionState {
+            status: raw.0.as_deref().map(Reported::parse),
+            decision: raw.1.clone(),
+            latest: raw.2.and_then(|l| u32::try_from(l).ok()),
+        },
+        raw,
+        role: row.get(3),
+    })
+}
+
+/// Records `action` in one statement if, in that statement's snapshot, the decision's state is
+/// still what `observed` saw: `Some(row)` when written, `None` when nothing was (the state
+/// changed, or the decision was resolved meanwhile). A decision that commits while the
+/// statement runs is not seen by it, and counts as later than the action.
+pub async fn write_if_unchanged(
+    client: &Client,
+    action: &OperatorAction,
+    observed: &Observed,
+    limits: &Limits,
+) -> Result<Option<OperatorAction>> {
+    let max_round = i32::try_from(limits.max_round).context("max_round out of range")?;
+    let (status, decision, latest) = &observed.raw;
+    let with = format!("WITH state AS ({})", state_query("$8"));
+    let source = "SELECT $1::text, $2::int4, $3::text, $4::text, $5::text, $6::text, $7::text \
+        FROM state \
+        WHERE (state.status, state.decision, state.latest) \
+            IS NOT DISTINCT FROM ($9::text, $10::text, $11::int4)";
+    insert(
+        client,
+        action,
+        &with,
+        source,
+        &[&max_round, status, decision, latest],
+    )
+    .await
+}
+
+/// How often a write whose decision changed under it is checked again before giving up.
+const ATTEMPTS: usize = 3;
+
 /// The console's write: records `action` if its decision is still open (see
-/// [`OperatorAction::check_open`]), else says why. A retry of an action that an earlier,
-/// unanswered attempt did record is answered with that row. `Err` only when the connection
-/// failed, and nothing is known to be written; a refusal by the database (no privilege, ...)
-/// is a [`ResolveError::Refused`], which a retry cannot change.
+/// [`OperatorAction::check_open`]) within `limits`, else says why: already resolved (by whom)
+/// or no longer open. The check and the insert are one statement ([`write_if_unchanged`]). A
+/// retry of an action that an earlier, unanswered attempt of this role did record is answered
+/// with that row. `Err` when the connection failed or the state kept changing, and nothing is
+/// known to be written; a refusal by the database (no privilege, ...) is a
+/// [`ResolveError::Refused`], which a retry cannot change.
 pub async fn resolve(
     client: &Client,
     action: &OperatorAction,
+    limits: &Limits,
 ) -> Result<Result<OperatorAction, ResolveError>> {
-    let Ok(round) = i32::try_from(action.round_index) else {
+    if i32::try_from(action.round_index).is_err() {
         let why = format!("round {} is out of range", action.round_index);
         return Ok(Err(ResolveError::refused(action, why)));
-    };
-    match attempt(client, action, round).await {
+    }
+    match attempt(client, action, limits).await {
         Ok(answer) => Ok(answer),
         Err(e) => match refusal(&e) {
             Some(reason) => Ok(Err(ResolveError::refused(action, reason))),
@@ -100,63 +205,47 @@ pub async fn resolve(
 async fn attempt(
     client: &Client,
     action: &OperatorAction,
-    round: i32,
+    limits: &Limits,
 ) -> Result<Result<OperatorAction, ResolveError>> {
-    if let Some(winner) = existing(client, &action.session_id, round).await? {
-        return Ok(if same_resolution(&winner, action) {
-            Ok(winner)
-        } else {
-            Err(ResolveError::AlreadyResolved(Box::new(winner)))
-        });
+    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    for _ in 0..ATTEMPTS {
+        let observed = observe(client, action, limits).await?;
+        if let Some(winner) = existing(client, &action.session_id, round).await? {
+            return Ok(if action.is_recorded_as(&winner, Some(&observed.role)) {
+                Ok(winner)
+            } else {
+                Err(ResolveError::AlreadyResolved(Box::new(winner)))
+            });
+        }
+        if let Err(why) = action.check_open(&observed.state) {
+            return Ok(Err(ResolveError::refused(action, why)));
+        }
+        if let Some(recorded) = write_if_unchanged(client, action, &observed, limits).await? {
+            return Ok(Ok(recorded));
+        }
     }
-    let state = decision_state(client, &action.session_id, round).await?;
-    if let Err(why) = action.check_open(&state) {
-        return Ok(Err(ResolveError::refused(action, why)));
-    }
-    Ok(record(client, action)
-        .await?
-        .map_err(|winner| ResolveError::AlreadyResolved(Box::new(winner))))
-}
-
-/// Whether `recorded` is `action` itself, written by an earlier attempt.
-fn same_resolution(recorded: &OperatorAction, action: &OperatorAction) -> bool {
-    recorded.action == action.action
-        && recorded.decision == action.decision
-        && recorded.persona == action.persona
-        && recorded.operator == action.operator
-        && recorded.note == action.note
-}
-
-async fn decision_state(client: &Client, session_id: &str, round: i32) -> Result<DecisionState> {
-    let row = client
-        .query_one(
-            "SELECT (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1), \
-                    (SELECT coalesce(decision, '') FROM debate_round_decisions \
-                     WHERE session_id = $1 AND round_index = $2), \
-                    (SELECT max(round_index) FROM debate_round_decisions WHERE session_id = $1)",
-            &[&session_id, &round],
-        )
-        .await
-        .context("reading the decision acted on")?;
-    let status: Option<String> = row.get(0);
-    let latest: Option<i32> = row.get(2);
-    Ok(DecisionState {
-        status: status.as_deref().map(Reported::parse),
-        decision: row.get(1),
-        latest: latest.and_then(|l| u32::try_from(l).ok()),
-    })
+    anyhow::bail!(
+        "the decision on {} round {round} changed under each of {ATTEMPTS} attempts",
+        action.session_id
+    )
 }
 
 /// Why the database refused a statement, when it answered with a refusal that asking again
-/// cannot change; `None` for a failed connection, a deadlock, a shutdown, ...
+/// cannot change; `None` for a failed connection, a deadlock, a shutdown, a canceled query, a
+/// read-only transaction (a standby after failover), a lock not available, ...
 fn refusal(error: &anyhow::Error) -> Option<String> {
     let db = error
         .chain()
         .find_map(|cause| cause.downcast_ref::<tokio_postgres::Error>())?
         .as_db_error()?;
     let code = db.code().code();
-    let transient = ["08", "40", "53", "57", "58"];
-    if transient.iter().any(|class| code.starts_with(class)) {
+    let transient_classes = ["08", "40", "53", "57", "58"];
+    let transient_codes = ["25006", "55P03", "55006"];
+    if transient_classes
+        .iter()
+        .any(|class| code.starts_with(class))
+        || transient_codes.contains(&code)
+    {
         return None;
     }
     let mut reason = format!(
@@ -171,15 +260,19 @@ fn refusal(error: &anyhow::Error) -> Option<String> {
     Some(reason)
 }
 
-/// Whether this connection's role may record operator actions: `None` when it may, else why
-/// not (the console then starts read-only).
-pub async fn access(client: &Client) -> Result<Option<String>> {
+/// Whether this connection's role may record operator actions: INSERT on the columns gavel
+/// writes, SELECT on the table (to read back what was recorded), and USAGE on the sequence of
+/// `id`. When `id` takes its values from no serial or identity sequence, that part cannot be
+/// checked: the role is taken as able to act, a warning is logged, and a refused write says why.
+pub async fn access(client: &Client) -> Result<Access> {
     let row = client
         .query_one(
             "SELECT session_user::text, \
                     bool_and(has_column_privilege('debate_operator_actions', c, 'INSERT')), \
-                    coalesce(has_sequence_privilege( \
-                        pg_get_serial_sequence('debate_operator_actions', 'id'), 'USAGE'), true) \
+                    has_table_privilege('debate_operator_actions', 'SELECT'), \
+                    pg_get_serial_sequence('debate_operator_actions', 'id'), \
+                    has_sequence_privilege( \
+                        pg_get_serial_sequence('debate_operator_actions', 'id'), 'USAGE') \
              FROM unnest($1::text[]) AS c",
             &[&INSERTED.as_slice()],
         )
@@ -187,14 +280,27 @@ pub async fn access(client: &Client) -> Result<Option<String>> {
         .context("checking the privileges on debate_operator_actions")?;
     let role: String = row.get(0);
     let insert: bool = row.get(1);
-    let sequence: bool = row.get(2);
-    Ok(match (insert, sequence) {
-        (true, true) => None,
-        (false, _) => Some(format!(
-            "role {role} cannot insert into debate_operator_actions"
-        )),
-        (true, false) => Some(format!(
-            "role {role} cannot use the sequence of debate_operator_actions.id"
-        )),
+    let select: bool = row.get(2);
+    let sequence: Option<String> = row.get(3);
+    let usage: Option<bool> = row.get(4);
+    let mut missing = Vec::new();
+    if !insert {
+        missing.push("insert into debate_operator_actions".to_owned());
+    }
+    if !select {
+        missing.push("select from debate_operator_actions".to_owned());
+    }
+    match (&sequence, usage) {
+        (Some(sequence), Some(false)) => missing.push(format!("use the sequence {sequence}")),
+        (None, _) => tracing::warn!(
+            "debate_operator_actions.id has no serial or identity sequence: whether role {role} \
+             may draw its values is not checked"
+        ),
+        _ => {}
+    }
+    Ok(if missing.is_empty() {
+        Access::MayAct { role }
+    } else {
+        Access::WatchOnly(format!("role {role} cannot {}", missing.join(", nor ")))
     })
 }

@@ -2,8 +2,8 @@
 //! into [`Event`]s. Its messages are driven through `poll_message` on a task of their own, so
 //! notifications are never dropped and the console never awaits the database.
 //!
-//! On every (re)connect: LISTEN, then load what changed since the watermark (everything in the
-//! start window on the first connect), tell the console whether its role may record actions,
+//! On every (re)connect: LISTEN, tell the console whether its role may record actions, then load
+//! what changed since the watermark (everything in the start window on the first connect),
 //! then consume notifications, fetching the rows they name in batches. Rows are keyed, so a row
 //! read twice is filed once. A keepalive query with a timeout finds a dead connection;
 //! reconnection backs off up to 10 s.
@@ -19,7 +19,7 @@ use tokio_postgres::AsyncMessage;
 use super::actions;
 use super::connect::Target;
 use super::queries::{self, Notice, Watermark};
-use crate::app::{Access, Event, Link};
+use crate::app::{Event, Link};
 use crate::domain::{Change, Limits};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
@@ -101,17 +101,14 @@ async fn follow(
     });
     let result = async {
         client.batch_execute("LISTEN gavel_events").await.context("LISTEN")?;
+        let access = actions::access(&client).await?;
+        events.send(Event::Access(access)).map_err(|_| anyhow!("console gone"))?;
         let (rows, mark) = match *watermark {
             None => queries::initial(&mut client, START_WINDOW, limits).await?,
             Some(since) => queries::changed_since(&mut client, since, limits).await?,
         };
         *watermark = Some(mark);
         forward(events, rows)?;
-        let access = match actions::access(&client).await? {
-            None => Access::MayAct,
-            Some(why) => Access::WatchOnly(why),
-        };
-        events.send(Event::Access(access)).map_err(|_| anyhow!("console gone"))?;
         events.send(Event::Link(Link::Live)).map_err(|_| anyhow!("console gone"))?;
         *failures = 0;
 

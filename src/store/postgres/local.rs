@@ -143,11 +143,6 @@ impl LocalServer {
         )
     }
 
-    /// The postmaster's process id, while it runs (for fault tests that signal it).
-    pub fn pid(&self) -> Option<u32> {
-        self.server.as_ref().map(Child::id)
-    }
-
     /// Starts the server (again, after [`LocalServer::stop`]) and waits until it accepts
     /// connections.
     pub fn resume(&mut self) -> Result<()> {

@@ -14,7 +14,7 @@ pub mod rows;
 mod stage;
 mod tls;
 
-pub use actions::{access, record, resolve};
+pub use actions::{Observed, access, observe, record, resolve, write_if_unchanged};
 pub use connect::Target;
 pub use listener::{START_WINDOW, listen};
 pub use local::LocalServer;

@@ -15,47 +15,110 @@ pub const OPERATOR_ROLE: &str = "gavel_operator";
 
 /// Creates the two roles when missing and grants them their privileges on this database's
 /// tables (roles are the cluster's, privileges each database's). Idempotent; needs CREATEROLE
-/// (or a superuser) and ownership of the tables.
-pub async fn ensure_roles(client: &Client) -> Result<()> {
-    client
-        .batch_execute(&format!(
+/// (or a superuser) and ownership of the tables. Each step is a statement of its own, so a step
+/// that fails rolls back nothing before it; each role is created in a block of its own that
+/// takes another gavel creating the same role at the same moment as done. CONNECT on the
+/// database needs its owner, who is often not the tables' owner (managed PostgreSQL): when
+/// [`VIEWER_ROLE`] ends up without it, a warning is returned and the rest goes on (PUBLIC has
+/// CONNECT unless the owner revoked it, and then the viewer has it through PUBLIC).
+pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
+    for role in [VIEWER_ROLE, OPERATOR_ROLE] {
+        client
+            .batch_execute(&format!(
+                "DO $$
+                 BEGIN
+                     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN
+                         CREATE ROLE {role} NOLOGIN;
+                     END IF;
+                 EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                     NULL; -- another gavel created it at the same moment
+                 END
+                 $$"
+            ))
+            .await
+            .with_context(|| format!("creating the role {role}"))?;
+    }
+    let mut warnings = Vec::new();
+    if let Some(why) = grant_connect(client).await {
+        warnings.push(format!(
+            "{VIEWER_ROLE} has no CONNECT on this database ({why}): its members connect only \
+             where they have it otherwise; the database's owner runs GRANT CONNECT ON DATABASE \
+             ... TO {VIEWER_ROLE}"
+        ));
+    }
+    let steps = [
+        format!(
+            "DO $$ BEGIN
+                 EXECUTE format('GRANT USAGE ON SCHEMA %I TO {VIEWER_ROLE}', current_schema());
+             END $$"
+        ),
+        format!(
+            "GRANT SELECT ON debate_sessions, debate_rounds, debate_round_decisions,
+                 debate_round_judgments, debate_operator_actions TO {VIEWER_ROLE}"
+        ),
+        format!("GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE}"),
+        format!(
+            "GRANT INSERT (session_id, round_index, action, decision, persona, operator, note)
+                 ON debate_operator_actions TO {OPERATOR_ROLE}"
+        ),
+        format!(
             "DO $$
-             BEGIN
-                 IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{VIEWER_ROLE}') THEN
-                     CREATE ROLE {VIEWER_ROLE} NOLOGIN;
-                 END IF;
-                 IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{OPERATOR_ROLE}') THEN
-                     CREATE ROLE {OPERATOR_ROLE} NOLOGIN;
-                 END IF;
-             EXCEPTION WHEN duplicate_object OR unique_violation THEN
-                 NULL; -- another gavel created them at the same moment
-             END
-             $$;
-             DO $$
              DECLARE
                  ids text := pg_get_serial_sequence('debate_operator_actions', 'id');
              BEGIN
-                 EXECUTE format('GRANT CONNECT ON DATABASE %I TO {VIEWER_ROLE}', current_database());
-                 EXECUTE format('GRANT USAGE ON SCHEMA %I TO {VIEWER_ROLE}', current_schema());
                  IF ids IS NOT NULL THEN
                      EXECUTE format('GRANT USAGE ON SEQUENCE %s TO {OPERATOR_ROLE}', ids);
                  END IF;
              END
-             $$;
-             GRANT SELECT ON debate_sessions, debate_rounds, debate_round_decisions,
-                 debate_round_judgments, debate_operator_actions TO {VIEWER_ROLE};
-             GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE};
-             GRANT INSERT (session_id, round_index, action, decision, persona, operator, note)
-                 ON debate_operator_actions TO {OPERATOR_ROLE};"
+             $$"
+        ),
+    ];
+    for step in steps {
+        client
+            .batch_execute(&step)
+            .await
+            .with_context(|| format!("setting up the roles {VIEWER_ROLE} and {OPERATOR_ROLE}"))?;
+    }
+    Ok(warnings)
+}
+
+/// Grants CONNECT on this database to [`VIEWER_ROLE`]; why it does not have it afterwards, if
+/// it does not (through PUBLIC it may). PostgreSQL only warns a grantor without the grant
+/// option, so the privilege is checked rather than the statement's outcome.
+async fn grant_connect(client: &Client) -> Option<String> {
+    let granted = client
+        .batch_execute(&format!(
+            "DO $$ BEGIN
+                 EXECUTE format('GRANT CONNECT ON DATABASE %I TO {VIEWER_ROLE}', current_database());
+             END $$"
         ))
-        .await
-        .with_context(|| format!("setting up the roles {VIEWER_ROLE} and {OPERATOR_ROLE}"))
+        .await;
+    let has = client
+        .query_one(
+            &format!(
+                "SELECT has_database_privilege('{VIEWER_ROLE}', current_database(), 'CONNECT')"
+            ),
+            &[],
+        )
+        .await;
+    match (granted, has) {
+        (_, Ok(row)) if row.get::<_, bool>(0) => None,
+        (Err(e), _) | (_, Err(e)) => Some(
+            e.as_db_error()
+                .map_or_else(|| e.to_string(), |db| db.message().to_owned()),
+        ),
+        (Ok(()), Ok(_)) => Some("only the database's owner may grant it".to_owned()),
+    }
 }
 
 /// Makes each of `viewers` a viewer and each of `operators` an operator (after
-/// [`ensure_roles`]).
-pub async fn grant(client: &Client, viewers: &[String], operators: &[String]) -> Result<()> {
-    ensure_roles(client).await?;
+/// [`ensure_roles`], whose warnings are returned).
+pub async fn grant(
+    client: &Client,
+    viewers: &[String],
+    operators: &[String],
+) -> Result<Vec<String>> {
+    let warnings = ensure_roles(client).await?;
     let memberships = viewers
         .iter()
         .map(|r| (VIEWER_ROLE, r))
@@ -66,7 +129,7 @@ pub async fn grant(client: &Client, viewers: &[String], operators: &[String]) ->
             .await
             .with_context(|| format!("granting {group} to role {role:?}"))?;
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// Takes both roles away from each of `roles`.
