@@ -62,7 +62,7 @@ fn main() {
         let started = Instant::now();
         let records = calibrate::from_database(&mut client, &Default::default()).await.unwrap();
         println!(
-            "read and reduce {} finished debates (one snapshot, five queries): {:.2?}",
+            "read and reduce {} finished debates (one snapshot, turns streamed): {:.2?}",
             records.len(),
             started.elapsed()
         );

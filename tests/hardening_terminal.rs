@@ -394,13 +394,7 @@ fn query_ids(url: &str, sql: &str) -> Vec<String> {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
-        client
-            .query(sql, &[])
-            .await
-            .unwrap()
-            .iter()
-            .map(|row| row.get(0))
-            .collect()
+        common::pg::texts(&client, sql).await
     })
 }
 
