@@ -335,9 +335,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// be used) are printed before anything starts.
 fn target(db: Option<&str>) -> Result<Target> {
     let target = Target::from_env(db)?;
-    for warning in target.warnings() {
-        eprintln!("gavel: warning: {warning}");
-    }
+    warn_all(&target.warnings());
     Ok(target)
 }
 

@@ -13,7 +13,7 @@ use crate::domain::{Access, DecisionState, Limits, OperatorAction, Reported};
 use crate::store::ResolveError;
 
 /// The columns gavel inserts, which a role needs INSERT on to act.
-const INSERTED: [&str; 7] = [
+pub(super) const INSERTED: [&str; 7] = [
     "session_id",
     "round_index",
     "action",
@@ -79,7 +79,12 @@ async fn insert(
     Ok(row.map(|row| rows::action(&row, &Limits::WIDEST)))
 }
 
-async fn existing(client: &Client, session_id: &str, round: i32) -> Result<Option<OperatorAction>> {
+/// The action that resolved round `round` of `session_id`, if any.
+pub(super) async fn existing(
+    client: &Client,
+    session_id: &str,
+    round: i32,
+) -> Result<Option<OperatorAction>> {
     let row = client
         .query_opt(
             &format!(
@@ -89,7 +94,7 @@ async fn existing(client: &Client, session_id: &str, round: i32) -> Result<Optio
             &[&session_id, &round],
         )
         .await
-        .context("reading the action that resolved the decision first")?;
+        .with_context(|| format!("reading debate_operator_actions ({session_id}, {round})"))?;
     Ok(row.as_ref().map(|row| rows::action(row, &Limits::WIDEST)))
 }
 

@@ -8,6 +8,8 @@
 use anyhow::{Context, Result};
 use tokio_postgres::Client;
 
+use super::actions::INSERTED;
+
 /// The group role of those who watch.
 pub const VIEWER_ROLE: &str = "gavel_viewer";
 /// The group role of those who also resolve decisions.
@@ -58,8 +60,8 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
         ),
         format!("GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE}"),
         format!(
-            "GRANT INSERT (session_id, round_index, action, decision, persona, operator, note)
-                 ON debate_operator_actions TO {OPERATOR_ROLE}"
+            "GRANT INSERT ({}) ON debate_operator_actions TO {OPERATOR_ROLE}",
+            INSERTED.join(", ")
         ),
         format!(
             "DO $$

@@ -12,9 +12,8 @@ use tokio_postgres::{AsyncMessage, Client};
 use super::actions;
 use super::connect::Target;
 use super::queries::Notice;
-use super::rows::{self, ACTION_COLUMNS};
 use crate::config::Config;
-use crate::domain::{Change, ControllerDecision, Judgment, Limits, OperatorAction, Session, Turn};
+use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
 use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
@@ -159,25 +158,10 @@ impl Stage for PgStage {
     async fn next_action(&mut self) -> Result<OperatorAction> {
         loop {
             if let Some(&round) = self.pending.front() {
-                let row = self
-                    .client
-                    .query_opt(
-                        &format!(
-                            "SELECT {ACTION_COLUMNS} FROM debate_operator_actions \
-                             WHERE session_id = $1 AND round_index = $2"
-                        ),
-                        &[&self.session_id, &round],
-                    )
-                    .await
-                    .with_context(|| {
-                        format!(
-                            "reading debate_operator_actions ({}, {round})",
-                            self.session_id
-                        )
-                    })?;
+                let found = actions::existing(&self.client, &self.session_id, round).await?;
                 self.pending.pop_front();
-                match row {
-                    Some(row) => return Ok(rows::action(&row, &Limits::WIDEST)),
+                match found {
+                    Some(action) => return Ok(action),
                     None => continue,
                 }
             }

@@ -199,20 +199,16 @@ impl Tls {
     /// What went wrong with the server's certificate, in words an operator can act on, when
     /// `error` is a certificate failure.
     pub fn explain(&self, error: &(dyn std::error::Error + 'static), host: &str) -> Option<String> {
-        let mut next = Some(error);
-        while let Some(error) = next {
-            let tls = error.downcast_ref::<rustls::Error>().or_else(|| {
-                error
-                    .downcast_ref::<std::io::Error>()
-                    .and_then(|io| io.get_ref())
-                    .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            });
-            if let Some(tls) = tls {
-                return Some(self.explain_tls(tls, host));
-            }
-            next = error.source();
-        }
-        None
+        std::iter::successors(Some(error), |error| error.source())
+            .find_map(|error| {
+                error.downcast_ref::<rustls::Error>().or_else(|| {
+                    error
+                        .downcast_ref::<std::io::Error>()
+                        .and_then(|io| io.get_ref())
+                        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+                })
+            })
+            .map(|tls| self.explain_tls(tls, host))
     }
 
     fn explain_tls(&self, error: &rustls::Error, host: &str) -> String {
