@@ -40,6 +40,9 @@ pub struct UiConfig {
     pub theme: String,
     /// Mouse scrolling and selection.
     pub mouse: bool,
+    /// Finished debates the console holds besides the running ones: the most recently finished
+    /// this many (older ones come back from the database when jumped to).
+    pub keep_finished: usize,
 }
 
 impl Default for UiConfig {
@@ -47,6 +50,8 @@ impl Default for UiConfig {
         UiConfig {
             theme: "dark".to_owned(),
             mouse: false,
+            // A week of a busy fleet, in well under 100 MiB.
+            keep_finished: 100_000,
         }
     }
 }

@@ -80,8 +80,14 @@ async fn execute(
             Command::SetPlayback(setting) => {
                 playback.send_replace(setting);
             }
-            // Every row of the demo is already in memory and on screen.
-            Command::LoadHistory(_) => {}
+            // The console lets go of the rows of debates off screen; here they are again.
+            Command::LoadHistory(id) => {
+                for row in store.history(&id) {
+                    if events.send(Event::Store(Box::new(row))).is_err() {
+                        return;
+                    }
+                }
+            }
         }
     }
 }

@@ -3,7 +3,8 @@
 //! read on their own thread; the active theme file watched for edits; the draw loop.
 //!
 //! The loop never awaits I/O: it waits for the next event (or signal), drains every event
-//! already queued, applies them all, and draws once, at most 60 times a second. A signal comes
+//! already queued, applies them all, and draws once, at most 60 times a second, and only when
+//! something on screen may have changed (rows for debates off screen draw nothing). A signal comes
 //! before any event and is looked for again before each draw, so that nothing is drawn to a
 //! terminal that hung up; a draw that fails because it did ends the console as the hangup.
 
@@ -79,6 +80,7 @@ pub async fn run(
     let panicked = terminal::leave_on_panic();
     let stop = Arc::new(AtomicBool::new(false));
     let entered = terminal::enter(model.mouse);
+    model.reports.wake(sender.clone());
     let reader = spawn_key_reader(sender, stop.clone());
     let result = match entered {
         Ok(()) => draw_loop(model, receiver, commands, signals, panicked).await,
@@ -116,6 +118,7 @@ async fn draw_loop(
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
     model.settle();
+    model.take_dirty();
     terminal.draw(|frame| view(&model, frame))?;
     let mut last_draw = Instant::now();
     loop {
@@ -170,6 +173,9 @@ async fn draw_loop(
             return Ok(Ended::Quit);
         }
         model.settle();
+        if !model.take_dirty() && !suspending {
+            continue;
+        }
         let drawn = if suspending {
             suspend(&mut terminal, &model)
         } else {

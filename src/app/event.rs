@@ -36,6 +36,8 @@ pub enum Event {
     Link(Link),
     /// What the live database lets this console do, checked on every connect.
     Access(Access),
+    /// The calibration or shadow-week figures changed (see [`super::Reports`]).
+    Reports,
 }
 
 /// What the console asks a backend to do.

@@ -5,14 +5,17 @@
 //! The results come back as events. Nothing here does I/O.
 
 mod event;
+mod fleet;
 mod keys;
 mod model;
+mod reports;
 mod update;
 
 pub use event::{Command, Event, Link};
+pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use keys::{Action, Key, Keymap};
 pub use model::{
-    Chooser, DetailView, Flash, Focus, Intent, Model, Overlay, SortOrder, matches_filter,
-    worst_ruling,
+    Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };
+pub use reports::{CALIBRATED, Figures, Reports, Watched};
 pub use update::update;

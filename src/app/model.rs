@@ -1,12 +1,10 @@
 //! The console's state: the debates as their rows arrived, and what the operator is doing.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-use crate::calibrate::Tracker;
 use crate::config::Config;
 use crate::domain::{
-    ActionKind, Change, Debate, Debates, Decision, JudgeDecision, Judgment, OperatorAction,
-    Reported,
+    ActionKind, Change, Debate, Decision, JudgeDecision, Judgment, OperatorAction, Reported,
 };
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
@@ -14,7 +12,9 @@ use crate::text::one_line;
 use crate::theme::Theme;
 
 use super::event::Link;
+use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::keys::Keymap;
+use super::reports::Reports;
 
 /// The most severe ruling among `judgments`: abort, then halt_replace, warn, continue; an
 /// unknown ruling ranks above all, so that it is seen.
@@ -71,50 +71,6 @@ impl DetailView {
         let len = DetailView::ALL.len() as isize;
         DetailView::ALL[(at + step).rem_euclid(len) as usize]
     }
-}
-
-/// The order of the debates list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SortOrder {
-    /// As the debates first appeared.
-    #[default]
-    Arrival,
-    /// Debates with a pending decision, then running ones, then the rest.
-    PendingFirst,
-    /// By session id.
-    Id,
-}
-
-impl SortOrder {
-    pub fn next(self) -> SortOrder {
-        match self {
-            SortOrder::Arrival => SortOrder::PendingFirst,
-            SortOrder::PendingFirst => SortOrder::Id,
-            SortOrder::Id => SortOrder::Arrival,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            SortOrder::Arrival => "arrival",
-            SortOrder::PendingFirst => "pending first",
-            SortOrder::Id => "id",
-        }
-    }
-}
-
-/// Whether `debate` matches a filter (already lower-case): its topic, id, a persona of its
-/// roster or its turns, its status or its mode contains the text.
-pub fn matches_filter(debate: &Debate, needle: &str) -> bool {
-    let session = &debate.session;
-    let contains = |text: &str| text.to_lowercase().contains(needle);
-    needle.is_empty()
-        || contains(&session.id)
-        || contains(&session.question)
-        || contains(&session.status.to_string())
-        || contains(&session.controller_mode.to_string())
-        || session.personas.iter().any(|p| contains(p))
-        || debate.turns.iter().any(|t| contains(&t.agent_persona))
 }
 
 /// An operator action waiting for `y`.
@@ -214,6 +170,17 @@ pub struct Flash {
     pub error: bool,
 }
 
+/// A debate whose full rows the console holds: the open one, and the most recently changed.
+#[derive(Debug, Clone)]
+struct Held {
+    debate: Debate,
+    /// Holds every row of the debate (or they were asked for): rows filed since it was first
+    /// seen without a database, or since its history was requested.
+    whole: bool,
+    /// When a row last landed or it was opened, for letting go of the least recent.
+    touched: u64,
+}
+
 /// Everything the console shows.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -223,12 +190,16 @@ pub struct Model {
     pub operator: String,
     /// The thresholds drawn on charts.
     pub controller: ControllerConfig,
-    /// The calibration grid replayed over the finished debates on screen.
-    pub calibration: Tracker,
-    /// Debates in the order they first appeared; positions never change.
-    pub debates: Debates,
-    /// Debates whose full history the console has asked a database for.
-    pub history_requested: HashSet<String>,
+    /// The calibration grid and the shadow week, computed off the draw loop.
+    pub reports: Reports,
+    /// A summary of every debate held, in the list's order and filter.
+    pub debates: Fleet,
+    /// Full rows of the selected debate and of the most recently changed ones.
+    held: HashMap<Seq, Held>,
+    /// Counts rows landing, for [`Held::touched`].
+    clock: u64,
+    /// The debate whose history to ask the backend for.
+    wanted: Option<String>,
     pub theme: Theme,
     pub keymap: Keymap,
     /// Whether mouse scrolling and clicks are on.
@@ -241,11 +212,13 @@ pub struct Model {
     pub denied: Option<String>,
     /// The database role this console's actions are stamped with, once the database said so.
     pub role: Option<String>,
-    /// Shows only the debates whose topic, id, persona, status or mode contain this text.
+    /// Shows only the debates whose topic, id, persona, status or mode contain this text (set
+    /// with [`Model::set_filter`]).
     pub filter: String,
+    /// Set with [`Model::set_sort`].
     pub sort: SortOrder,
-    /// The selected debate, as its position in `debates`: rows landing never move it.
-    pub selected: usize,
+    /// The selected debate; rows landing never move it.
+    pub selected: Option<Seq>,
     pub focus: Focus,
     pub view: DetailView,
     /// The round selected in the rounds table; `None` follows the latest.
@@ -261,16 +234,23 @@ pub struct Model {
     /// Attached to a live database: its connection state, and pausing holds rows back.
     pub link: Option<Link>,
     /// Rows that arrived while a live feed was paused, applied on resume.
-    pub held: Vec<Change>,
+    pub held_back: Vec<Change>,
     /// An action whose write failed, kept for `r` (retry).
     pub retry: Option<OperatorAction>,
     pub flash: Option<Flash>,
     pub quit: bool,
+    /// Something on screen may have changed since the last frame.
+    pub dirty: bool,
+    /// The debates the list drew last frame.
+    drawn: Window,
 }
 
 /// Why a console attached to a database holds actions back until its first connect: whether
 /// its role may record them is not known yet.
 pub const CHECKING_ACCESS: &str = "checking this role's rights…";
+
+/// Debates whose full rows are held besides the selected one: the most recently changed.
+pub const HELD_DEBATES: usize = 64;
 
 impl Model {
     pub fn new(source: String, operator: String, config: &Config) -> Model {
@@ -278,9 +258,11 @@ impl Model {
             source,
             operator,
             controller: config.controller.clone(),
-            calibration: Tracker::new(&config.calibration.grid, &config.controller),
-            debates: Debates::default(),
-            history_requested: HashSet::new(),
+            reports: Reports::start(&config.calibration.grid, &config.controller),
+            debates: Fleet::new(config.ui.keep_finished),
+            held: HashMap::new(),
+            clock: 0,
+            wanted: None,
             theme: Theme::dark(),
             keymap: config.keys.clone(),
             mouse: config.ui.mouse,
@@ -289,7 +271,7 @@ impl Model {
             role: None,
             filter: String::new(),
             sort: SortOrder::default(),
-            selected: 0,
+            selected: None,
             focus: Focus::Debates,
             view: DetailView::Rounds,
             round_cursor: None,
@@ -299,10 +281,12 @@ impl Model {
             overlay: None,
             playback: Playback::default(),
             link: None,
-            held: Vec::new(),
+            held_back: Vec::new(),
             retry: None,
             flash: None,
             quit: false,
+            dirty: true,
+            drawn: Window::default(),
         }
     }
 
@@ -316,72 +300,135 @@ impl Model {
         }
     }
 
-    /// Files a row under its debate, creating the debate on first sight.
+    /// Files a row under its debate, creating the debate on first sight (the first debate seen
+    /// is selected).
     pub fn apply(&mut self, change: Change) {
-        self.calibration.mark(change.session_id());
-        let position = self.debates.apply(change);
-        if self.jump_to.as_deref() == Some(self.debates[position].session.id.as_str()) {
+        self.reports.row(&change);
+        let filed = self.debates.apply(&change);
+        let seq = filed.seq;
+        self.dirty |= filed.reordered
+            || self.selected == Some(seq)
+            || self.drawn.rows.contains(&seq);
+        self.clock += 1;
+        let whole = self.link.is_none();
+        let held = self.held.entry(seq).or_insert_with(|| Held {
+            debate: Debate::new(change.session_id()),
+            // Rows from the first on, without a database to miss them in between.
+            whole: whole && filed.created,
+            touched: 0,
+        });
+        held.touched = self.clock;
+        held.debate.apply(change);
+        self.let_go();
+        if self.selected.is_none() {
+            self.select(seq);
+        }
+        if let Some(id) = &self.jump_to
+            && self.debates.seq(id) == Some(seq)
+        {
             self.jump_to = None;
-            self.jump(position);
+            self.jump(seq);
         }
     }
 
-    /// Selects the debate at `position` for `:`, clearing a filter that hides it.
-    pub fn jump(&mut self, position: usize) {
-        let hidden = !matches_filter(&self.debates[position], &self.filter.to_lowercase());
-        if hidden {
-            self.filter.clear();
+    /// Lets go of the full rows of the least recently changed debates beyond [`HELD_DEBATES`]
+    /// (never the selected one's).
+    fn let_go(&mut self) {
+        if self.held.len() <= HELD_DEBATES + 1 {
+            return;
         }
-        self.select(position);
+        let oldest = self
+            .held
+            .iter()
+            .filter(|(seq, _)| Some(**seq) != self.selected)
+            .min_by_key(|(_, held)| held.touched)
+            .map(|(seq, _)| *seq);
+        if let Some(seq) = oldest {
+            self.held.remove(&seq);
+        }
+    }
+
+    /// Selects the debate `seq` for `:`, clearing a filter that hides it.
+    pub fn jump(&mut self, seq: Seq) {
+        let hidden = !self.debates.is_listed(seq);
+        if hidden {
+            self.set_filter(String::new());
+        }
+        self.select(seq);
         self.focus = Focus::Debates;
-        let id = one_line(&self.debates[position].session.id);
+        let id = self.debates.get(seq).map_or_else(String::new, |s| one_line(&s.id));
         let note = if hidden { " (filter cleared)" } else { "" };
         self.flash(format!("at {id}{note}"), false);
     }
 
-    /// Work done once per frame rather than once per row: the calibration of debates whose rows
-    /// changed.
+    /// Work done once per frame rather than once per row: letting go of the longest-finished
+    /// debates beyond what is kept, and noting which debates the list draws.
     pub fn settle(&mut self) {
-        self.calibration.refresh(&self.debates);
+        self.debates.retain(self.selected);
+        self.drawn = self.debates.window(self.selected, crate::ui::list_rows(self));
     }
 
+    /// Whether anything on screen may have changed since the last call.
+    pub fn take_dirty(&mut self) -> bool {
+        std::mem::take(&mut self.dirty)
+    }
+
+    /// The full rows of the debate with this id, if held.
     pub fn debate(&self, id: &str) -> Option<&Debate> {
-        self.debates.get_by_id(id)
+        let seq = self.debates.seq(id)?;
+        self.held.get(&seq).map(|held| &held.debate)
     }
 
-    /// The selected debate, unless the filter hides it.
+    /// The selected debate's full rows, unless the filter hides it.
     pub fn selected_debate(&self) -> Option<&Debate> {
-        self.debates
-            .get(self.selected)
-            .filter(|d| matches_filter(d, &self.filter.to_lowercase()))
+        let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
+        self.held.get(&seq).map(|held| &held.debate)
     }
 
-    /// The positions of the debates the list shows, in its order.
-    pub fn visible(&self) -> Vec<usize> {
-        let needle = self.filter.to_lowercase();
-        let mut shown: Vec<usize> = (0..self.debates.len())
-            .filter(|&i| matches_filter(&self.debates[i], &needle))
-            .collect();
-        match self.sort {
-            SortOrder::Arrival => {}
-            SortOrder::PendingFirst => shown.sort_by_key(|&i| {
-                let debate = &self.debates[i];
-                (debate.pending().is_none(), !debate.session.is_running())
-            }),
-            SortOrder::Id => {
-                shown.sort_by(|&a, &b| self.debates[a].session.id.cmp(&self.debates[b].session.id))
-            }
-        }
-        shown
+    /// The selected debate's summary, unless the filter hides it.
+    pub fn selected_summary(&self) -> Option<&Summary> {
+        let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
+        self.debates.get(seq)
     }
 
-    /// Selects the debate at `position` in `debates`, from its latest round.
-    pub fn select(&mut self, position: usize) {
-        if position != self.selected {
-            self.selected = position;
+    /// Shows only the debates `filter` matches.
+    pub fn set_filter(&mut self, filter: String) {
+        self.debates.arrange(self.sort, &filter);
+        self.filter = filter;
+    }
+
+    pub fn set_sort(&mut self, sort: SortOrder) {
+        self.debates.arrange(sort, &self.filter);
+        self.sort = sort;
+    }
+
+    /// Selects the debate `seq`, from its latest round; its full rows are asked for unless held.
+    pub fn select(&mut self, seq: Seq) {
+        if Some(seq) != self.selected {
+            self.selected = Some(seq);
             self.round_cursor = None;
             self.detail_scroll = 0;
         }
+        let Some(id) = self.debates.get(seq).map(|s| s.id.clone()) else {
+            return;
+        };
+        self.clock += 1;
+        let held = self.held.entry(seq).or_insert_with(|| Held {
+            debate: Debate::new(&id),
+            whole: false,
+            touched: 0,
+        });
+        held.touched = self.clock;
+        if !held.whole {
+            held.whole = true;
+            self.wanted = Some(id);
+        }
+        self.let_go();
+    }
+
+    /// The debate whose history the backend should load, once.
+    pub fn take_wanted(&mut self) -> Option<String> {
+        self.wanted.take()
     }
 
     /// The round the rounds table highlights.

@@ -6,38 +6,51 @@ use crossterm::event::{
 };
 
 use super::event::{Command, Event};
+use super::fleet::Seq;
 use super::keys::Action;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
+use super::reports::Watched;
 use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
-use crate::ui::{Region, detail_rows, region_at};
+use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
 const PAGE: i32 = 20;
 
 /// Applies one event; returns what the backend must do.
 pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
+    let before = watched(model);
+    model.dirty |= match &event {
+        // Filing a row says whether it shows.
+        Event::Store(_) => model.link.is_some() && model.playback.paused,
+        Event::Reports => before.is_some(),
+        _ => true,
+    };
     let mut commands = handle(model, event);
-    commands.extend(request_history(model));
+    let after = watched(model);
+    if after != before {
+        model.reports.watch(after);
+    }
+    commands.extend(model.take_wanted().map(Command::LoadHistory));
     commands
 }
 
-/// Attached to a database, the selected debate's full history is loaded once.
-fn request_history(model: &mut Model) -> Option<Command> {
-    model.link.as_ref()?;
-    let id = &model.debates.get(model.selected)?.session.id;
-    if !model.history_requested.insert(id.clone()) {
-        return None;
+/// The report the open window shows, if any.
+fn watched(model: &Model) -> Option<Watched> {
+    match model.overlay {
+        Some(Overlay::Calibration { .. }) => Some(Watched::Calibration),
+        Some(Overlay::ShadowWeek { .. }) => Some(Watched::ShadowWeek),
+        _ => None,
     }
-    Some(Command::LoadHistory(id.clone()))
 }
 
 fn handle(model: &mut Model, event: Event) -> Vec<Command> {
     match event {
         Event::Store(change) if model.link.is_some() && model.playback.paused => {
-            model.held.push(*change);
+            model.held_back.push(*change);
         }
         Event::Store(change) => model.apply(*change),
+        Event::Reports => {}
         Event::Link(link) => model.link = Some(link),
         Event::Access(Access::WatchOnly(why)) => {
             model.read_only = true;
@@ -160,13 +173,13 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
                 scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
         }
         Some(Overlay::Filter) => {
-            let mut filter = std::mem::take(&mut model.filter);
+            let mut filter = model.filter.clone();
             match edit(&mut filter, &key, 200) {
                 Edit::Typing => model.overlay = Some(Overlay::Filter),
                 Edit::Done => {}
                 Edit::Cancelled => filter.clear(),
             }
-            model.filter = filter;
+            model.set_filter(filter);
             keep_selection_visible(model);
         }
         Some(Overlay::Command(mut text)) => match edit(&mut text, &key, 200) {
@@ -231,13 +244,13 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::Filter => model.overlay = Some(Overlay::Filter),
         Action::Command => model.overlay = Some(Overlay::Command(String::new())),
         Action::Sort => {
-            model.sort = model.sort.next();
+            model.set_sort(model.sort.next());
             model.flash(format!("debates sorted by {}", model.sort.label()), false);
         }
         Action::Pause => {
             let commands = set_playback(model, model.playback.toggled());
             if !model.playback.paused {
-                for change in std::mem::take(&mut model.held) {
+                for change in std::mem::take(&mut model.held_back) {
                     model.apply(change);
                 }
             }
@@ -251,7 +264,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::PageDown => move_by(model, PAGE),
         Action::Top => match model.focus {
             Focus::Debates => {
-                if let Some(&first) = model.visible().first() {
+                if let Some(first) = model.debates.first() {
                     model.select(first);
                 }
             }
@@ -332,16 +345,9 @@ fn set_view(model: &mut Model, view: DetailView) {
 fn move_by(model: &mut Model, step: i32) {
     match (model.focus, model.view) {
         (Focus::Debates, _) => {
-            let visible = model.visible();
-            let Some(last) = visible.len().checked_sub(1) else {
-                return;
-            };
-            let at = visible.iter().position(|&i| i == model.selected);
-            let next = match at {
-                Some(at) => (at as i64 + i64::from(step)).clamp(0, last as i64) as usize,
-                None => 0,
-            };
-            model.select(visible[next]);
+            if let Some(next) = model.debates.step(model.selected, i64::from(step)) {
+                model.select(next);
+            }
         }
         (Focus::Detail, DetailView::Rounds) => move_round(model, step),
         (Focus::Detail, DetailView::Format) => {
@@ -381,10 +387,8 @@ fn clamp_scroll(model: &mut Model) {
 /// After the filter changed: the selection stays if it is still shown, else moves to the first
 /// debate shown.
 fn keep_selection_visible(model: &mut Model) {
-    let visible = model.visible();
-    if !visible.contains(&model.selected)
-        && let Some(&first) = visible.first()
-    {
+    let shown = model.selected.is_some_and(|seq| model.debates.is_listed(seq));
+    if !shown && let Some(first) = model.debates.first() {
         model.select(first);
     }
 }
@@ -398,17 +402,21 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
         model.quit = true;
         return Vec::new();
     }
-    let exact = model.debates.position(text);
+    let exact = model.debates.seq(text);
     let needle = text.to_lowercase();
-    let near: Vec<usize> = (0..model.debates.len())
-        .filter(|&i| model.debates[i].session.id.to_lowercase().contains(&needle))
+    let mut near: Vec<(Seq, &str)> = model
+        .debates
+        .summaries()
+        .filter(|s| s.id.to_lowercase().contains(&needle))
+        .map(|s| (s.seq, s.id.as_str()))
         .collect();
+    near.sort_unstable();
+    let near: Vec<(Seq, String)> = near.into_iter().map(|(seq, id)| (seq, id.to_owned())).collect();
     let position = match (exact, near.as_slice()) {
-        (Some(at), _) | (None, &[at]) => at,
+        (Some(at), _) | (None, &[(at, _)]) => at,
         (None, []) if model.link.is_some() => {
             model.jump_to = Some(text.to_owned());
             model.flash(format!("looking up {text} in the database ..."), false);
-            model.history_requested.insert(text.to_owned());
             return vec![Command::LoadHistory(text.to_owned())];
         }
         (None, []) => {
@@ -416,11 +424,7 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
             return Vec::new();
         }
         (None, many) => {
-            let ids: Vec<&str> = many
-                .iter()
-                .take(5)
-                .map(|&i| model.debates[i].session.id.as_str())
-                .collect();
+            let ids: Vec<&str> = many.iter().take(5).map(|(_, id)| id.as_str()).collect();
             model.flash(
                 format!(
                     "{} debates match {text}: {} ...",
@@ -467,8 +471,9 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
     }
     match (region, row) {
         (Region::Debates, Some(row)) => {
-            if let Some(&position) = model.visible().get(row) {
-                model.select(position);
+            let window = model.debates.window(model.selected, list_rows(model));
+            if let Some(&seq) = window.rows.get(row) {
+                model.select(seq);
             }
         }
         (Region::Detail, Some(row)) if model.view == DetailView::Rounds => {

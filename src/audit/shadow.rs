@@ -40,17 +40,24 @@ pub struct ShadowWeek {
 
 impl ShadowWeek {
     pub fn of<'a>(debates: impl IntoIterator<Item = &'a Debate>) -> ShadowWeek {
+        ShadowWeek::sum(
+            debates
+                .into_iter()
+                .filter(|d| ShadowRow::is_shadow(d))
+                .map(ShadowRow::of),
+        )
+    }
+
+    /// The rollup of shadow debates' rows, each with the issues found reading its labels.
+    pub fn sum(rows: impl IntoIterator<Item = (ShadowRow, Vec<String>)>) -> ShadowWeek {
         let mut week = ShadowWeek::default();
-        let shadow = debates
-            .into_iter()
-            .filter(|d| d.session.controller_mode == Reported::Known(ControllerMode::Shadow));
-        for debate in shadow {
-            let row = ShadowRow::of(debate, &mut week.issues);
+        for (row, issues) in rows {
             week.tokens += row.tokens;
             week.tokens_saved += row.tokens_saved;
             week.labels += row.labels;
             week.agreed += row.agreed;
             week.rows.push(row);
+            week.issues.extend(issues);
         }
         week
     }
@@ -75,7 +82,14 @@ impl ShadowWeek {
 }
 
 impl ShadowRow {
-    fn of(debate: &Debate, issues: &mut Vec<String>) -> ShadowRow {
+    /// Whether the debate runs in shadow mode (the rollup's debates).
+    pub fn is_shadow(debate: &Debate) -> bool {
+        debate.session.controller_mode == Reported::Known(ControllerMode::Shadow)
+    }
+
+    /// One shadow debate's row, with the issues found reading its labels.
+    pub fn of(debate: &Debate) -> (ShadowRow, Vec<String>) {
+        let mut issues = Vec::new();
         let rounds_run = debate.latest_round();
         let would_stop = debate.decisions.values().find_map(|d| {
             d.decision
@@ -92,7 +106,7 @@ impl ShadowRow {
                 .map(|t| u64::from(t.tokens_used))
                 .sum()
         });
-        let labels = labels(debate, rounds_run, issues);
+        let labels = labels(debate, rounds_run, &mut issues);
         let agreed = labels
             .iter()
             .filter(|label| {
@@ -103,7 +117,7 @@ impl ShadowRow {
                 controller.map(Class::of) == Some(label.class)
             })
             .count();
-        ShadowRow {
+        let row = ShadowRow {
             session_id: debate.session.id.clone(),
             running: debate.session.is_running(),
             rounds_run,
@@ -112,7 +126,8 @@ impl ShadowRow {
             tokens_saved,
             labels: labels.len() as u32,
             agreed: agreed as u32,
-        }
+        };
+        (row, issues)
     }
 
     pub fn saved_share(&self) -> f64 {

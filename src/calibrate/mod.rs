@@ -10,11 +10,9 @@ pub mod record;
 pub mod replay;
 pub mod report;
 pub mod source;
-pub mod tracker;
 
 pub use grid::{AxisSpec, default_grid, settings};
 pub use record::{Class, Label, RecordedDebate, RoundFacts};
 pub use replay::{DebateOutcome, Setting, replay};
 pub use report::{Report, Row, Stops};
 pub use source::{from_database, from_fixtures};
-pub use tracker::Tracker;

@@ -144,6 +144,14 @@ impl MemoryStore {
         tables.record(action)
     }
 
+    /// Every row of debate `id`, as it stands.
+    pub fn history(&self, id: &str) -> Vec<Change> {
+        self.lock()
+            .rows()
+            .filter(|row| row.session_id() == id)
+            .collect()
+    }
+
     /// Every row so far, then every later change, on one channel: nothing is missed.
     pub fn subscribe(&self) -> UnboundedReceiver<Change> {
         let (sender, receiver) = unbounded_channel();

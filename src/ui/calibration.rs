@@ -1,5 +1,6 @@
-//! The calibration window: the threshold grid replayed over the finished debates on screen,
-//! the setting in force highlighted, the frontier marked; it follows debates as they finish.
+//! The calibration window: the threshold grid replayed over the most recently finished debates,
+//! the setting in force highlighted, the frontier marked; it follows debates as they finish
+//! (the figures come from [`crate::app::Reports`], and the title says while they refresh).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
@@ -7,18 +8,19 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
-use super::format::{below_header, one_line, panel};
-use crate::app::Model;
+use super::format::{below_header, one_line, panel, title};
+use crate::app::{CALIBRATED, Model};
 use crate::calibrate::Report;
 use crate::text::widths;
 use crate::theme::Theme;
 
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
-    let report = model.calibration.report();
+    let figures = model.reports.figures();
+    let report = &figures.calibration;
     let mut notes = vec![Line::styled(
         format!(
-            "{} finished debates on screen · {} operator labels · {} settings{}",
+            "{} finished debates (the latest {CALIBRATED} at most) · {} operator labels · {} settings{}",
             report.debates,
             report.labels,
             report.rows.len(),
@@ -29,7 +31,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         ),
         theme.text(),
     )];
-    if let Some(problem) = &model.calibration.problem {
+    if let Some(problem) = &figures.problem {
         notes.push(Line::styled(
             format!(
                 "⚠ [calibration] grid unusable, replaying the setting in force only: {}",
@@ -69,7 +71,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         .header(Row::new(Report::HEADER).style(theme.title()))
         .column_spacing(2);
 
-    let block = panel("calibration".to_owned(), theme, true)
+    let block = panel(title("calibration", figures.refreshing), theme, true)
         .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
     let inner = block.inner(area);
     let [top, bottom] = Layout::vertical([

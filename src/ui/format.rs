@@ -28,6 +28,15 @@ pub fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a> {
         .title_style(theme.title())
 }
 
+/// A report window's title, saying while its figures are being refreshed.
+pub fn title(name: &str, refreshing: bool) -> String {
+    if refreshing {
+        format!("{name} · refreshing…")
+    } else {
+        name.to_owned()
+    }
+}
+
 pub fn decision_style(theme: &Theme, decision: &Reported<Decision>) -> Style {
     match decision {
         Reported::Known(Decision::StopConverged) => theme.ok(),

@@ -44,7 +44,8 @@ pub struct Areas {
 /// Lays out the main screen for `model` in `area`.
 pub fn areas(model: &Model, area: Rect) -> Areas {
     let roomy = area.height >= 36;
-    let list_height = (model.debates.len() as u16 + 3).clamp(5, if roomy { 14 } else { 7 });
+    let held = u16::try_from(model.debates.len()).unwrap_or(u16::MAX);
+    let list_height = held.saturating_add(3).clamp(5, if roomy { 14 } else { 7 });
     let band_height = match (roomy, model.view) {
         (true, DetailView::Rounds) => 11,
         (true, _) => 8,
@@ -125,23 +126,37 @@ pub fn region_at(model: &Model, column: u16, row: u16) -> Option<(Region, Option
     let (width, height) = model.screen;
     let areas = areas(model, Rect::new(0, 0, width, height));
     let position = ratatui::layout::Position::new(column, row);
-    let (region, area, selected) = if areas.list.contains(position) {
-        let visible = model.visible();
-        let selected = visible.iter().position(|&i| i == model.selected);
-        (Region::Debates, areas.list, selected)
+    let (region, area) = if areas.list.contains(position) {
+        (Region::Debates, areas.list)
     } else if areas.detail.contains(position) {
-        let selected = model.selected_round().map(|r| r as usize - 1);
-        (Region::Detail, areas.detail, selected)
+        (Region::Detail, areas.detail)
     } else {
         return None;
     };
-    // A table inside a border, under one header row; scrolled just enough to show the selection.
+    // A table inside a border, under one header row; the debates list counts from the first
+    // row drawn, the rounds table from round 1 (scrolled just enough to show the selection).
     let first_row = area.y + 2;
-    let shown = area.height.saturating_sub(3) as usize;
-    let offset = selected.map_or(0, |s| (s + 1).saturating_sub(shown));
+    let shown = table_rows(area);
+    let offset = match region {
+        Region::Debates => 0,
+        Region::Detail => model
+            .selected_round()
+            .map_or(0, |r| (r as usize).saturating_sub(shown)),
+    };
     let index = (row >= first_row && row < first_row + shown as u16)
         .then(|| offset + usize::from(row - first_row));
     Some((region, index))
+}
+
+/// The rows of a bordered table with one header row in `area`.
+fn table_rows(area: Rect) -> usize {
+    usize::from(area.height.saturating_sub(3))
+}
+
+/// How many debates the list shows at the current screen size.
+pub fn list_rows(model: &Model) -> usize {
+    let (width, height) = model.screen;
+    table_rows(areas(model, Rect::new(0, 0, width, height)).list)
 }
 
 /// How many rows the text of the current detail view takes from the selected round on, at the
@@ -185,14 +200,10 @@ fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let pending: usize = model
-        .debates
-        .iter()
-        .filter(|d| d.pending().is_some())
-        .count();
+    let pending = model.debates.pending();
     let playback = match (&model.link, model.playback.paused) {
         (Some(_), true) => Span::styled(
-            format!(" ⏸ paused, {} rows held ", model.held.len()),
+            format!(" ⏸ paused, {} rows held ", model.held_back.len()),
             theme.warn(),
         ),
         (None, true) => Span::styled(" ⏸ paused ", theme.warn()),

@@ -7,9 +7,9 @@ use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
-use super::format::{below_header, one_line, panel, thousands};
+use super::format::{below_header, one_line, panel, thousands, title};
 use crate::app::Model;
-use crate::audit::{ShadowRow, ShadowWeek};
+use crate::audit::ShadowRow;
 use crate::text::widths;
 use crate::theme::Theme;
 
@@ -24,7 +24,8 @@ const HEADER: [&str; 6] = [
 
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
-    let week = ShadowWeek::of(model.debates.iter());
+    let figures = model.reports.figures();
+    let week = &figures.shadow;
     let stopped = week.stopped_early();
     let mut notes = vec![
         Line::from(vec![
@@ -88,7 +89,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let table = Table::new(rows, widths)
         .header(Row::new(HEADER).style(theme.title()))
         .column_spacing(2);
-    let block = panel("shadow week".to_owned(), theme, true)
+    let block = panel(title("shadow week", figures.refreshing), theme, true)
         .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
     let inner = block.inner(area);
     let notes_height = Paragraph::new(notes.clone())

@@ -1,0 +1,346 @@
+//! The console's reports over many debates — the calibration grid replayed over the finished
+//! debates, and the shadow-week rollup — computed on a worker thread of their own, never in the
+//! draw loop. The console hands the worker each row as it lands; the worker keeps the rows of
+//! running and just-finished debates, reduces a debate to its calibration record and shadow row
+//! when its rows change, and replays the grid only while the calibration window is open, at
+//! most every [`REFRESH`]. The figures are shared back behind a lock held only to swap them;
+//! the console is woken when they change.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::event::Event;
+use crate::audit::{ShadowRow, ShadowWeek};
+use crate::calibrate::grid::{self, AxisSpec};
+use crate::calibrate::{RecordedDebate, Report, Setting};
+use crate::domain::{Change, Debate};
+use crate::policy::ControllerConfig;
+
+/// The shortest time between two replays of the grid while rows keep landing.
+pub const REFRESH: Duration = Duration::from_millis(500);
+/// Finished debates calibrated: the most recently finished this many.
+pub const CALIBRATED: usize = 10_000;
+/// Finished debates whose rows stay held for rows that arrive late (an operator's label, a
+/// corrected decision).
+const LATE_ROWS: usize = 256;
+
+/// Which report the operator is looking at: only that one is kept current.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watched {
+    Calibration,
+    ShadowWeek,
+}
+
+/// The figures, as last computed.
+#[derive(Debug, Clone)]
+pub struct Figures {
+    pub calibration: Arc<Report>,
+    pub shadow: Arc<ShadowWeek>,
+    /// Rows landed since the watched report was computed: it is being refreshed.
+    pub refreshing: bool,
+    /// Why the configured grid could not be used (only the setting in force is replayed).
+    pub problem: Option<String>,
+}
+
+enum Feed {
+    Row(Box<Change>),
+    Watch(Option<Watched>),
+    Wake(UnboundedSender<Event>),
+    /// Compute everything now, then answer.
+    Settle(Sender<()>),
+}
+
+/// The console's handle on the worker.
+#[derive(Debug, Clone)]
+pub struct Reports {
+    feed: Sender<Feed>,
+    figures: Arc<Mutex<Figures>>,
+}
+
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Feed")
+    }
+}
+
+impl Reports {
+    /// Starts the worker replaying the grid `specs` over `base`, the configuration in force; a
+    /// grid that cannot be used leaves the setting in force alone, and says why.
+    pub fn start(specs: &[AxisSpec], base: &ControllerConfig) -> Reports {
+        let worker = Worker::new(specs, base);
+        let figures = Arc::new(Mutex::new(worker.figures()));
+        let (feed, receiver) = channel();
+        let shared = figures.clone();
+        std::thread::Builder::new()
+            .name("gavel-reports".to_owned())
+            .spawn(move || worker.run(receiver, &shared))
+            .expect("a thread for the reports");
+        Reports { feed, figures }
+    }
+
+    /// A row landed. The worker is gone only when the console is.
+    pub fn row(&self, change: &Change) {
+        let _ = self.feed.send(Feed::Row(Box::new(change.clone())));
+    }
+
+    /// The report on screen changed.
+    pub fn watch(&self, watched: Option<Watched>) {
+        let _ = self.feed.send(Feed::Watch(watched));
+    }
+
+    /// Sends [`Event::Reports`] to `events` whenever the figures change.
+    pub fn wake(&self, events: UnboundedSender<Event>) {
+        let _ = self.feed.send(Feed::Wake(events));
+    }
+
+    /// Waits until every row sent so far is in both reports (for tests and scripted use).
+    pub fn settle(&self) {
+        let (sender, receiver) = channel();
+        if self.feed.send(Feed::Settle(sender)).is_ok() {
+            let _ = receiver.recv();
+        }
+    }
+
+    /// The figures as last computed.
+    pub fn figures(&self) -> Figures {
+        lock(&self.figures).clone()
+    }
+}
+
+fn lock(figures: &Mutex<Figures>) -> MutexGuard<'_, Figures> {
+    // A panic in the worker while swapping leaves whole figures behind: safe to read.
+    figures.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The worker's state.
+struct Worker {
+    settings: Vec<Setting>,
+    skipped: usize,
+    current: Setting,
+    base: ControllerConfig,
+    problem: Option<String>,
+    /// Rows of running debates and of the [`LATE_ROWS`] last finished.
+    rows: HashMap<String, Debate>,
+    late: VecDeque<String>,
+    /// Debates whose rows changed since they were last reduced.
+    stale: Vec<String>,
+    /// The most recently finished debates' records, sorted by id; their order of finishing.
+    records: Vec<RecordedDebate>,
+    finished: VecDeque<String>,
+    shadow: BTreeMap<String, (ShadowRow, Vec<String>)>,
+    calibration: Arc<Report>,
+    week: Arc<ShadowWeek>,
+    watched: Option<Watched>,
+    /// Records or shadow rows changed since the report was last computed.
+    calibration_stale: bool,
+    week_stale: bool,
+    wake: Option<UnboundedSender<Event>>,
+}
+
+impl Worker {
+    fn new(specs: &[AxisSpec], base: &ControllerConfig) -> Worker {
+        let current = Setting::current(base);
+        let (settings, skipped, problem) = match grid::settings(specs, &current) {
+            Ok((settings, skipped)) => (settings, skipped, None),
+            Err(e) => (vec![current.clone()], 0, Some(e)),
+        };
+        let calibration = Arc::new(Report::run(
+            &[],
+            settings.clone(),
+            skipped,
+            &current,
+            base,
+            false,
+        ));
+        Worker {
+            settings,
+            skipped,
+            current,
+            base: base.clone(),
+            problem,
+            rows: HashMap::new(),
+            late: VecDeque::new(),
+            stale: Vec::new(),
+            records: Vec::new(),
+            finished: VecDeque::new(),
+            shadow: BTreeMap::new(),
+            calibration,
+            week: Arc::new(ShadowWeek::default()),
+            watched: None,
+            calibration_stale: false,
+            week_stale: true,
+            wake: None,
+        }
+    }
+
+    fn figures(&self) -> Figures {
+        let refreshing = match self.watched {
+            Some(Watched::Calibration) => self.calibration_stale || !self.stale.is_empty(),
+            Some(Watched::ShadowWeek) => self.week_stale || !self.stale.is_empty(),
+            None => false,
+        };
+        Figures {
+            calibration: self.calibration.clone(),
+            shadow: self.week.clone(),
+            refreshing,
+            problem: self.problem.clone(),
+        }
+    }
+
+    fn run(mut self, feed: Receiver<Feed>, figures: &Mutex<Figures>) {
+        // When the watched report was last computed; `None` refreshes at once.
+        let mut last: Option<Instant> = None;
+        let mut shown_refreshing = false;
+        loop {
+            let since = last.map_or(REFRESH, |at| at.elapsed());
+            let wait = if self.behind() {
+                REFRESH.saturating_sub(since)
+            } else {
+                Duration::from_secs(3600)
+            };
+            let first = match feed.recv_timeout(wait) {
+                Ok(message) => Some(message),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
+            let mut settled = Vec::new();
+            for message in first.into_iter().chain(std::iter::from_fn(|| feed.try_recv().ok())) {
+                match message {
+                    Feed::Row(change) => self.file(*change),
+                    Feed::Watch(watched) => {
+                        self.watched = watched;
+                        last = None;
+                    }
+                    Feed::Wake(events) => self.wake = Some(events),
+                    Feed::Settle(answer) => settled.push(answer),
+                }
+            }
+            let due = last.is_none_or(|at| at.elapsed() >= REFRESH);
+            let changed = if !settled.is_empty() {
+                self.reduce();
+                self.replay();
+                self.sum_week();
+                true
+            } else if due && self.behind() {
+                last = Some(Instant::now());
+                self.reduce();
+                match self.watched {
+                    Some(Watched::Calibration) if self.calibration_stale => self.replay(),
+                    Some(Watched::ShadowWeek) if self.week_stale => self.sum_week(),
+                    _ => {}
+                }
+                true
+            } else {
+                false
+            };
+            let figures_now = self.figures();
+            if changed || figures_now.refreshing != shown_refreshing {
+                shown_refreshing = figures_now.refreshing;
+                *lock(figures) = figures_now;
+                if let Some(events) = &self.wake
+                    && self.watched.is_some()
+                    && events.send(Event::Reports).is_err()
+                {
+                    self.wake = None;
+                }
+            }
+            for answer in settled {
+                let _ = answer.send(());
+            }
+        }
+    }
+
+    /// Rows wait to be reduced, or the watched report to be recomputed.
+    fn behind(&self) -> bool {
+        !self.stale.is_empty()
+            || match self.watched {
+                Some(Watched::Calibration) => self.calibration_stale,
+                Some(Watched::ShadowWeek) => self.week_stale,
+                None => false,
+            }
+    }
+
+    fn file(&mut self, change: Change) {
+        let id = change.session_id();
+        if !self.stale.iter().any(|s| s == id) {
+            self.stale.push(id.to_owned());
+        }
+        self.rows
+            .entry(id.to_owned())
+            .or_insert_with(|| Debate::new(id))
+            .apply(change);
+    }
+
+    /// Reduces the debates whose rows changed: a finished debate to its record, a shadow debate
+    /// to its row; then lets go of rows no longer needed.
+    fn reduce(&mut self) {
+        for id in std::mem::take(&mut self.stale) {
+            let Some(debate) = self.rows.get(&id) else {
+                continue;
+            };
+            if ShadowRow::is_shadow(debate) {
+                self.shadow.insert(id.clone(), ShadowRow::of(debate));
+                self.week_stale = true;
+            } else if self.shadow.remove(&id).is_some() {
+                self.week_stale = true;
+            }
+            let at = self.records.binary_search_by(|r| r.id.cmp(&id));
+            match (debate.session.is_running(), at) {
+                (true, Ok(i)) => {
+                    self.records.remove(i);
+                }
+                (true, Err(_)) => continue,
+                (false, Ok(i)) => self.records[i] = RecordedDebate::from_debate(debate),
+                (false, Err(i)) => {
+                    self.records.insert(i, RecordedDebate::from_debate(debate));
+                    self.finished.push_back(id.clone());
+                }
+            }
+            self.calibration_stale = true;
+            if debate.session.is_running() {
+                continue;
+            }
+            if !self.late.contains(&id) {
+                self.late.push_back(id);
+            }
+        }
+        while self.late.len() > LATE_ROWS {
+            if let Some(id) = self.late.pop_front()
+                && self.rows.get(&id).is_some_and(|d| !d.session.is_running())
+            {
+                self.rows.remove(&id);
+            }
+        }
+        while self.finished.len() > CALIBRATED {
+            if let Some(id) = self.finished.pop_front() {
+                if let Ok(i) = self.records.binary_search_by(|r| r.id.cmp(&id)) {
+                    self.records.remove(i);
+                }
+                if self.shadow.remove(&id).is_some() {
+                    self.week_stale = true;
+                }
+            }
+        }
+    }
+
+    fn replay(&mut self) {
+        self.calibration = Arc::new(Report::run(
+            &self.records,
+            self.settings.clone(),
+            self.skipped,
+            &self.current,
+            &self.base,
+            false,
+        ));
+        self.calibration_stale = false;
+    }
+
+    fn sum_week(&mut self) {
+        self.week = Arc::new(ShadowWeek::sum(self.shadow.values().cloned()));
+        self.week_stale = false;
+    }
+}
