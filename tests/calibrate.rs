@@ -11,6 +11,7 @@ use std::sync::Arc;
 use gavel::calibrate::{
     self, AxisSpec, Class, DebateOutcome, RecordedDebate, Report, Row, Setting,
 };
+use gavel::app::{Reports, Watched};
 use gavel::config::Config;
 use gavel::domain::{
     ControllerDecision, Debate, Decision, Reported, SessionStatus, Signals, Turn, TurnMetadata,
@@ -294,29 +295,47 @@ fn a_round_with_neither_signals_nor_turns_is_reported_and_never_converges() {
 }
 
 #[test]
-fn a_tracker_follows_debates_as_they_finish() {
+fn the_console_reports_follow_debates_as_they_finish() {
     let config = Config::default();
-    let mut tracker = calibrate::Tracker::new(&config.calibration.grid, &config.controller);
-    assert!(tracker.problem.is_none());
-    let mut debates = gavel::domain::Debates::default();
+    let reports = Reports::start(&config.calibration.grid, &config.controller);
     let mut debate = with_recorded_signals(0.97);
     debate.session.status = SessionStatus::Running.into();
     for change in debate_rows(&debate) {
-        debates.apply(change);
+        reports.row(&change);
     }
-    tracker.mark("recorded");
-    tracker.refresh(&debates);
+    reports.settle();
+    let figures = reports.figures();
+    assert!(figures.problem.is_none());
     assert_eq!(
-        tracker.report().debates,
-        0,
+        figures.calibration.debates, 0,
         "a running debate is not calibrated"
     );
     debate.session.status = SessionStatus::Completed.into();
-    debates.apply(gavel::domain::Change::Session(debate.session.clone()));
-    tracker.mark("recorded");
-    tracker.refresh(&debates);
-    assert_eq!(tracker.report().debates, 1);
-    assert_eq!(tracker.report().rows.len(), 12);
+    reports.row(&gavel::domain::Change::Session(debate.session.clone()));
+    reports.settle();
+    let figures = reports.figures();
+    assert_eq!(figures.calibration.debates, 1);
+    assert_eq!(figures.calibration.rows.len(), 12);
+    assert!(!figures.refreshing);
+}
+
+#[test]
+fn the_console_reports_refresh_only_the_report_watched() {
+    let config = Config::default();
+    let reports = Reports::start(&config.calibration.grid, &config.controller);
+    let (events, mut woken) = tokio::sync::mpsc::unbounded_channel();
+    reports.wake(events);
+    reports.watch(Some(Watched::Calibration));
+    let debate = with_recorded_signals(0.97);
+    for change in debate_rows(&debate) {
+        reports.row(&change);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while reports.figures().calibration.debates == 0 {
+        assert!(std::time::Instant::now() < deadline, "no refresh within 10 s");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(woken.try_recv().is_ok(), "the console is woken to redraw");
 }
 
 fn debate_rows(debate: &Debate) -> Vec<gavel::domain::Change> {

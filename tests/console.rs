@@ -7,7 +7,7 @@ mod common;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{char, demo_model, key, select};
+use common::{char, demo_model, demo_model_with, held_debates, key, select};
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use gavel::app::{Command, DetailView, Event, Focus, Model, Overlay, SortOrder, update};
 use gavel::audit::ShadowWeek;
@@ -19,15 +19,15 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 fn ids(model: &Model) -> Vec<&str> {
-    model
-        .visible()
-        .into_iter()
-        .map(|i| model.debates[i].session.id.as_str())
+    let all = model.debates.window(None, usize::MAX);
+    all.rows
+        .iter()
+        .map(|&seq| model.debates.get(seq).unwrap().id.as_str())
         .collect()
 }
 
 fn selected_id(model: &Model) -> &str {
-    &model.debates[model.selected].session.id
+    &model.debates.get(model.selected.unwrap()).unwrap().id
 }
 
 fn type_text(model: &mut Model, text: &str) -> Vec<Command> {
@@ -251,7 +251,7 @@ fn read_only_refuses_every_action_until_unlocked() {
     let (mut model, _) = demo_model();
     model.read_only = true;
     model.retry = Some(
-        model.debates[0]
+        model.held(0).unwrap()
             .pending()
             .map(|d| gavel::domain::OperatorAction {
                 session_id: d.session_id.clone(),
@@ -299,7 +299,7 @@ fn read_only_refuses_every_action_until_unlocked() {
 fn pause_and_play_keep_the_filter_view_and_scroll() {
     let mut model = Model::live("watch".into(), "carol".into(), &Config::default());
     let (demo, runs) = demo_model();
-    for debate in demo.debates.iter() {
+    for debate in held_debates(&demo) {
         update(
             &mut model,
             Event::Store(Box::new(Change::Session(debate.session.clone()))),
@@ -330,7 +330,7 @@ fn pause_and_play_keep_the_filter_view_and_scroll() {
     let mut held = runs[0].session().clone();
     held.id = "arrived-while-paused".into();
     update(&mut model, Event::Store(Box::new(Change::Session(held))));
-    assert_eq!(model.held.len(), 1);
+    assert_eq!(model.held_back.len(), 1);
     assert!(model.debate("arrived-while-paused").is_none(), "held back");
     update(&mut model, char(' '));
     assert!(
@@ -373,16 +373,14 @@ fn remapped_keys_drive_the_console() {
         "test",
     )
     .unwrap();
-    let (demo, _) = demo_model();
-    let mut model = Model::new("demo".into(), "alice".into(), &config);
-    model.debates = demo.debates.clone();
+    let (mut model, _) = demo_model_with(&config);
     update(&mut model, char('a'));
     assert!(model.overlay.is_none(), "a no longer accepts");
     update(&mut model, char('A'));
     assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
     update(&mut model, key(KeyCode::Esc));
     update(&mut model, char('n'));
-    assert_eq!(model.selected, 1);
+    assert_eq!(model.selected, Some(1));
     update(
         &mut model,
         Event::Key(crossterm::event::KeyEvent::new(
@@ -409,7 +407,7 @@ fn the_mouse_selects_and_scrolls_only_when_on() {
     // The list starts at row 1: border, header, then the first debate on row 3.
     let click = |row| mouse(MouseEventKind::Down(MouseButton::Left), 10, row);
     update(&mut model, click(6));
-    assert_eq!(model.selected, 0, "mouse support is off by default");
+    assert_eq!(model.selected, Some(0), "mouse support is off by default");
 
     model.mouse = true;
     update(&mut model, click(6));
@@ -488,7 +486,7 @@ fn an_edited_theme_file_is_read_again() {
 #[test]
 fn the_shadow_week_adds_up_the_shadow_debates() {
     let (model, _) = demo_model();
-    let week = ShadowWeek::of(model.debates.iter());
+    let week = ShadowWeek::of(held_debates(&model));
     let row = |id: &str| week.rows.iter().find(|r| r.session_id == id).unwrap();
     assert_eq!(week.rows.len(), 3);
     let salt = row("salt-substitutes-shadow");

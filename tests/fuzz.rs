@@ -508,8 +508,11 @@ proptest! {
             let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
             terminal.draw(|frame| view(&model, frame)).unwrap();
         }
-        for debate in model.debates.iter() {
-            prop_assert!(debate.latest_round() <= LIMITS.max_round);
+        for summary in model.debates.summaries() {
+            prop_assert!(summary.latest_round <= LIMITS.max_round);
+            if let Some(debate) = model.held(summary.seq) {
+                prop_assert!(debate.latest_round() <= LIMITS.max_round);
+            }
         }
     }
 }

@@ -690,9 +690,9 @@ fn separators_and_zero_width_characters_never_reach_the_screen() {
 
     let (mut model, _) = demo_model();
     let hidden: String = HIDDEN.iter().collect();
-    let mut session = model.debates[0].session.clone();
+    let mut session = model.held(0).unwrap().session.clone();
     session.question = format!("Topic{hidden}end");
-    let mut turn = model.debates[0].turns[0].clone();
+    let mut turn = model.held(0).unwrap().turns[0].clone();
     turn.content = format!("para\u{2029}graph line\u{2028}sep {hidden}");
     let id = session.id.clone();
     update(&mut model, Event::Store(Box::new(Change::Session(session))));

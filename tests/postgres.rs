@@ -185,12 +185,7 @@ async fn rows_written_by_plain_sql_reach_the_model() {
     );
 
     // The console resolves it; the row lands once and comes back through the feed.
-    console.model.selected = console
-        .model
-        .debates
-        .iter()
-        .position(|d| d.session.id == "s1")
-        .unwrap();
+    console.select("s1");
     for key in ['a', 'y'] {
         let event = Event::Key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::Char(key),
@@ -384,11 +379,7 @@ async fn a_foreign_writers_garbage_is_shown_as_such() {
     );
 
     let mut model = console.model.clone();
-    model.selected = model
-        .debates
-        .iter()
-        .position(|d| d.session.id == "g")
-        .unwrap();
+    model.select(model.debates.seq("g").unwrap());
     let screen = screen(&model);
     assert!(
         screen.contains("unknown mode \"turbo\"") && screen.contains("Topic ␛[2J"),
@@ -427,8 +418,17 @@ async fn history_loads_lazily() {
         gavel::store::postgres::START_WINDOW as usize,
         "the most recent debates (the running one among them), not all 401"
     );
-    let turns: usize = model.debates.iter().map(|d| d.turns.len()).sum();
-    assert_eq!(turns, 1, "only the running debate's turns load at start");
+    let with_rounds: Vec<&str> = model
+        .debates
+        .summaries()
+        .filter(|s| s.latest_round > 0)
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(
+        with_rounds,
+        ["now-running"],
+        "only the running debate's turns load at start"
+    );
     console
         .until("the selected debate's history", |m| {
             m.selected_debate().is_some_and(|d| d.turns.len() == 25)
@@ -883,7 +883,7 @@ async fn panel_and_extended_metadata_written_by_sql_reach_the_format_view() {
         })
         .await;
     let mut model = console.model.clone();
-    model.select(model.debates.position("p").unwrap());
+    model.select(model.debates.seq("p").unwrap());
     update(
         &mut model,
         Event::Key(crossterm::event::KeyCode::Char('5').into()),

@@ -52,7 +52,9 @@ fn help_overlay() {
 fn calibration_over_the_finished_demo_debates() {
     let (mut model, _) = demo_model();
     update(&mut model, char('c'));
-    let report = model.calibration.report();
+    model.reports.settle();
+    let figures = model.reports.figures();
+    let report = &figures.calibration;
     // Seven demo debates finish without an operator; the two gated ones wait.
     assert_eq!(report.debates, 7);
     // The shadow-week debate: the setting in force would stop it at round 3 and save rounds
@@ -69,6 +71,7 @@ fn calibration_over_the_finished_demo_debates() {
 fn shadow_week_rollup() {
     let (mut model, _) = demo_model();
     update(&mut model, char('w'));
+    model.reports.settle();
     snapshot_both("shadow_week", &model);
 }
 
@@ -165,7 +168,7 @@ fn hostile_content_is_rendered_inert() {
         &mut model,
         Event::Store(Box::new(Change::Session(session.clone()))),
     );
-    let mut decision = model.debates[0].latest_decision().unwrap().clone();
+    let mut decision = model.held(0).unwrap().latest_decision().unwrap().clone();
     decision.session_id = session.id.clone();
     decision.decision = Reported::Unknown("stop_\u{1b}[31mnow".into());
     decision.signals.similarity = Some(f64::NAN);
@@ -174,7 +177,7 @@ fn hostile_content_is_rendered_inert() {
         &mut model,
         Event::Store(Box::new(Change::Decision(decision))),
     );
-    let mut turn = model.debates[0].turns[0].clone();
+    let mut turn = model.held(0).unwrap().turns[0].clone();
     turn.id = 999_999;
     turn.session_id = session.id.clone();
     turn.content = format!("\u{1b}[1;1H\u{1b}[2Jcleared?\t{}", "x".repeat(50_000));

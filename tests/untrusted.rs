@@ -150,7 +150,7 @@ fn reports_over_hostile_rows_stay_small() {
 #[test]
 fn the_console_shows_the_flags_and_stays_fast_at_both_sizes() {
     let mut model = hostile_model();
-    model.selected = model.debates.position("s").unwrap();
+    model.select(model.debates.seq("s").unwrap());
     for (width, height) in [(80, 24), (160, 48)] {
         update(&mut model, Event::Resize(width, height));
         let started = Instant::now();
@@ -335,7 +335,7 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
     // The flagged action resolved nothing: round 1's decision is still pending.
     assert_eq!(debate.pending().map(|d| d.round_index), Some(1));
 
-    model.selected = model.debates.position("h").unwrap();
+    model.select(model.debates.seq("h").unwrap());
     update(&mut model, Event::Resize(160, 48));
     for key in ['l', 'v', 'k', 'j', 'h'] {
         let started = Instant::now();
@@ -398,7 +398,7 @@ fn a_debate_at_the_highest_round_allowed_stays_cheap() {
             decision_row(&top.to_string(), "{}"),
         ],
     );
-    model.selected = model.debates.position("s").unwrap();
+    model.select(model.debates.seq("s").unwrap());
     update(&mut model, Event::Resize(160, 48));
     // The guarantee, structurally: the most a view lays out is one row a round, and the rounds
     // end at the highest round allowed, whatever a row beyond it claims.
@@ -443,7 +443,7 @@ fn a_round_crowded_with_turns_stays_cheap_in_every_view() {
         update(&mut model, Event::Store(Box::new(row)));
     }
     model.settle();
-    model.selected = model.debates.position("s").unwrap();
+    model.select(model.debates.seq("s").unwrap());
     update(&mut model, Event::Resize(160, 48));
     for key in ['l', 'v', 'v', 'v', 'v', 'j', 'v'] {
         let started = Instant::now();

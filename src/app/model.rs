@@ -375,7 +375,11 @@ impl Model {
 
     /// The full rows of the debate with this id, if held.
     pub fn debate(&self, id: &str) -> Option<&Debate> {
-        let seq = self.debates.seq(id)?;
+        self.held(self.debates.seq(id)?)
+    }
+
+    /// The full rows of the debate `seq`, if held.
+    pub fn held(&self, seq: Seq) -> Option<&Debate> {
         self.held.get(&seq).map(|held| &held.debate)
     }
 

@@ -1,4 +1,4 @@
-//! The shadow-week window: for each shadow-mode debate on screen, where the controller would
+//! The shadow-week window: for each shadow-mode debate held (by id), where the controller would
 //! have stopped against where the fixed loop stopped, the tokens that stop would have saved and
 //! the operators' agreement with the controller; the rollup across debates on top.
 

@@ -83,11 +83,12 @@ use gavel::app::{Event, Model, update};
 /// The console as the demo shows it once every bundled debate has played as far as it can
 /// without an operator: gated debates wait on their first decision, the rest have finished.
 pub fn demo_model() -> (Model, Vec<DebateRun>) {
-    let mut model = Model::new(
-        "demo: 9 recorded debates".into(),
-        "alice".into(),
-        &Config::default(),
-    );
+    demo_model_with(&Config::default())
+}
+
+/// [`demo_model`] under `config`.
+pub fn demo_model_with(config: &Config) -> (Model, Vec<DebateRun>) {
+    let mut model = Model::new("demo: 9 recorded debates".into(), "alice".into(), config);
     let ids = Ids::default();
     let mut runs = Vec::new();
     for fixture in Fixture::bundled().unwrap() {
@@ -98,7 +99,15 @@ pub fn demo_model() -> (Model, Vec<DebateRun>) {
         runs.push(run);
     }
     model.settle();
+    model.reports.settle();
     (model, runs)
+}
+
+/// The full rows of every debate the console holds, in arrival order.
+pub fn held_debates(model: &Model) -> Vec<&gavel::domain::Debate> {
+    (0..model.debates.len() as u64)
+        .filter_map(|seq| model.held(seq))
+        .collect()
 }
 
 pub fn key(code: crossterm::event::KeyCode) -> Event {
@@ -113,11 +122,8 @@ pub fn char(c: char) -> Event {
 }
 
 pub fn select(model: &mut Model, id: &str) {
-    model.selected = model
-        .debates
-        .iter()
-        .position(|d| d.session.id == id)
-        .expect("debate on screen");
+    let seq = model.debates.seq(id).expect("debate on screen");
+    model.select(seq);
 }
 
 /// Runs the real `gavel migrate --db url`; its standard output, or the test fails with its

@@ -159,8 +159,8 @@ impl Console {
 
     /// Selects debate `id`.
     pub fn select(&mut self, id: &str) {
-        let position = self.model.debates.position(id).expect("debate on screen");
-        self.model.select(position);
+        let seq = self.model.debates.seq(id).expect("debate on screen");
+        self.model.select(seq);
     }
 
     /// The footer's message, or "".

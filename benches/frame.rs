@@ -1,0 +1,150 @@
+//! `cargo bench --bench frame`: what one frame of the console costs at 200x60 with 10 debates
+//! held (the baseline) and with 100,000, in the views an operator uses most, and what filing a
+//! row costs. Prints a table of medians and p99s and the ratio to the baseline; nothing is
+//! asserted (a bench, not a timed test).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use gavel::app::{Event, Model, SortOrder, update};
+use gavel::config::Config;
+use gavel::domain::{
+    Change, ControllerDecision, ControllerMode, Decision, Reported, Session, SessionStatus,
+    Signals, Turn,
+};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const FRAMES: usize = 400;
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("GAVEL_BENCH_HELD")
+        .map(|raw| raw.split(',').map(|n| n.trim().parse().expect("a count")).collect())
+        .unwrap_or_else(|_| vec![10, 100_000]);
+    println!("frame cost at 200x60 ({FRAMES} frames each; median / p99)");
+    println!(
+        "{:<34} {:>9} {:>16} {:>16} {:>8}",
+        "view", "held", "median", "p99", "ratio"
+    );
+    let mut baseline: Vec<Duration> = Vec::new();
+    for (n, &held) in sizes.iter().enumerate() {
+        let (mut model, filing) = fleet(held);
+        for (i, (name, setup)) in views().into_iter().enumerate() {
+            setup(&mut model);
+            let (median, p99) = frames(&mut model);
+            if n == 0 {
+                baseline.push(median);
+            }
+            let ratio = median.as_secs_f64() / baseline[i].as_secs_f64();
+            println!(
+                "{name:<34} {held:>9} {:>16} {:>16} {ratio:>7.2}x",
+                format!("{median:.1?}"),
+                format!("{p99:.1?}")
+            );
+        }
+        println!(
+            "{:<34} {held:>9} {:>16}",
+            "filing one row (update)",
+            format!("{filing:.2?}")
+        );
+    }
+}
+
+type Setup = fn(&mut Model);
+
+/// The views timed, each set up from the previous one.
+fn views() -> Vec<(&'static str, Setup)> {
+    vec![
+        ("debates + rounds (arrival order)", |_| {}),
+        ("debates + rounds (pending first)", |m| {
+            m.set_sort(SortOrder::PendingFirst)
+        }),
+        ("debates filtered (/running)", |m| {
+            m.set_sort(SortOrder::Arrival);
+            m.set_filter("running".to_owned());
+        }),
+        ("transcript", |m| {
+            m.set_filter(String::new());
+            update(m, Event::Key(crossterm::event::KeyCode::Char('2').into()));
+        }),
+    ]
+}
+
+/// The median and p99 of drawing the whole screen anew (as after a resize), `FRAMES` times.
+fn frames(model: &mut Model) -> (Duration, Duration) {
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    model.settle();
+    let mut times: Vec<Duration> = (0..FRAMES)
+        .map(|_| {
+            terminal.clear().unwrap();
+            let started = Instant::now();
+            terminal.draw(|frame| gavel::ui::view(black_box(model), frame)).unwrap();
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[times.len() / 2], times[times.len() * 99 / 100])
+}
+
+/// A console holding `held` debates, most finished, a tenth running with a decision pending,
+/// the one in the middle selected; and the mean cost of filing one of their rows.
+fn fleet(held: usize) -> (Model, Duration) {
+    let mut model = Model::new("bench".into(), "alice".into(), &Config::default());
+    update(&mut model, Event::Resize(200, 60));
+    let started = Instant::now();
+    let mut rows = 0u32;
+    for n in 0..held {
+        for change in debate(n, n % 10 == 0) {
+            update(&mut model, Event::Store(Box::new(change)));
+            rows += 1;
+        }
+    }
+    let filing = started.elapsed() / rows.max(1);
+    let middle = model.debates.seq(&format!("debate-{:06}", held / 2)).unwrap();
+    model.select(middle);
+    (model, filing)
+}
+
+/// One debate's rows: its session, 3 rounds of 2 turns and a decision each.
+fn debate(n: usize, running: bool) -> Vec<Change> {
+    let id = format!("debate-{n:06}");
+    let status = if running {
+        SessionStatus::Running
+    } else {
+        SessionStatus::Completed
+    };
+    let mut session = Session::placeholder(&id);
+    session.question = format!("Does intervention {n} change the outcome at twelve months?");
+    session.controller_mode = Reported::Known(ControllerMode::Gated);
+    session.max_rounds = 8;
+    session.personas = vec!["theorist".into(), "skeptic".into()];
+    let mut rows = vec![Change::Session(session.clone())];
+    for round in 1..=3u32 {
+        for (k, persona) in ["theorist", "skeptic"].iter().enumerate() {
+            rows.push(Change::Turn(Turn {
+                id: (n * 10 + round as usize * 2 + k) as u64,
+                session_id: id.clone(),
+                round_number: round,
+                agent_persona: (*persona).to_owned(),
+                content: format!("Round {round}: the evidence on {n} says... VERDICT: yes"),
+                tokens_used: 400,
+                superseded: false,
+                metadata: Default::default(),
+                created_at: Some(Utc::now()),
+                issues: Vec::new(),
+            }));
+        }
+        rows.push(Change::Decision(ControllerDecision {
+            session_id: id.clone(),
+            round_index: round,
+            decision: Reported::Known(Decision::ContinueBaseline),
+            signals: Signals::default(),
+            decided_at: Some(Utc::now()),
+            issues: Vec::new(),
+        }));
+    }
+    session.status = Reported::Known(status);
+    rows.push(Change::Session(session));
+    rows
+}
