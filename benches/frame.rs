@@ -20,7 +20,11 @@ const FRAMES: usize = 400;
 
 fn main() {
     let sizes: Vec<usize> = std::env::var("GAVEL_BENCH_HELD")
-        .map(|raw| raw.split(',').map(|n| n.trim().parse().expect("a count")).collect())
+        .map(|raw| {
+            raw.split(',')
+                .map(|n| n.trim().parse().expect("a count"))
+                .collect()
+        })
         .unwrap_or_else(|_| vec![10, 100_000]);
     println!("frame cost at 200x60 ({FRAMES} frames each; median / p99)");
     println!(
@@ -79,7 +83,9 @@ fn frames(model: &mut Model) -> (Duration, Duration) {
         .map(|_| {
             terminal.clear().unwrap();
             let started = Instant::now();
-            terminal.draw(|frame| gavel::ui::view(black_box(model), frame)).unwrap();
+            terminal
+                .draw(|frame| gavel::ui::view(black_box(model), frame))
+                .unwrap();
             started.elapsed()
         })
         .collect();
@@ -101,7 +107,10 @@ fn fleet(held: usize) -> (Model, Duration) {
         }
     }
     let filing = started.elapsed() / rows.max(1);
-    let middle = model.debates.seq(&format!("debate-{:06}", held / 2)).unwrap();
+    let middle = model
+        .debates
+        .seq(&format!("debate-{:06}", held / 2))
+        .unwrap();
     model.select(middle);
     (model, filing)
 }

@@ -8,10 +8,10 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
+use gavel::app::{Reports, Watched};
 use gavel::calibrate::{
     self, AxisSpec, Class, DebateOutcome, RecordedDebate, Report, Row, Setting,
 };
-use gavel::app::{Reports, Watched};
 use gavel::config::Config;
 use gavel::domain::{
     ControllerDecision, Debate, Decision, Reported, SessionStatus, Signals, Turn, TurnMetadata,
@@ -332,7 +332,10 @@ fn the_console_reports_refresh_only_the_report_watched() {
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while reports.figures().calibration.debates == 0 {
-        assert!(std::time::Instant::now() < deadline, "no refresh within 10 s");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no refresh within 10 s"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     assert!(woken.try_recv().is_ok(), "the console is woken to redraw");

@@ -251,7 +251,9 @@ fn read_only_refuses_every_action_until_unlocked() {
     let (mut model, _) = demo_model();
     model.read_only = true;
     model.retry = Some(
-        model.held(0).unwrap()
+        model
+            .held(0)
+            .unwrap()
             .pending()
             .map(|d| gavel::domain::OperatorAction {
                 session_id: d.session_id.clone(),

@@ -129,7 +129,9 @@ impl Summary {
                     self.last_decision = Some(d.decision.clone());
                 }
             }
-            Change::Action(a) if placed(a.round_index) => insert_sorted(&mut self.acted, a.round_index),
+            Change::Action(a) if placed(a.round_index) => {
+                insert_sorted(&mut self.acted, a.round_index)
+            }
             _ => {}
         }
     }
@@ -327,19 +329,23 @@ impl Fleet {
         true
     }
 
-    /// Drops the longest-finished debates beyond what is kept, except `keep` (the selection)
-    /// and any that run again.
+    /// Drops the longest-finished debates beyond what is kept, except `keep` (the selection,
+    /// which does not count) and any that run again.
     pub fn retain(&mut self, keep: Option<Seq>) {
+        let mut kept = None;
         while self.finished.len() > self.keep_finished {
             let Some(seq) = self.finished.pop_front() else {
-                return;
+                break;
             };
             match self.summaries.get(&seq) {
                 Some(summary) if summary.is_running() => {}
-                Some(_) if Some(seq) == keep => self.finished.push_back(seq),
+                Some(_) if Some(seq) == keep => kept = Some(seq),
                 Some(_) => self.evict(seq),
                 None => {}
             }
+        }
+        if let Some(seq) = kept {
+            self.finished.push_front(seq);
         }
     }
 

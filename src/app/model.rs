@@ -306,9 +306,8 @@ impl Model {
         self.reports.row(&change);
         let filed = self.debates.apply(&change);
         let seq = filed.seq;
-        self.dirty |= filed.reordered
-            || self.selected == Some(seq)
-            || self.drawn.rows.contains(&seq);
+        self.dirty |=
+            filed.reordered || self.selected == Some(seq) || self.drawn.rows.contains(&seq);
         self.clock += 1;
         let whole = self.link.is_none();
         let held = self.held.entry(seq).or_insert_with(|| Held {
@@ -356,7 +355,10 @@ impl Model {
         }
         self.select(seq);
         self.focus = Focus::Debates;
-        let id = self.debates.get(seq).map_or_else(String::new, |s| one_line(&s.id));
+        let id = self
+            .debates
+            .get(seq)
+            .map_or_else(String::new, |s| one_line(&s.id));
         let note = if hidden { " (filter cleared)" } else { "" };
         self.flash(format!("at {id}{note}"), false);
     }
@@ -365,7 +367,9 @@ impl Model {
     /// debates beyond what is kept, and noting which debates the list draws.
     pub fn settle(&mut self) {
         self.debates.retain(self.selected);
-        self.drawn = self.debates.window(self.selected, crate::ui::list_rows(self));
+        self.drawn = self
+            .debates
+            .window(self.selected, crate::ui::list_rows(self));
     }
 
     /// Whether anything on screen may have changed since the last call.

@@ -113,7 +113,9 @@ impl Reports {
 
 fn lock(figures: &Mutex<Figures>) -> MutexGuard<'_, Figures> {
     // A panic in the worker while swapping leaves whole figures behind: safe to read.
-    figures.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    figures
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The worker's state.
@@ -208,7 +210,10 @@ impl Worker {
                 Err(RecvTimeoutError::Disconnected) => return,
             };
             let mut settled = Vec::new();
-            for message in first.into_iter().chain(std::iter::from_fn(|| feed.try_recv().ok())) {
+            for message in first
+                .into_iter()
+                .chain(std::iter::from_fn(|| feed.try_recv().ok()))
+            {
                 match message {
                     Feed::Row(change) => self.file(*change),
                     Feed::Watch(watched) => {

@@ -387,7 +387,9 @@ fn clamp_scroll(model: &mut Model) {
 /// After the filter changed: the selection stays if it is still shown, else moves to the first
 /// debate shown.
 fn keep_selection_visible(model: &mut Model) {
-    let shown = model.selected.is_some_and(|seq| model.debates.is_listed(seq));
+    let shown = model
+        .selected
+        .is_some_and(|seq| model.debates.is_listed(seq));
     if !shown && let Some(first) = model.debates.first() {
         model.select(first);
     }
@@ -411,7 +413,10 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
         .map(|s| (s.seq, s.id.as_str()))
         .collect();
     near.sort_unstable();
-    let near: Vec<(Seq, String)> = near.into_iter().map(|(seq, id)| (seq, id.to_owned())).collect();
+    let near: Vec<(Seq, String)> = near
+        .into_iter()
+        .map(|(seq, id)| (seq, id.to_owned()))
+        .collect();
     let position = match (exact, near.as_slice()) {
         (Some(at), _) | (None, &[(at, _)]) => at,
         (None, []) if model.link.is_some() => {
