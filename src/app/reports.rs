@@ -6,7 +6,7 @@
 //! most every [`REFRESH`]. The figures are shared back behind a lock held only to swap them;
 //! the console is woken when they change.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -129,7 +129,7 @@ struct Worker {
     rows: HashMap<String, Debate>,
     late: VecDeque<String>,
     /// Debates whose rows changed since they were last reduced.
-    stale: Vec<String>,
+    stale: HashSet<String>,
     /// The most recently finished debates' records, sorted by id; their order of finishing.
     records: Vec<RecordedDebate>,
     finished: VecDeque<String>,
@@ -166,7 +166,7 @@ impl Worker {
             problem,
             rows: HashMap::new(),
             late: VecDeque::new(),
-            stale: Vec::new(),
+            stale: HashSet::new(),
             records: Vec::new(),
             finished: VecDeque::new(),
             shadow: BTreeMap::new(),
@@ -271,8 +271,8 @@ impl Worker {
 
     fn file(&mut self, change: Change) {
         let id = change.session_id();
-        if !self.stale.iter().any(|s| s == id) {
-            self.stale.push(id.to_owned());
+        if !self.stale.contains(id) {
+            self.stale.insert(id.to_owned());
         }
         self.rows
             .entry(id.to_owned())

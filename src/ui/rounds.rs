@@ -31,16 +31,21 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         one_line(&debate.session.question)
     );
     let threshold = model.controller.similarity_threshold;
+    // Only the rounds that fit are built, scrolled just far enough to show the selected one.
+    let selected = model.selected_round().map(|r| r as usize - 1);
+    let shown = usize::from(area.height.saturating_sub(3));
+    let offset = selected.map_or(0, |s| (s + 1).saturating_sub(shown));
     let mut seen: HashSet<&str> = HashSet::new();
-    let rows: Vec<Vec<Cell>> = debate
-        .rounds()
-        .iter()
-        .map(|round| {
-            let row = cells(round, &seen, threshold, theme);
-            seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
-            row
-        })
-        .collect();
+    let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
+    for (index, round) in debate.rounds().iter().enumerate() {
+        if index >= offset + shown {
+            break;
+        }
+        if index >= offset {
+            rows.push(cells(round, &seen, threshold, theme));
+        }
+        seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
+    }
     // Narrow screens leave out the operator column: the decision panel shows the resolution.
     let wide = area.width >= 120;
     let mut widths = vec![
@@ -63,7 +68,6 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         "controller",
         "operator",
     ];
-    let mut rows = rows;
     if !wide {
         widths.pop();
         header.pop();
@@ -75,8 +79,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         .header(Row::new(header).style(theme.muted()))
         .row_highlight_style(theme.selection())
         .block(panel(title, theme, focused));
-    let selected = model.selected_round().map(|r| r as usize - 1);
-    let mut state = TableState::default().with_selected(selected);
+    let mut state = TableState::default().with_selected(selected.map(|s| s - offset));
     frame.render_stateful_widget(table, area, &mut state);
 }
 
