@@ -2,7 +2,8 @@
 //! debates, and the shadow-week rollup — computed on a worker thread of their own, never in the
 //! draw loop. The console hands the worker each row as it lands; the worker keeps the rows of
 //! running and just-finished debates, reduces a debate to its calibration record and shadow row
-//! when its rows change, and replays the grid only while the calibration window is open, at
+//! when its rows change (a late row of a debate whose rows were let go leaves its record as
+//! it was), and replays the grid only while the calibration window is open, at
 //! most every [`REFRESH`]. The figures are shared back behind a lock held only to swap them;
 //! the console is woken when they change.
 
@@ -271,6 +272,13 @@ impl Worker {
 
     fn file(&mut self, change: Change) {
         let id = change.session_id();
+        // A late row of a debate finished long ago, whose rows were let go: its record stands
+        // (rebuilt from this row alone it would be wrong).
+        let let_go = !self.rows.contains_key(id)
+            && self.records.binary_search_by(|r| r.id.as_str().cmp(id)).is_ok();
+        if let_go && !matches!(change, Change::Session(_)) {
+            return;
+        }
         if !self.stale.contains(id) {
             self.stale.insert(id.to_owned());
         }
