@@ -275,7 +275,10 @@ impl Worker {
         // A late row of a debate finished long ago, whose rows were let go: its record stands
         // (rebuilt from this row alone it would be wrong).
         let let_go = !self.rows.contains_key(id)
-            && self.records.binary_search_by(|r| r.id.as_str().cmp(id)).is_ok();
+            && self
+                .records
+                .binary_search_by(|r| r.id.as_str().cmp(id))
+                .is_ok();
         if let_go && !matches!(change, Change::Session(_)) {
             return;
         }

@@ -79,7 +79,8 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         .header(Row::new(header).style(theme.muted()))
         .row_highlight_style(theme.selection())
         .block(panel(title, theme, focused));
-    let mut state = TableState::default().with_selected(selected.map(|s| s - offset));
+    let mut state =
+        TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
     frame.render_stateful_widget(table, area, &mut state);
 }
 
