@@ -89,7 +89,7 @@ fn filtering_keeps_a_shown_selection_and_moves_a_hidden_one() {
         model.overlay.is_none(),
         "Enter keeps the filter and closes the prompt"
     );
-    assert_eq!(model.filter, "shadow");
+    assert_eq!(model.filter(), "shadow");
     update(&mut model, char('/'));
     type_text(&mut model, "x");
     update(&mut model, key(KeyCode::Backspace));
@@ -124,7 +124,7 @@ fn sorting_reorders_the_list_but_not_the_selection() {
     let (mut model, _) = demo_model();
     select(&mut model, "vitd-fracture-followup");
     update(&mut model, char('s'));
-    assert_eq!(model.sort, SortOrder::PendingFirst);
+    assert_eq!(model.sort(), SortOrder::PendingFirst);
     let order = ids(&model);
     assert_eq!(
         &order[..2],
@@ -132,7 +132,7 @@ fn sorting_reorders_the_list_but_not_the_selection() {
     );
     assert_eq!(selected_id(&model), "vitd-fracture-followup");
     update(&mut model, char('s'));
-    assert_eq!(model.sort, SortOrder::Id);
+    assert_eq!(model.sort(), SortOrder::Id);
     let order = ids(&model);
     let mut sorted = order.clone();
     sorted.sort();
@@ -144,7 +144,7 @@ fn sorting_reorders_the_list_but_not_the_selection() {
         "down moves to the next id in the shown order"
     );
     update(&mut model, char('s'));
-    assert_eq!(model.sort, SortOrder::Arrival);
+    assert_eq!(model.sort(), SortOrder::Arrival);
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn colon_jumps_to_a_debate_by_id() {
     update(&mut model, key(KeyCode::Enter));
     assert_eq!(selected_id(&model), "salt-substitutes-shadow");
     assert!(
-        model.filter.is_empty(),
+        model.filter().is_empty(),
         "a filter hiding the debate is cleared"
     );
     assert!(
@@ -320,7 +320,7 @@ fn pause_and_play_keep_the_filter_view_and_scroll() {
     update(&mut model, key(KeyCode::Down));
     update(&mut model, key(KeyCode::Down));
     let before = (
-        model.filter.clone(),
+        model.filter().to_owned(),
         model.view,
         model.detail_scroll,
         model.selected,
@@ -340,7 +340,7 @@ fn pause_and_play_keep_the_filter_view_and_scroll() {
         "applied on resume"
     );
     let after = (
-        model.filter.clone(),
+        model.filter().to_owned(),
         model.view,
         model.detail_scroll,
         model.selected,

@@ -1,4 +1,5 @@
-//! The console's state: the debates as their rows arrived, and what the operator is doing.
+//! The console's state: the debates held (a summary of each, the full rows of the selected one
+//! and of the most recently changed), and what the operator is doing.
 
 use std::collections::HashMap;
 
@@ -212,11 +213,9 @@ pub struct Model {
     pub denied: Option<String>,
     /// The database role this console's actions are stamped with, once the database said so.
     pub role: Option<String>,
-    /// Shows only the debates whose topic, id, persona, status or mode contain this text (set
-    /// with [`Model::set_filter`]).
-    pub filter: String,
-    /// Set with [`Model::set_sort`].
-    pub sort: SortOrder,
+    /// Shows only the debates whose id, question, persona, status or mode contain this text.
+    filter: String,
+    sort: SortOrder,
     /// The selected debate; rows landing never move it.
     pub selected: Option<Seq>,
     pub focus: Focus,
@@ -397,6 +396,15 @@ impl Model {
     pub fn selected_summary(&self) -> Option<&Summary> {
         let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
         self.debates.get(seq)
+    }
+
+    /// The filter as typed.
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    pub fn sort(&self) -> SortOrder {
+        self.sort
     }
 
     /// Shows only the debates `filter` matches.

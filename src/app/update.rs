@@ -173,7 +173,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
                 scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
         }
         Some(Overlay::Filter) => {
-            let mut filter = model.filter.clone();
+            let mut filter = model.filter().to_owned();
             match edit(&mut filter, &key, 200) {
                 Edit::Typing => model.overlay = Some(Overlay::Filter),
                 Edit::Done => {}
@@ -244,8 +244,8 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::Filter => model.overlay = Some(Overlay::Filter),
         Action::Command => model.overlay = Some(Overlay::Command(String::new())),
         Action::Sort => {
-            model.set_sort(model.sort.next());
-            model.flash(format!("debates sorted by {}", model.sort.label()), false);
+            model.set_sort(model.sort().next());
+            model.flash(format!("debates sorted by {}", model.sort().label()), false);
         }
         Action::Pause => {
             let commands = set_playback(model, model.playback.toggled());

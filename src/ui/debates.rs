@@ -52,19 +52,19 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         widths[1] = Constraint::Fill(1);
     }
     let pending = model.debates.pending();
-    let shown = if model.filter.is_empty() {
+    let shown = if model.filter().is_empty() {
         format!("{}", model.debates.len())
     } else {
         format!(
             "{} of {} match /{}",
             model.debates.listed(),
             model.debates.len(),
-            one_line(&model.filter)
+            one_line(model.filter())
         )
     };
     let title = format!(
         "debates ({shown}) · {pending} pending · sorted by {}",
-        model.sort.label()
+        model.sort().label()
     );
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.muted()))

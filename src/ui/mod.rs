@@ -255,7 +255,7 @@ fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let line = match (&model.overlay, &model.flash) {
         (Some(Overlay::Filter), _) => Line::from(vec![
             Span::styled(" filter /", theme.pending()),
-            Span::styled(one_line(&model.filter), theme.text()),
+            Span::styled(one_line(model.filter()), theme.text()),
             Span::styled("▏", theme.pending()),
             Span::styled(
                 "  topic, id, persona, status · Enter keep · Esc clear",
