@@ -128,11 +128,15 @@ struct Worker {
     problem: Option<String>,
     /// Rows of running debates and of the [`LATE_ROWS`] last finished.
     rows: HashMap<String, Debate>,
-    late: VecDeque<String>,
+    /// Finished debates in the order they were reduced (an id once per reduction, numbered),
+    /// and the number of each one's latest reduction: its rows go with that one.
+    late: VecDeque<(String, u64)>,
+    latest: HashMap<String, u64>,
+    reductions: u64,
     /// Debates whose rows changed since they were last reduced.
     stale: HashSet<String>,
-    /// The most recently finished debates' records, sorted by id; their order of finishing.
-    records: Vec<RecordedDebate>,
+    /// The most recently finished debates' records, by id; their order of finishing.
+    records: BTreeMap<String, RecordedDebate>,
     finished: VecDeque<String>,
     shadow: BTreeMap<String, (ShadowRow, Vec<String>)>,
     calibration: Arc<Report>,
@@ -151,7 +155,7 @@ impl Worker {
             Ok((settings, skipped)) => (settings, skipped, None),
             Err(e) => (vec![current.clone()], 0, Some(e)),
         };
-        let calibration = Arc::new(Report::run(
+        let calibration = Arc::new(Report::run::<RecordedDebate>(
             &[],
             settings.clone(),
             skipped,
@@ -167,8 +171,10 @@ impl Worker {
             problem,
             rows: HashMap::new(),
             late: VecDeque::new(),
+            latest: HashMap::new(),
+            reductions: 0,
             stale: HashSet::new(),
-            records: Vec::new(),
+            records: BTreeMap::new(),
             finished: VecDeque::new(),
             shadow: BTreeMap::new(),
             calibration,
@@ -274,11 +280,7 @@ impl Worker {
         let id = change.session_id();
         // A late row of a debate finished long ago, whose rows were let go: its record stands
         // (rebuilt from this row alone it would be wrong).
-        let let_go = !self.rows.contains_key(id)
-            && self
-                .records
-                .binary_search_by(|r| r.id.as_str().cmp(id))
-                .is_ok();
+        let let_go = !self.rows.contains_key(id) && self.records.contains_key(id);
         if let_go && !matches!(change, Change::Session(_)) {
             return;
         }
@@ -304,38 +306,35 @@ impl Worker {
             } else if self.shadow.remove(&id).is_some() {
                 self.week_stale = true;
             }
-            let at = self.records.binary_search_by(|r| r.id.cmp(&id));
-            match (debate.session.is_running(), at) {
-                (true, Ok(i)) => {
-                    self.records.remove(i);
-                }
-                (true, Err(_)) => continue,
-                (false, Ok(i)) => self.records[i] = RecordedDebate::from_debate(debate),
-                (false, Err(i)) => {
-                    self.records.insert(i, RecordedDebate::from_debate(debate));
-                    self.finished.push_back(id.clone());
-                }
-            }
-            self.calibration_stale = true;
             if debate.session.is_running() {
+                if self.records.remove(&id).is_some() {
+                    self.calibration_stale = true;
+                }
                 continue;
             }
-            if !self.late.contains(&id) {
-                self.late.push_back(id);
+            let record = RecordedDebate::from_debate(debate);
+            if self.records.insert(id.clone(), record).is_none() {
+                self.finished.push_back(id.clone());
             }
+            self.calibration_stale = true;
+            self.reductions += 1;
+            self.latest.insert(id.clone(), self.reductions);
+            self.late.push_back((id, self.reductions));
         }
         while self.late.len() > LATE_ROWS {
-            if let Some(id) = self.late.pop_front()
-                && self.rows.get(&id).is_some_and(|d| !d.session.is_running())
-            {
-                self.rows.remove(&id);
+            let Some((id, number)) = self.late.pop_front() else {
+                break;
+            };
+            if self.latest.get(&id) == Some(&number) {
+                self.latest.remove(&id);
+                if self.rows.get(&id).is_some_and(|d| !d.session.is_running()) {
+                    self.rows.remove(&id);
+                }
             }
         }
         while self.finished.len() > CALIBRATED {
             if let Some(id) = self.finished.pop_front() {
-                if let Ok(i) = self.records.binary_search_by(|r| r.id.cmp(&id)) {
-                    self.records.remove(i);
-                }
+                self.records.remove(&id);
                 if self.shadow.remove(&id).is_some() {
                     self.week_stale = true;
                 }
@@ -344,8 +343,9 @@ impl Worker {
     }
 
     fn replay(&mut self) {
+        let records: Vec<&RecordedDebate> = self.records.values().collect();
         self.calibration = Arc::new(Report::run(
-            &self.records,
+            &records,
             self.settings.clone(),
             self.skipped,
             &self.current,

@@ -2,6 +2,8 @@
 //! per setting, with the frontier of tokens saved against verdict flips and the setting in
 //! force marked. Rendered as a text table (the same cells the console shows) or as JSON.
 
+use std::borrow::Borrow;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -50,10 +52,10 @@ pub struct Row {
 }
 
 impl Row {
-    fn new(
+    fn new<R: Borrow<RecordedDebate>>(
         setting: Setting,
         current: bool,
-        records: &[RecordedDebate],
+        records: &[R],
         base: &ControllerConfig,
         keep_outcomes: bool,
     ) -> Row {
@@ -79,7 +81,7 @@ impl Row {
         };
         let (mut used, mut run) = (0u64, 0u64);
         for record in records {
-            let outcome = replay(record, &row.setting, &config);
+            let outcome = replay(record.borrow(), &row.setting, &config);
             used += u64::from(outcome.rounds_used);
             run += u64::from(outcome.rounds_run);
             row.tokens_run += outcome.tokens_run;
@@ -184,9 +186,10 @@ impl Report {
     pub const LEGEND: &str = "* in force today   + frontier: no other setting saves more tokens \
                               with as few verdict flips   own: each debate's own bound";
 
-    /// Replays every setting over `records`; `current` is added when the grid lacks it.
-    pub fn run(
-        records: &[RecordedDebate],
+    /// Replays every setting over `records` (owned or borrowed); `current` is added when the
+    /// grid lacks it.
+    pub fn run<R: Borrow<RecordedDebate> + Sync>(
+        records: &[R],
         mut settings: Vec<Setting>,
         skipped_settings: usize,
         current: &Setting,
@@ -212,10 +215,13 @@ impl Report {
         }
         Report {
             debates: records.len() as u32,
-            labels: records.iter().map(|r| r.labels.len() as u32).sum(),
+            labels: records.iter().map(|r| r.borrow().labels.len() as u32).sum(),
             skipped_settings,
             rows,
-            issues: records.iter().flat_map(|r| r.issues.clone()).collect(),
+            issues: records
+                .iter()
+                .flat_map(|r| r.borrow().issues.clone())
+                .collect(),
         }
     }
 
