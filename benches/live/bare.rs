@@ -99,7 +99,12 @@ impl Bare {
 
     /// Fails if the listener printed something unreadable or went away.
     pub fn check(&mut self) -> Result<()> {
-        if let Some(failure) = self.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(failure) = self
+            .failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
             bail!("the bare listener: {failure}");
         }
         if let Some(status) = self.child.try_wait()? {

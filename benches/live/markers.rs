@@ -41,7 +41,9 @@ pub struct Markers(Arc<Mutex<Log>>);
 impl Markers {
     fn log(&self) -> MutexGuard<'_, Log> {
         // A reader thread that panicked leaves the log as it was: still readable.
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Records that the next marker's INSERT is sent now; returns its number.
@@ -115,7 +117,11 @@ pub struct Stats {
 
 impl Stats {
     pub fn of(latencies: &[Option<u64>]) -> Stats {
-        let mut ms: Vec<f64> = latencies.iter().flatten().map(|&ns| ns as f64 / 1e6).collect();
+        let mut ms: Vec<f64> = latencies
+            .iter()
+            .flatten()
+            .map(|&ns| ns as f64 / 1e6)
+            .collect();
         ms.sort_by(f64::total_cmp);
         Stats {
             count: latencies.len(),

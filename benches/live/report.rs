@@ -103,9 +103,13 @@ impl Row {
 fn latency_rows(rows: &mut Vec<Row>, at: &str, l: &Pair<Stats>) {
     let ratio = l.gavel.p50 / l.bare.p50;
     rows.push(
-        Row::new(format!("latency p50 at {at} (ms)"), "within 2x bare", l.gavel.p50)
-            .bare(l.bare.p50)
-            .met(ratio <= 2.0),
+        Row::new(
+            format!("latency p50 at {at} (ms)"),
+            "within 2x bare",
+            l.gavel.p50,
+        )
+        .bare(l.bare.p50)
+        .met(ratio <= 2.0),
     );
     rows.push(
         Row::new(format!("latency p99 at {at} (ms)"), "< 10 ms", l.gavel.p99)
@@ -149,9 +153,13 @@ fn rows(f: &Figures) -> Vec<Row> {
     );
     rows.push(Row::new("CPU idle (% of a core)", "", f.cpu_idle.gavel).bare(f.cpu_idle.bare));
     rows.push(
-        Row::new("CPU at 1,000 turns/s (% of a core)", "< 10%", f.cpu_load.gavel)
-            .bare(f.cpu_load.bare)
-            .met(f.cpu_load.gavel < 10.0),
+        Row::new(
+            "CPU at 1,000 turns/s (% of a core)",
+            "< 10%",
+            f.cpu_load.gavel,
+        )
+        .bare(f.cpu_load.bare)
+        .met(f.cpu_load.gavel < 10.0),
     );
     rows.push(
         Row::new("RSS after the stream (MiB)", "< 100 MiB", f.rss_mib.gavel)
@@ -160,8 +168,12 @@ fn rows(f: &Figures) -> Vec<Row> {
     );
     let ms = |v: Option<f64>| v.unwrap_or(f64::NAN);
     rows.push(
-        Row::new("first frame on the full database (ms)", "< 300 ms", ms(f.first_frame))
-            .met(f.first_frame.is_some_and(|t| t < 300.0)),
+        Row::new(
+            "first frame on the full database (ms)",
+            "< 300 ms",
+            ms(f.first_frame),
+        )
+        .met(f.first_frame.is_some_and(|t| t < 300.0)),
     );
     rows.push(Row::new("spawn to `● live` (ms)", "", ms(f.live)));
     rows
@@ -211,7 +223,13 @@ pub fn print(new: &Figures, old: Option<&Figures>) {
         lines.push(line);
     }
     let widths: Vec<usize> = (0..lines[0].len())
-        .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for line in &lines {
         let cells: Vec<String> = line
@@ -248,5 +266,9 @@ pub fn print(new: &Figures, old: Option<&Figures>) {
 }
 
 fn verdict(sustained: bool) -> &'static str {
-    if sustained { "sustained" } else { "not sustained" }
+    if sustained {
+        "sustained"
+    } else {
+        "not sustained"
+    }
 }

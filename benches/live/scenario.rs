@@ -129,7 +129,9 @@ impl Bench {
             .wait_for(LIVE, LIVE_LIMIT, |v| v.live.is_some())
             .await?;
         let title = format!("rounds · {} ·", self.probe.id());
-        self.console.keys().send(&format!(":{}\r", self.probe.id()))?;
+        self.console
+            .keys()
+            .send(&format!(":{}\r", self.probe.id()))?;
         self.console
             .wait_for(&title, Duration::from_secs(10), |v| v.text.contains(&title))
             .await
@@ -164,8 +166,16 @@ impl Bench {
             println!(
                 "live:    {rate} turns/s ({:.0} written): gavel {}, bare {}",
                 step.achieved,
-                if step.sustained.gavel { "sustained" } else { "not sustained" },
-                if step.sustained.bare { "sustained" } else { "not sustained" }
+                if step.sustained.gavel {
+                    "sustained"
+                } else {
+                    "not sustained"
+                },
+                if step.sustained.bare {
+                    "sustained"
+                } else {
+                    "not sustained"
+                }
             );
             let failed = !step.sustained.gavel && !step.sustained.bare;
             figures.steps.push(step);
@@ -250,7 +260,12 @@ impl Bench {
             finish: true,
         };
         let done = AtomicBool::new(false);
-        let writing = write_all(self.writers.clone(), self.debates.clone(), gate.clone(), plan);
+        let writing = write_all(
+            self.writers.clone(),
+            self.debates.clone(),
+            gate.clone(),
+            plan,
+        );
         let writing = async {
             let written = writing.await;
             done.store(true, Ordering::Relaxed);
