@@ -168,7 +168,7 @@ impl Gate {
         }
     }
 
-    /// How long writers were held back because gavel lagged.
+    /// How long writers were held back because gavel lagged, added up over the writers.
     pub fn paused(&self) -> Duration {
         match self {
             Gate::Throttled { paused, .. } => Duration::from_nanos(paused.load(Ordering::Relaxed)),

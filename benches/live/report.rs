@@ -17,7 +17,7 @@ pub struct Stream {
     pub turns: u64,
     pub debates: u64,
     pub secs: f64,
-    /// How long writers were held back because gavel lagged more than 1 s.
+    /// How long a writer was held back because gavel lagged more than 1 s, on average.
     pub paused_secs: f64,
     /// Whether it ended before the time limit.
     pub complete: bool,
@@ -49,14 +49,14 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// The highest step sustained by each.
+    /// The highest step sustained by each (NaN, shown as `—`, when none was).
     pub fn highest(&self) -> Pair<f64> {
         let best = |ok: fn(&Step) -> bool| {
             self.steps
                 .iter()
                 .filter(|s| ok(s))
                 .map(|s| f64::from(s.rate))
-                .fold(0.0, f64::max)
+                .fold(f64::NAN, f64::max)
         };
         Pair {
             gavel: best(|s| s.sustained.gavel),
@@ -143,7 +143,7 @@ fn rows(f: &Figures) -> Vec<Row> {
         s.secs,
     ));
     rows.push(Row::new("stream: turns/s", "", s.turns as f64 / s.secs));
-    rows.push(Row::new("stream: writers held back (s)", "", s.paused_secs));
+    rows.push(Row::new("stream: a writer held back (s, mean)", "", s.paused_secs));
     latency_rows(&mut rows, &format!("{} debates", f.held), &f.many);
     let best = f.highest();
     rows.push(

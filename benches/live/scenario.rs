@@ -286,11 +286,11 @@ impl Bench {
             turns,
             debates: self.debates.next() - first,
             secs: started.elapsed().as_secs_f64(),
-            paused_secs: gate.paused().as_secs_f64(),
+            paused_secs: gate.paused().as_secs_f64() / WRITERS as f64,
             complete: self.debates.next() >= plan.end,
         };
         println!(
-            "live:    {} turns into {} debates in {:.1} s ({:.0} turns/s; writers held back {:.1} s)",
+            "live:    {} turns into {} debates in {:.1} s ({:.0} turns/s; a writer held back {:.1} s)",
             stream.turns,
             stream.debates,
             stream.secs,
