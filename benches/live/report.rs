@@ -143,7 +143,11 @@ fn rows(f: &Figures) -> Vec<Row> {
         s.secs,
     ));
     rows.push(Row::new("stream: turns/s", "", s.turns as f64 / s.secs));
-    rows.push(Row::new("stream: a writer held back (s, mean)", "", s.paused_secs));
+    rows.push(Row::new(
+        "stream: a writer held back (s, mean)",
+        "",
+        s.paused_secs,
+    ));
     latency_rows(&mut rows, &format!("{} debates", f.held), &f.many);
     let best = f.highest();
     rows.push(
@@ -218,7 +222,12 @@ pub fn print(new: &Figures, old: Option<&Figures>) {
         ];
         if let Some(old) = old_rows.as_ref().map(|r| &r[i]) {
             line.push(number(old.gavel));
-            line.push(format!("{:.2}x", row.gavel / old.gavel));
+            let ratio = row.gavel / old.gavel;
+            line.push(if ratio.is_finite() {
+                format!("{ratio:.2}x")
+            } else {
+                "—".to_owned()
+            });
         }
         lines.push(line);
     }
