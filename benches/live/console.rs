@@ -1,0 +1,341 @@
+//! gavel as a black box: `gavel watch --db URL` on a pseudo-terminal of 160x48 (its
+//! controlling terminal), its output read on a thread into a vt100 screen emulator. What counts
+//! is the emulated screen, never the byte stream (ratatui writes only the cells that changed).
+//!
+//! The screen is read when the output pauses (no byte for 2 ms, or at the latest every 50 ms
+//! of unbroken output), so a frame is not read half drawn; a marker then counts as seen at the
+//! time of the last read before the pause (when its frame was flushed), and only numbers
+//! already sent count. Terminal queries (cursor position, device attributes) are answered.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use super::markers::{Markers, Observer, now_ns};
+
+pub const ROWS: u16 = 48;
+pub const COLUMNS: u16 = 160;
+/// The header's sign that the feed is live.
+pub const LIVE: &str = "● live";
+
+/// What the reader thread last saw.
+#[derive(Default)]
+pub struct View {
+    /// The screen's text at the last pause.
+    pub text: String,
+    /// When the screen first held something other than blanks.
+    pub first_frame: Option<u64>,
+    /// When the header first showed [`LIVE`].
+    pub live: Option<u64>,
+}
+
+/// A running `gavel watch` and the thread reading its screen; killed when dropped.
+pub struct Console {
+    child: Child,
+    keys: Arc<File>,
+    stop: Arc<AtomicBool>,
+    reader: Option<JoinHandle<()>>,
+    view: Arc<Mutex<View>>,
+    /// When the process was spawned.
+    pub spawned: u64,
+    scratch: PathBuf,
+}
+
+impl Console {
+    /// Starts `bin watch --db url` on a fresh pseudo-terminal; markers seen on its screen are
+    /// recorded in `markers`.
+    pub fn spawn(bin: &str, url: &str, markers: Markers) -> Result<Console> {
+        let (master, slave) = open_pty()?;
+        let scratch = std::env::temp_dir().join(format!(
+            "gavel-bench-live-{}-{}",
+            std::process::id(),
+            now_ns()
+        ));
+        std::fs::create_dir_all(&scratch)
+            .with_context(|| format!("creating {}", scratch.display()))?;
+        let mut command = Command::new(bin);
+        command
+            .arg("--log-dir")
+            .arg(&scratch)
+            .args(["watch", "--db", url])
+            .env("TERM", "xterm-256color")
+            // No configuration of this machine's user: the defaults.
+            .env("XDG_CONFIG_HOME", &scratch)
+            .env("HOME", &scratch)
+            .env_remove("DATABASE_URL")
+            .stdin(Stdio::from(slave.try_clone()?))
+            .stdout(Stdio::from(slave.try_clone()?))
+            .stderr(Stdio::from(slave));
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let spawned = now_ns();
+        let child = command
+            .spawn()
+            .with_context(|| format!("cannot start {bin}"))?;
+        // The slave's copies went with `command`: reads end (EIO) when gavel exits.
+        drop(command);
+        let master = File::from(master);
+        let keys = Arc::new(master.try_clone()?);
+        let view = Arc::new(Mutex::new(View::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (view, stop, replies) = (view.clone(), stop.clone(), master.try_clone()?);
+            std::thread::spawn(move || read_screen(master, replies, &view, &markers, &stop))
+        };
+        Ok(Console {
+            child,
+            keys,
+            stop,
+            reader: Some(reader),
+            view,
+            spawned,
+            scratch,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// What the screen showed at its last pause.
+    pub fn view(&self) -> MutexGuard<'_, View> {
+        self.view.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A handle to type into the console (from another task).
+    pub fn keys(&self) -> Keys {
+        Keys(self.keys.clone())
+    }
+
+    /// Waits until the screen satisfies `done`; fails with the screen when `limit` passes or
+    /// gavel exits first.
+    pub async fn wait_for(
+        &mut self,
+        what: &str,
+        limit: Duration,
+        done: impl Fn(&View) -> bool,
+    ) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            if done(&self.view()) {
+                return Ok(());
+            }
+            if let Some(status) = self.child.try_wait()? {
+                bail!(
+                    "gavel exited ({status}) before {what}; its screen:\n{}",
+                    self.view().text
+                );
+            }
+            if started.elapsed() > limit {
+                bail!(
+                    "gavel did not show {what} within {limit:?}; its screen:\n{}",
+                    self.view().text
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Quits with `q` (then `:q`), killing it if it is still there after 10 s.
+    pub async fn quit(mut self) -> Result<()> {
+        for keys in ["q", ":q\r"] {
+            self.keys().send(keys)?;
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(5) {
+                if self.child.try_wait()?.is_some() {
+                    return Ok(());
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        println!("live: gavel did not quit within 10 s of `q`; killed");
+        Ok(())
+    }
+}
+
+impl Drop for Console {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+}
+
+/// Types into a console.
+#[derive(Clone)]
+pub struct Keys(Arc<File>);
+
+impl Keys {
+    pub fn send(&self, text: &str) -> Result<()> {
+        (&*self.0)
+            .write_all(text.as_bytes())
+            .context("typing into gavel's terminal")
+    }
+}
+
+/// A pseudo-terminal pair of [`ROWS`] x [`COLUMNS`], both ends closed on exec.
+fn open_pty() -> Result<(OwnedFd, OwnedFd)> {
+    let (mut master, mut slave): (RawFd, RawFd) = (-1, -1);
+    // SAFETY: openpty writes two descriptors; the name, termios and size may be null.
+    let opened = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    if opened != 0 {
+        return Err(std::io::Error::last_os_error()).context("openpty");
+    }
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let size = libc::winsize {
+        ws_row: ROWS,
+        ws_col: COLUMNS,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: valid descriptors and a valid winsize.
+    unsafe {
+        for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
+            if libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) < 0 {
+                return Err(std::io::Error::last_os_error()).context("FD_CLOEXEC");
+            }
+        }
+        if libc::ioctl(master.as_raw_fd(), libc::TIOCSWINSZ, &size) < 0 {
+            return Err(std::io::Error::last_os_error()).context("TIOCSWINSZ");
+        }
+    }
+    Ok((master, slave))
+}
+
+/// Answers to the terminal queries gavel (crossterm) may send, collected while parsing.
+#[derive(Default)]
+struct Replies(Vec<u8>);
+
+impl vt100::Callbacks for Replies {
+    fn unhandled_csi(
+        &mut self,
+        screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        _: Option<u8>,
+        params: &[&[u16]],
+        c: char,
+    ) {
+        let first = params.first().and_then(|p| p.first()).copied();
+        match (i1, c, first) {
+            // Cursor position report.
+            (None, 'n', Some(6)) => {
+                let (row, col) = screen.cursor_position();
+                self.0
+                    .extend(format!("\x1b[{};{}R", row + 1, col + 1).as_bytes());
+            }
+            // Primary device attributes (also how crossterm learns there is no keyboard
+            // enhancement).
+            (None, 'c', None | Some(0)) => self.0.extend(b"\x1b[?62;22c"),
+            _ => {}
+        }
+    }
+}
+
+fn read_screen(
+    mut master: File,
+    mut replies: File,
+    view: &Mutex<View>,
+    markers: &Markers,
+    stop: &AtomicBool,
+) {
+    let mut parser = vt100::Parser::new_with_callbacks(ROWS, COLUMNS, 0, Replies::default());
+    let mut buffer = vec![0; 1 << 16];
+    // Since when output has been arriving without a pause, and when it was last read.
+    let mut unread: Option<u64> = None;
+    let mut last_read = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let mut poll = libc::pollfd {
+            fd: master.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let wait = if unread.is_some() { 2 } else { 50 };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut poll, 1, wait) };
+        if ready > 0 {
+            match master.read(&mut buffer) {
+                // EIO: gavel exited and closed the terminal.
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    last_read = now_ns();
+                    parser.process(&buffer[..n]);
+                    let answers = std::mem::take(&mut parser.callbacks_mut().0);
+                    if !answers.is_empty() && replies.write_all(&answers).is_err() {
+                        break;
+                    }
+                    let since = *unread.get_or_insert(last_read);
+                    if last_read - since < 50_000_000 {
+                        continue;
+                    }
+                }
+            }
+        }
+        if unread.take().is_some() {
+            look(parser.screen(), last_read, view, markers);
+        }
+    }
+}
+
+/// Reads the screen as it stood at `at`: the first frame, the live sign, the newest marker.
+fn look(screen: &vt100::Screen, at: u64, view: &Mutex<View>, markers: &Markers) {
+    let text = screen.contents();
+    let sent = markers.sent();
+    if let Some(k) = newest_marker(&text, sent) {
+        markers.seen_upto(Observer::Gavel, k, at);
+    }
+    let mut view = view.lock().unwrap_or_else(|p| p.into_inner());
+    if view.first_frame.is_none() && !text.trim().is_empty() {
+        view.first_frame = Some(at);
+    }
+    if view.live.is_none() && text.contains(LIVE) {
+        view.live = Some(at);
+    }
+    view.text = text;
+}
+
+/// The highest `mk` + 7 digits on the screen that is at most `sent`.
+fn newest_marker(text: &str, sent: u64) -> Option<u64> {
+    text.match_indices("mk")
+        .filter_map(|(at, _)| {
+            let digits = text.get(at + 2..at + 9)?;
+            let after = text.as_bytes().get(at + 9);
+            if !digits.bytes().all(|b| b.is_ascii_digit()) || after.is_some_and(u8::is_ascii_digit)
+            {
+                return None;
+            }
+            digits.parse().ok()
+        })
+        .filter(|&k| k <= sent)
+        .max()
+}
