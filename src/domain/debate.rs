@@ -1,7 +1,7 @@
 //! One debate's rows gathered by debate: what the console shows and what calibration replays.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ops::Deref;
+use std::ops::{Deref, RangeInclusive};
 
 use super::limits::MAX_ROUND_CEILING;
 use super::{Change, ControllerDecision, DecisionState, Judgment, OperatorAction, Session, Turn};
@@ -201,7 +201,18 @@ impl Debate {
 
     /// Every round so far, first to latest, gathered in one pass over the rows.
     pub fn rounds(&self) -> Vec<RoundRow<'_>> {
-        let mut rounds: Vec<RoundRow<'_>> = (1..=self.latest_round())
+        self.rounds_in(1..=u32::MAX)
+    }
+
+    /// The rounds numbered `numbers` that have happened, gathered in one pass over the rows:
+    /// what a view shows of a long debate costs the rounds it shows.
+    pub fn rounds_in(&self, numbers: RangeInclusive<u32>) -> Vec<RoundRow<'_>> {
+        let first = (*numbers.start()).max(1);
+        let last = (*numbers.end()).min(self.latest_round());
+        if first > last {
+            return Vec::new();
+        }
+        let mut rounds: Vec<RoundRow<'_>> = (first..=last)
             .map(|number| RoundRow {
                 number,
                 turns: Vec::new(),
@@ -210,7 +221,7 @@ impl Debate {
                 action: self.actions.get(&number),
             })
             .collect();
-        let at = |round: u32| (round as usize).checked_sub(1);
+        let at = |round: u32| round.checked_sub(first).map(|i| i as usize);
         for turn in &self.turns {
             if let Some(row) = at(turn.round_number).and_then(|i| rounds.get_mut(i)) {
                 row.turns.push(turn);

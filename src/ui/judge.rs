@@ -30,8 +30,10 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
             theme.muted()
         },
     )];
+    // Only the rounds shown are built (the view starts at the selected round).
+    let from = model.selected_round().unwrap_or(1);
     let sections = debate
-        .rounds()
+        .rounds_in(from..=u32::MAX)
         .iter()
         .map(|row| {
             let mut lines = vec![Line::styled(

@@ -35,16 +35,21 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
     let selected = model.selected_round().map(|r| r as usize - 1);
     let shown = usize::from(area.height.saturating_sub(3));
     let offset = selected.map_or(0, |s| (s + 1).saturating_sub(shown));
-    let mut seen: HashSet<&str> = HashSet::new();
+    // Personas of the rounds above the window, for marking who joined later.
+    let first = u32::try_from(offset + 1).unwrap_or(u32::MAX);
+    let mut seen: HashSet<&str> = debate
+        .turns
+        .iter()
+        .filter(|t| t.round_number < first)
+        .map(|t| t.agent_persona.as_str())
+        .collect();
+    let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
     let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
-    for (index, round) in debate.rounds().iter().enumerate() {
-        if index >= offset + shown {
-            break;
+    if shown > 0 {
+        for round in debate.rounds_in(first..=last) {
+            rows.push(cells(&round, &seen, threshold, theme));
+            seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
         }
-        if index >= offset {
-            rows.push(cells(round, &seen, threshold, theme));
-        }
-        seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
     }
     // Narrow screens leave out the operator column: the decision panel shows the resolution.
     let wide = area.width >= 120;

@@ -19,9 +19,8 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
     // Only the rounds shown are built: a turn's text is the costly part of a frame.
     let from = model.selected_round().unwrap_or(1);
     let sections = debate
-        .rounds()
+        .rounds_in(from..=u32::MAX)
         .iter()
-        .filter(|row| row.number >= from)
         .map(|row| {
             let mut lines = vec![Line::styled(
                 format!("── round {} ──", row.number),

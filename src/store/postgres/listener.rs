@@ -18,7 +18,7 @@ use tokio_postgres::AsyncMessage;
 
 use super::actions;
 use super::connect::Target;
-use super::queries::{self, Notice, Watermark};
+use super::queries::{self, Named, Notice, Watermark};
 use crate::app::{Event, Link};
 use crate::domain::{Change, Limits};
 
@@ -101,6 +101,7 @@ async fn follow(
     });
     let result = async {
         client.batch_execute("LISTEN gavel_events").await.context("LISTEN")?;
+        let named = Named::prepare(&client).await?;
         let access = actions::access(&client).await?;
         events.send(Event::Access(access)).map_err(|_| anyhow!("console gone"))?;
         let (rows, mark) = match *watermark {
@@ -135,7 +136,7 @@ async fn follow(
                         *watermark = Some(mark);
                         forward(events, rows)?;
                     } else {
-                        forward(events, queries::named(&client, &batch, limits).await?)?;
+                        forward(events, named.read(&client, &batch, limits).await?)?;
                     }
                 }
                 _ = keepalive.tick() => {

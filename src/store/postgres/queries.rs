@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
+use futures_util::future::try_join5;
 use serde::Deserialize;
-use tokio_postgres::{Client, GenericClient, IsolationLevel};
+use tokio_postgres::{Client, GenericClient, IsolationLevel, Statement};
 
 use super::rows::{
     self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
@@ -408,97 +409,138 @@ pub async fn changed_since(
     Ok((changes, mark))
 }
 
-/// The rows a batch of notifications names, each read once, in table order.
-pub async fn named(
-    client: &Client,
-    notices: &BTreeSet<Notice>,
-    limits: &Limits,
-) -> Result<Vec<Change>> {
-    let of = |table: &'static str| notices.iter().filter(move |n| n.table == table);
-    let sessions: Vec<String> = of("debate_sessions")
-        .filter_map(|n| n.session_id.clone())
-        .collect();
-    let turns: Vec<i64> = of("debate_rounds").filter_map(|n| n.id).collect();
-    let judgments: Vec<i64> = of("debate_round_judgments").filter_map(|n| n.id).collect();
-    let pairs = |table: &'static str| -> (Vec<String>, Vec<i32>) {
-        of(table)
-            .filter_map(|n| Some((n.session_id.clone()?, n.round_index?)))
-            .unzip()
-    };
-    let (decision_sessions, decision_rounds) = pairs("debate_round_decisions");
-    let (action_sessions, action_rounds) = pairs("debate_operator_actions");
-    let by_pair = "(session_id, round_index) IN (SELECT * FROM unnest($1::text[], $2::int[]))";
+/// The statements that read the rows a batch of notifications names, prepared once per
+/// connection: a statement prepared anew would cost a round trip of its own on every batch.
+pub struct Named {
+    sessions: Statement,
+    turns: Statement,
+    decisions: Statement,
+    judgments: Statement,
+    actions: Statement,
+}
 
-    let mut changes = Vec::new();
-    if !sessions.is_empty() {
-        changes.extend(
-            select(
+/// Rows keyed by a debate and a round, given as two arrays.
+const BY_PAIR: &str = "(session_id, round_index) IN (SELECT * FROM unnest($1::text[], $2::int[]))";
+
+impl Named {
+    pub async fn prepare(client: &Client) -> Result<Named> {
+        let sql = |table: &str, columns: &str, filter: &str| {
+            format!("SELECT {columns} FROM {table} WHERE {filter}")
+        };
+        let sessions = sql("debate_sessions", SESSION_COLUMNS, "id = ANY($1::text[])");
+        let turns = sql(
+            "debate_rounds",
+            TURN_COLUMNS,
+            "id = ANY($1::bigint[]) ORDER BY id",
+        );
+        let decisions = sql("debate_round_decisions", DECISION_COLUMNS, BY_PAIR);
+        let judgments = sql(
+            "debate_round_judgments",
+            JUDGMENT_COLUMNS,
+            "id = ANY($1::bigint[]) ORDER BY id",
+        );
+        let actions = sql("debate_operator_actions", ACTION_COLUMNS, BY_PAIR);
+        let (sessions, turns, decisions, judgments, actions) = try_join5(
+            client.prepare(&sessions),
+            client.prepare(&turns),
+            client.prepare(&decisions),
+            client.prepare(&judgments),
+            client.prepare(&actions),
+        )
+        .await
+        .context("preparing the feed's reads")?;
+        Ok(Named {
+            sessions,
+            turns,
+            decisions,
+            judgments,
+            actions,
+        })
+    }
+
+    /// The rows a batch of notifications names, each read once, in table order. The reads go
+    /// out together, so a batch costs one round trip.
+    pub async fn read(
+        &self,
+        client: &Client,
+        notices: &BTreeSet<Notice>,
+        limits: &Limits,
+    ) -> Result<Vec<Change>> {
+        let of = |table: &'static str| notices.iter().filter(move |n| n.table == table);
+        let sessions: Vec<String> = of("debate_sessions")
+            .filter_map(|n| n.session_id.clone())
+            .collect();
+        let turns: Vec<i64> = of("debate_rounds").filter_map(|n| n.id).collect();
+        let judgments: Vec<i64> = of("debate_round_judgments").filter_map(|n| n.id).collect();
+        let pairs = |table: &'static str| -> (Vec<String>, Vec<i32>) {
+            of(table)
+                .filter_map(|n| Some((n.session_id.clone()?, n.round_index?)))
+                .unzip()
+        };
+        let (decision_sessions, decision_rounds) = pairs("debate_round_decisions");
+        let (action_sessions, action_rounds) = pairs("debate_operator_actions");
+        let (sessions, turns, decisions, judgments, actions) = try_join5(
+            read_named(
                 client,
-                "debate_sessions",
-                SESSION_COLUMNS,
-                "id = ANY($1)",
+                ("debate_sessions", &self.sessions),
                 &[&sessions],
+                sessions.is_empty(),
                 session,
                 limits,
-            )
-            .await?,
-        );
-    }
-    if !turns.is_empty() {
-        changes.extend(
-            select(
+            ),
+            read_named(
                 client,
-                "debate_rounds",
-                TURN_COLUMNS,
-                "id = ANY($1) ORDER BY id",
+                ("debate_rounds", &self.turns),
                 &[&turns],
+                turns.is_empty(),
                 turn,
                 limits,
-            )
-            .await?,
-        );
-    }
-    if !decision_sessions.is_empty() {
-        changes.extend(
-            select(
+            ),
+            read_named(
                 client,
-                "debate_round_decisions",
-                DECISION_COLUMNS,
-                by_pair,
+                ("debate_round_decisions", &self.decisions),
                 &[&decision_sessions, &decision_rounds],
+                decision_sessions.is_empty(),
                 decision,
                 limits,
-            )
-            .await?,
-        );
-    }
-    if !judgments.is_empty() {
-        changes.extend(
-            select(
+            ),
+            read_named(
                 client,
-                "debate_round_judgments",
-                JUDGMENT_COLUMNS,
-                "id = ANY($1) ORDER BY id",
+                ("debate_round_judgments", &self.judgments),
                 &[&judgments],
+                judgments.is_empty(),
                 judgment,
                 limits,
-            )
-            .await?,
-        );
-    }
-    if !action_sessions.is_empty() {
-        changes.extend(
-            select(
+            ),
+            read_named(
                 client,
-                "debate_operator_actions",
-                ACTION_COLUMNS,
-                by_pair,
+                ("debate_operator_actions", &self.actions),
                 &[&action_sessions, &action_rounds],
+                action_sessions.is_empty(),
                 action,
                 limits,
-            )
-            .await?,
-        );
+            ),
+        )
+        .await?;
+        Ok([sessions, turns, decisions, judgments, actions].concat())
     }
-    Ok(changes)
+}
+
+/// One of [`Named`]'s reads; nothing is sent when no row is named.
+async fn read_named(
+    client: &Client,
+    (table, statement): (&str, &Statement),
+    keys: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    none: bool,
+    row: fn(&tokio_postgres::Row, &Limits) -> Change,
+    limits: &Limits,
+) -> Result<Vec<Change>> {
+    if none {
+        return Ok(Vec::new());
+    }
+    let rows = client
+        .query(statement, keys)
+        .await
+        .with_context(|| format!("reading {table}"))?;
+    Ok(rows.iter().map(|r| row(r, limits)).collect())
 }
