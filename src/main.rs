@@ -277,7 +277,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let target = target(db.db.as_deref())?;
             let source = format!("watch: {}", target.describe());
             let (model, theme_file) = console_model(source, &console, &config, true)?;
-            let rt = runtime()?;
+            // One thread: a row hops from the connection to the feed to the draw loop without
+            // waking another (the reports and the key reader have threads of their own).
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?;
             let ended = rt.block_on(async {
                 let (events, receiver) = unbounded_channel();
                 let commands = live::start(target, events.clone(), None, config.limits);

@@ -8,7 +8,7 @@
 //! before any event and is looked for again before each draw, so that nothing is drawn to a
 //! terminal that hung up; a draw that fails because it did ends the console as the hangup.
 
-use std::io;
+use std::io::{self, BufWriter, Stdout};
 use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::process::ExitCode;
@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use crossterm::event::{self, Event as TermEvent};
 use futures_util::FutureExt;
-use ratatui::DefaultTerminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
@@ -30,8 +29,15 @@ use crate::ui::view;
 
 const FRAME: Duration = Duration::from_millis(16);
 
+/// A frame's output is written in as few system calls as this allows (stdout alone writes
+/// every 1 KiB).
+const OUTPUT_BUFFER: usize = 1 << 18;
+
 /// How long a failed draw waits for the hangup that may have caused it.
 const HANGUP_GRACE: Duration = Duration::from_secs(1);
+
+/// The terminal the console draws on.
+type Screen = ratatui::Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 
 /// How the console ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,8 +119,9 @@ async fn draw_loop(
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
     // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
     // (`eprintln!` to a terminal gone).
-    let mut terminal =
-        ManuallyDrop::new(ratatui::Terminal::new(CrosstermBackend::new(io::stdout()))?);
+    let mut terminal = ManuallyDrop::new(ratatui::Terminal::new(CrosstermBackend::new(
+        BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout()),
+    ))?);
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
     model.settle();
@@ -206,7 +213,7 @@ async fn hung_up(signals: &mut Signals) -> Option<Ended> {
 
 /// Suspends the console (see [`terminal::suspend`]) and, once it is continued, redraws the
 /// whole screen.
-fn suspend(terminal: &mut DefaultTerminal, model: &Model) -> Result<()> {
+fn suspend(terminal: &mut Screen, model: &Model) -> Result<()> {
     tracing::info!("suspended");
     terminal::suspend(model.mouse)?;
     tracing::info!("resumed");

@@ -134,14 +134,12 @@ pub fn region_at(model: &Model, column: u16, row: u16) -> Option<(Region, Option
         return None;
     };
     // A table inside a border, under one header row; the debates list counts from the first
-    // row drawn, the rounds table from round 1 (scrolled just enough to show the selection).
+    // row drawn, the rounds table from round 1.
     let first_row = area.y + 2;
     let shown = table_rows(area);
     let offset = match region {
         Region::Debates => 0,
-        Region::Detail => model
-            .selected_round()
-            .map_or(0, |r| (r as usize).saturating_sub(shown)),
+        Region::Detail => rounds::first_shown(model, shown),
     };
     let index = (row >= first_row && row < first_row + shown as u16)
         .then(|| offset + usize::from(row - first_row));

@@ -31,10 +31,10 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         one_line(&debate.session.question)
     );
     let threshold = model.controller.similarity_threshold;
-    // Only the rounds that fit are built, scrolled just far enough to show the selected one.
+    // Only the rounds that fit are built.
     let selected = model.selected_round().map(|r| r as usize - 1);
     let shown = usize::from(area.height.saturating_sub(3));
-    let offset = selected.map_or(0, |s| (s + 1).saturating_sub(shown));
+    let offset = first_shown(model, shown);
     // Personas of the rounds above the window, for marking who joined later.
     let first = u32::try_from(offset + 1).unwrap_or(u32::MAX);
     let mut seen: HashSet<&str> = debate
@@ -87,6 +87,17 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
     let mut state =
         TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
     frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The index of the first round a table of `shown` rows shows: it moves by half a table at a
+/// time, as far as needed to show the selected round, so that a debate's rounds landing one by
+/// one add a row each instead of scrolling every row (and redrawing the table) every time.
+pub fn first_shown(model: &Model, shown: usize) -> usize {
+    let Some(selected) = model.selected_round().map(|r| r as usize - 1) else {
+        return 0;
+    };
+    let step = (shown / 2).max(1);
+    (selected + 1).saturating_sub(shown).div_ceil(step) * step
 }
 
 /// One round's cells; `seen` holds the personas of earlier rounds, so that one who joins later
