@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use gavel::app::{Event, Link};
-use gavel::store::postgres::{LocalServer, Target, migrate};
+use gavel::store::postgres::{LocalServer, Target, Wanted, migrate};
 use tokio::sync::mpsc::unbounded_channel;
 
 const SESSIONS: i64 = 125_000;
@@ -76,7 +76,7 @@ fn main() {
         println!("watch start to live: {:.1?} ({rows} rows loaded of {} in the database)", started.elapsed(), SESSIONS * (1 + 2 * ROUNDS));
 
         let started = Instant::now();
-        history.send(format!("s{}", SESSIONS / 2)).unwrap();
+        history.send(Wanted::History(format!("s{}", SESSIONS / 2))).unwrap();
         let mut loaded = 0;
         while loaded < 1 + 2 * ROUNDS {
             if let Event::Store(_) = received.recv().await.unwrap() {

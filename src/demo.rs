@@ -80,6 +80,8 @@ async fn execute(
             Command::SetPlayback(setting) => {
                 playback.send_replace(setting);
             }
+            // The demo's debates are few: the console holds every one it was shown.
+            Command::Search(_) => {}
             // The console lets go of the rows of debates off screen; here they are again.
             Command::LoadHistory(id) => {
                 for row in store.history(&id) {

@@ -12,7 +12,7 @@ use crate::app::{Command, Event};
 use crate::domain::{Limits, OperatorAction};
 use crate::simulate::Playback;
 use crate::store::ResolveError;
-use crate::store::postgres::{self, Target, listen};
+use crate::store::postgres::{self, Target, Wanted, listen};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -25,17 +25,17 @@ pub fn start(
     playback: Option<watch::Sender<Playback>>,
     limits: Limits,
 ) -> UnboundedSender<Command> {
-    let (history, wanted) = unbounded_channel();
+    let (wants, wanted) = unbounded_channel();
     tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
     let (commands, receiver) = unbounded_channel();
-    tokio::spawn(execute(receiver, target, history, events, playback, limits));
+    tokio::spawn(execute(receiver, target, wants, events, playback, limits));
     commands
 }
 
 async fn execute(
     mut commands: UnboundedReceiver<Command>,
     target: Target,
-    history: UnboundedSender<String>,
+    wants: UnboundedSender<Wanted>,
     events: UnboundedSender<Event>,
     playback: Option<watch::Sender<Playback>>,
     limits: Limits,
@@ -56,7 +56,10 @@ async fn execute(
                 }
             }
             Command::LoadHistory(id) => {
-                let _ = history.send(id);
+                let _ = wants.send(Wanted::History(id));
+            }
+            Command::Search(text) => {
+                let _ = wants.send(Wanted::Search(text));
             }
             Command::SetPlayback(setting) => {
                 if let Some(playback) = &playback {

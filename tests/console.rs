@@ -22,7 +22,7 @@ fn ids(model: &Model) -> Vec<&str> {
     let all = model.debates.window(None, usize::MAX);
     all.rows
         .iter()
-        .map(|&seq| model.debates.get(seq).unwrap().id.as_str())
+        .map(|&seq| &*model.debates.get(seq).unwrap().id)
         .collect()
 }
 
@@ -572,5 +572,84 @@ fn the_detail_views_show_the_rows_values() {
     assert!(
         extended.contains("complexity 0.72 · agents 5 · cost $0.29 of $3.00 (10%)"),
         "{extended}"
+    );
+}
+
+/// Whether `text` shows persona `p<n>` (marked `+` as one who joined after round 1).
+fn shows_persona(text: &str, n: u32) -> bool {
+    text.contains(&format!(" p{n} ")) || text.contains(&format!("+p{n} "))
+}
+
+/// The screen row showing persona `p<n>`, if any.
+fn row_of(screen: &str, n: u32) -> Option<u16> {
+    screen
+        .lines()
+        .position(|line| shows_persona(line, n))
+        .map(|at| at as u16)
+}
+
+/// The lowest round whose persona `p<n>` is on screen.
+fn first_round_shown(screen: &str) -> u32 {
+    (1..=200)
+        .find(|&n| shows_persona(screen, n))
+        .expect("a round on screen")
+}
+
+#[test]
+fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow() {
+    use gavel::domain::{Session, Turn};
+    let mut model = Model::new("demo".into(), "alice".into(), &Config::default());
+    model.mouse = true;
+    update(&mut model, Event::Resize(160, 48));
+    update(
+        &mut model,
+        Event::Store(Box::new(Change::Session(Session::placeholder("long")))),
+    );
+    let land = |model: &mut Model, round: u32| {
+        let turn = Turn {
+            id: u64::from(round),
+            session_id: "long".into(),
+            round_number: round,
+            agent_persona: format!("p{round}"),
+            content: "VERDICT: yes".into(),
+            tokens_used: 10,
+            superseded: false,
+            metadata: Default::default(),
+            created_at: None,
+            issues: Vec::new(),
+        };
+        update(model, Event::Store(Box::new(Change::Turn(turn))));
+    };
+    let table = gavel::ui::areas(&model, ratatui::layout::Rect::new(0, 0, 160, 48)).detail;
+    let shown = u32::from(table.height - 3);
+    let step = shown / 2;
+    let mut firsts = Vec::new();
+    for round in 1..=3 * shown {
+        land(&mut model, round);
+        let screen = screen_text(&model);
+        assert!(shows_persona(&screen, round), "the latest round is shown");
+        firsts.push(first_round_shown(&screen));
+    }
+    // The first round shown starts at 1, then moves by half a table, only when it must.
+    assert!(
+        firsts.iter().all(|first| (first - 1) % step == 0),
+        "{firsts:?}"
+    );
+    let moves = firsts.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+    assert_eq!(moves, (3 * shown - shown).div_ceil(step), "{firsts:?}");
+
+    // A click lands on the round drawn in that row.
+    let screen = screen_text(&model);
+    let first = first_round_shown(&screen);
+    let row = row_of(&screen, first + 1).unwrap();
+    update(
+        &mut model,
+        mouse(MouseEventKind::Down(MouseButton::Left), 10, row),
+    );
+    assert_eq!(model.selected_round(), Some(first + 1));
+    assert_eq!(
+        first_round_shown(&screen_text(&model)),
+        first,
+        "the table stays put"
     );
 }

@@ -242,7 +242,7 @@ fn finished_debates_beyond_the_retention_are_let_go_oldest_first() {
     let held: BTreeMap<&str, bool> = model
         .debates
         .summaries()
-        .map(|s| (s.id.as_str(), s.is_running()))
+        .map(|s| (&*s.id, s.is_running()))
         .collect();
     assert_eq!(
         held.keys().copied().collect::<Vec<_>>(),

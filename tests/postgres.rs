@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use gavel::app::{Event, Link, update};
+use gavel::app::{Command, Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
 use gavel::policy::ControllerConfig;
 use gavel::store::postgres::{Target, migrate, record};
@@ -422,7 +422,7 @@ async fn history_loads_lazily() {
         .debates
         .summaries()
         .filter(|s| s.latest_round > 0)
-        .map(|s| s.id.as_str())
+        .map(|s| &*s.id)
         .collect();
     assert_eq!(
         with_rounds,
@@ -434,6 +434,75 @@ async fn history_loads_lazily() {
             m.selected_debate().is_some_and(|d| d.turns.len() == 25)
         })
         .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_confirmed_finds_debates_beyond_those_loaded() {
+    let server = server();
+    let (target, mut client) = database(&server, "search").await;
+    migrate(&mut client).await.unwrap();
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, status, created_at) \
+                 SELECT 'old-' || n, 'q', 'completed', now() - n * interval '1 minute' FROM generate_series(1, 400) n;
+             INSERT INTO debate_round_decisions (session_id, round_index, decision) \
+                 VALUES ('old-377', 1, 'stop_converged');
+             INSERT INTO debate_sessions (id, question, status) VALUES ('50%_off', 'q', 'completed');",
+        )
+        .await
+        .unwrap();
+    let mut console = Console::attach(target);
+    console
+        .until("the live link", |m| m.link == Some(Link::Live))
+        .await;
+    assert!(
+        console.model.debates.seq("old-377").is_none(),
+        "beyond the start window"
+    );
+    console.press("/old-37");
+    let commands = update(
+        &mut console.model,
+        Event::Key(crossterm::event::KeyCode::Enter.into()),
+    );
+    assert_eq!(commands, [Command::Search("old-37".into())]);
+    for command in commands {
+        console.commands.send(command).unwrap();
+    }
+    console
+        .until("old-377 found with its decision", |m| {
+            let summary = m.debates.seq("old-377").and_then(|seq| m.debates.get(seq));
+            summary.is_some_and(|s| s.last_decision.is_some())
+        })
+        .await;
+    let found = console.model.debates.seq("old-377").unwrap();
+    let summary = console.model.debates.get(found).unwrap();
+    assert_eq!(
+        summary.last_decision,
+        Some(Reported::Known(Decision::StopConverged))
+    );
+    assert_eq!(
+        console.model.debates.listed(),
+        11,
+        "old-37 and old-370 to old-379"
+    );
+
+    // LIKE's wildcards are taken literally: "50%_" finds 50%_off, not old-350.
+    console.press("/");
+    update(
+        &mut console.model,
+        Event::Key(crossterm::event::KeyCode::Esc.into()),
+    );
+    console.press("/50%_");
+    for command in update(
+        &mut console.model,
+        Event::Key(crossterm::event::KeyCode::Enter.into()),
+    ) {
+        console.commands.send(command).unwrap();
+    }
+    console
+        .until("50%_off", |m| m.debates.seq("50%_off").is_some())
+        .await;
+    assert!(console.model.debates.seq("old-350").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

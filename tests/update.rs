@@ -256,7 +256,7 @@ fn new_debates_never_move_the_selection() {
         "als-phase3-subgroup"
     );
     let last = model.debates.len() as u64 - 1;
-    assert_eq!(model.debates.get(last).unwrap().id, "late-arrival");
+    assert_eq!(&*model.debates.get(last).unwrap().id, "late-arrival");
 }
 
 #[test]

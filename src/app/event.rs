@@ -49,4 +49,8 @@ pub enum Command {
     SetPlayback(Playback),
     /// Load every row of a debate (only the start window is loaded from a database).
     LoadHistory(String),
+    /// Load the debates whose id, question, status, mode or roster contains this text (a
+    /// filter confirmed), as the start window loads them: debates the console let go of, or
+    /// never loaded, come back.
+    Search(String),
 }

@@ -4,8 +4,9 @@
 //! as they change; and the retention of finished debates. Turn contents are not held here: the
 //! console keeps the full rows of the open debate only (see [`super::Model`]).
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
+use std::sync::Arc;
 
 use crate::domain::limits::MAX_ROUND_CEILING;
 use crate::domain::{Change, ControllerMode, Decision, Reported, SessionStatus};
@@ -15,9 +16,12 @@ use crate::text::one_line;
 pub type Seq = u64;
 
 /// Characters of a question kept for the list (the detail's title shows it whole).
-const QUESTION_CHARS: usize = 160;
+const QUESTION_CHARS: usize = 120;
 /// Personas kept per debate for the filter.
 const PERSONAS: usize = 32;
+/// Persona names remembered across debates for the filter (a roster repeats across a fleet);
+/// names beyond this many are not filtered on.
+const PERSONA_NAMES: usize = 65_536;
 
 /// A row of a debate, known by its table and key: what [`Summary`] remembers of rows with issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,9 +49,9 @@ impl RowKey {
 #[derive(Debug, Clone)]
 pub struct Summary {
     pub seq: Seq,
-    pub id: String,
+    pub id: Arc<str>,
     /// The question on one line, cut to [`QUESTION_CHARS`].
-    pub question: String,
+    pub question: Box<str>,
     pub status: Reported<SessionStatus>,
     pub mode: Reported<ControllerMode>,
     pub max_rounds: u32,
@@ -58,10 +62,34 @@ pub struct Summary {
     /// Rounds with a decision, and rounds with an operator action (sorted).
     decided: Vec<u32>,
     acted: Vec<u32>,
-    /// The roster and whoever spoke, for the filter.
-    personas: Vec<String>,
+    /// The roster and whoever spoke, for the filter: numbers in [`Names`].
+    personas: Box<[u32]>,
     /// Rows whose latest version was read with issues.
     flagged: BTreeSet<RowKey>,
+    /// Its place in the list, when the filter lets it through.
+    key: Option<ListKey>,
+}
+
+/// Persona names, each held once for the whole fleet.
+#[derive(Debug, Clone, Default)]
+struct Names {
+    names: Vec<Box<str>>,
+    numbers: HashMap<Box<str>, u32>,
+}
+
+impl Names {
+    /// The number of `name`, remembering it unless too many are.
+    fn number(&mut self, name: &str) -> Option<u32> {
+        if let Some(&number) = self.numbers.get(name) {
+            return Some(number);
+        }
+        let number = u32::try_from(self.names.len())
+            .ok()
+            .filter(|&n| (n as usize) < PERSONA_NAMES)?;
+        self.names.push(name.into());
+        self.numbers.insert(name.into(), number);
+        Some(number)
+    }
 }
 
 /// Whether a row's round is one a debate files it under.
@@ -77,11 +105,11 @@ fn insert_sorted(set: &mut Vec<u32>, value: u32) {
 }
 
 impl Summary {
-    fn new(seq: Seq, id: &str) -> Summary {
+    fn new(seq: Seq, id: Arc<str>) -> Summary {
         Summary {
             seq,
-            id: id.to_owned(),
-            question: String::new(),
+            id,
+            question: Box::default(),
             status: SessionStatus::Running.into(),
             mode: Reported::Unknown(String::new()),
             max_rounds: 0,
@@ -89,19 +117,27 @@ impl Summary {
             last_decision: None,
             decided: Vec::new(),
             acted: Vec::new(),
-            personas: Vec::new(),
+            personas: Box::default(),
             flagged: BTreeSet::new(),
+            key: None,
         }
     }
 
-    fn add_persona(&mut self, persona: &str) {
-        if self.personas.len() < PERSONAS && !self.personas.iter().any(|p| p == persona) {
-            self.personas.push(persona.to_owned());
+    fn add_persona(&mut self, persona: &str, names: &mut Names) {
+        if self.personas.len() >= PERSONAS {
+            return;
+        }
+        if let Some(number) = names.number(persona)
+            && !self.personas.contains(&number)
+        {
+            let mut personas = std::mem::take(&mut self.personas).into_vec();
+            personas.push(number);
+            self.personas = personas.into_boxed_slice();
         }
     }
 
     /// Files what the list needs of one row; applying a row again changes nothing.
-    fn apply(&mut self, change: &Change) {
+    fn apply(&mut self, change: &Change, names: &mut Names) {
         let key = RowKey::of(change);
         if change.issues().is_empty() {
             self.flagged.remove(&key);
@@ -110,17 +146,18 @@ impl Summary {
         }
         match change {
             Change::Session(s) => {
-                self.question = one_line(&s.question).chars().take(QUESTION_CHARS).collect();
+                let question: String = one_line(&s.question).chars().take(QUESTION_CHARS).collect();
+                self.question = question.into_boxed_str();
                 self.status = s.status.clone();
                 self.mode = s.controller_mode.clone();
                 self.max_rounds = s.max_rounds;
                 for persona in &s.personas {
-                    self.add_persona(persona);
+                    self.add_persona(persona, names);
                 }
             }
             Change::Turn(t) if placed(t.round_number) => {
                 self.latest_round = self.latest_round.max(t.round_number);
-                self.add_persona(&t.agent_persona);
+                self.add_persona(&t.agent_persona, names);
             }
             Change::Decision(d) if placed(d.round_index) => {
                 self.latest_round = self.latest_round.max(d.round_index);
@@ -163,16 +200,19 @@ impl Summary {
         !self.flagged.is_empty()
     }
 
-    /// Whether a filter (already lower-case) matches: its id, question, status, mode or a
-    /// persona contains the text.
-    pub fn matches(&self, needle: &str) -> bool {
-        let contains = |text: &str| text.to_lowercase().contains(needle);
-        needle.is_empty()
+    /// Whether `filter` matches: its id, question, status, mode or a persona contains the
+    /// text.
+    fn matches(&self, filter: &Filter) -> bool {
+        let contains = |text: &str| text.to_lowercase().contains(&filter.needle);
+        filter.needle.is_empty()
             || contains(&self.id)
             || contains(&self.question)
             || contains(&self.status.to_string())
             || contains(&self.mode.to_string())
-            || self.personas.iter().any(|p| contains(p))
+            || self
+                .personas
+                .iter()
+                .any(|&p| filter.names.get(p as usize).copied().unwrap_or(false))
     }
 }
 
@@ -208,22 +248,29 @@ impl SortOrder {
     /// Where `summary` goes in the list.
     fn key(self, summary: &Summary) -> ListKey {
         match self {
-            SortOrder::Arrival => (0, String::new(), summary.seq),
+            SortOrder::Arrival => (0, None, summary.seq),
             SortOrder::PendingFirst => {
                 let class = match (summary.pending(), summary.is_running()) {
                     (Some(_), _) => 0,
                     (None, true) => 1,
                     (None, false) => 2,
                 };
-                (class, String::new(), summary.seq)
+                (class, None, summary.seq)
             }
-            SortOrder::Id => (0, summary.id.clone(), summary.seq),
+            SortOrder::Id => (0, Some(summary.id.clone()), summary.seq),
         }
     }
 }
 
 /// A place in the list: a class, an id (for the id order) and the arrival number.
-type ListKey = (u8, String, Seq);
+type ListKey = (u8, Option<Arc<str>>, Seq);
+
+/// A filter as the list applies it: lower-case, and which persona names it matches.
+#[derive(Debug, Clone, Default)]
+struct Filter {
+    needle: String,
+    names: Vec<bool>,
+}
 
 /// The rows of the list a screen shows: those drawn, and which of them is selected.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -245,16 +292,17 @@ pub struct Filed {
 /// Every debate held, in the list's order and filter.
 #[derive(Debug, Clone)]
 pub struct Fleet {
-    summaries: HashMap<Seq, Summary>,
-    by_id: HashMap<String, Seq>,
+    /// In arrival order: the list when it is in that order and unfiltered.
+    summaries: BTreeMap<Seq, Summary>,
+    by_id: HashMap<Arc<str>, Seq>,
+    names: Names,
     next_seq: Seq,
     sort: SortOrder,
-    /// Lower-case.
-    filter: String,
-    /// The debates the filter lets through, in the list's order; each debate's key is kept
-    /// beside it so that a row landing moves it in O(log n).
-    listed: BTreeSet<ListKey>,
-    keys: HashMap<Seq, ListKey>,
+    filter: Filter,
+    /// The debates the filter lets through, in the list's order, unless the list is every
+    /// debate in arrival order; a row landing moves its debate in O(log n).
+    ordered: Option<BTreeSet<ListKey>>,
+    listed: usize,
     pending: usize,
     /// Finished debates, oldest finish first; beyond `keep_finished` the oldest are dropped.
     finished: VecDeque<Seq>,
@@ -265,13 +313,14 @@ impl Fleet {
     /// A fleet that holds the running debates and the `keep_finished` most recently finished.
     pub fn new(keep_finished: usize) -> Fleet {
         Fleet {
-            summaries: HashMap::new(),
+            summaries: BTreeMap::new(),
             by_id: HashMap::new(),
+            names: Names::default(),
             next_seq: 0,
             sort: SortOrder::default(),
-            filter: String::new(),
-            listed: BTreeSet::new(),
-            keys: HashMap::new(),
+            filter: Filter::default(),
+            ordered: None,
+            listed: 0,
             pending: 0,
             finished: VecDeque::new(),
             keep_finished,
@@ -286,14 +335,15 @@ impl Fleet {
             None => {
                 let seq = self.next_seq;
                 self.next_seq += 1;
-                self.by_id.insert(id.to_owned(), seq);
+                let id: Arc<str> = id.into();
+                self.by_id.insert(id.clone(), seq);
                 self.summaries.insert(seq, Summary::new(seq, id));
                 (seq, true)
             }
         };
         let summary = self.summaries.get_mut(&seq).expect("filed above");
         let (was_pending, was_running) = (summary.pending().is_some(), summary.is_running());
-        summary.apply(change);
+        summary.apply(change, &mut self.names);
         let (is_pending, is_running) = (summary.pending().is_some(), summary.is_running());
         self.pending = self.pending + usize::from(is_pending) - usize::from(was_pending);
         if was_running && !is_running {
@@ -309,22 +359,22 @@ impl Fleet {
 
     /// Puts the debate `seq` where the order and filter say; whether its place changed.
     fn relist(&mut self, seq: Seq) -> bool {
-        let summary = &self.summaries[&seq];
+        let summary = self.summaries.get_mut(&seq).expect("held");
         let key = summary
             .matches(&self.filter)
             .then(|| self.sort.key(summary));
-        let old = match &key {
-            Some(key) => self.keys.insert(seq, key.clone()),
-            None => self.keys.remove(&seq),
-        };
-        if old == key {
+        if summary.key == key {
             return false;
         }
-        if let Some(old) = old {
-            self.listed.remove(&old);
-        }
-        if let Some(key) = key {
-            self.listed.insert(key);
+        let old = std::mem::replace(&mut summary.key, key.clone());
+        self.listed = self.listed + usize::from(key.is_some()) - usize::from(old.is_some());
+        if let Some(ordered) = &mut self.ordered {
+            if let Some(old) = old {
+                ordered.remove(&old);
+            }
+            if let Some(key) = key {
+                ordered.insert(key);
+            }
         }
         true
     }
@@ -350,34 +400,48 @@ impl Fleet {
     }
 
     fn evict(&mut self, seq: Seq) {
-        if let Some(summary) = self.summaries.remove(&seq) {
-            self.by_id.remove(&summary.id);
-            if summary.pending().is_some() {
-                self.pending -= 1;
-            }
+        let Some(summary) = self.summaries.remove(&seq) else {
+            return;
+        };
+        self.by_id.remove(&summary.id);
+        if summary.pending().is_some() {
+            self.pending -= 1;
         }
-        if let Some(key) = self.keys.remove(&seq) {
-            self.listed.remove(&key);
+        if let Some(key) = summary.key {
+            self.listed -= 1;
+            if let Some(ordered) = &mut self.ordered {
+                ordered.remove(&key);
+            }
         }
     }
 
     /// Orders and filters the list anew (`filter` in any case).
     pub fn arrange(&mut self, sort: SortOrder, filter: &str) {
-        let filter = filter.to_lowercase();
-        if sort == self.sort && filter == self.filter {
+        let needle = filter.to_lowercase();
+        if sort == self.sort && needle == self.filter.needle {
             return;
         }
+        let names = self
+            .names
+            .names
+            .iter()
+            .map(|name| name.to_lowercase().contains(&needle))
+            .collect();
         self.sort = sort;
-        self.filter = filter;
-        self.listed.clear();
-        self.keys.clear();
-        for summary in self.summaries.values() {
-            if summary.matches(&self.filter) {
-                let key = self.sort.key(summary);
-                self.keys.insert(summary.seq, key.clone());
-                self.listed.insert(key);
+        self.filter = Filter { needle, names };
+        let every = sort == SortOrder::Arrival && self.filter.needle.is_empty();
+        let mut ordered = (!every).then(BTreeSet::new);
+        self.listed = 0;
+        for summary in self.summaries.values_mut() {
+            summary.key = summary
+                .matches(&self.filter)
+                .then(|| self.sort.key(summary));
+            if let (Some(ordered), Some(key)) = (&mut ordered, &summary.key) {
+                ordered.insert(key.clone());
             }
+            self.listed += usize::from(summary.key.is_some());
         }
+        self.ordered = ordered;
     }
 
     pub fn get(&self, seq: Seq) -> Option<&Summary> {
@@ -400,12 +464,12 @@ impl Fleet {
 
     /// Debates the filter lets through.
     pub fn listed(&self) -> usize {
-        self.listed.len()
+        self.listed
     }
 
     /// Whether the list shows the debate `seq`.
     pub fn is_listed(&self, seq: Seq) -> bool {
-        self.keys.contains_key(&seq)
+        self.summaries.get(&seq).is_some_and(|s| s.key.is_some())
     }
 
     /// Debates with a decision awaiting the operator.
@@ -418,24 +482,68 @@ impl Fleet {
         self.summaries.values()
     }
 
+    /// Up to `limit` debates of the list from its start.
+    fn first_n(&self, limit: usize) -> Vec<Seq> {
+        match &self.ordered {
+            Some(ordered) => ordered.iter().take(limit).map(|key| key.2).collect(),
+            None => self.summaries.keys().take(limit).copied().collect(),
+        }
+    }
+
+    /// Up to `limit` debates of the list before the one at `key`, nearest first.
+    fn before(&self, key: &ListKey, limit: usize) -> Vec<Seq> {
+        match &self.ordered {
+            Some(ordered) => ordered
+                .range((Bound::Unbounded, Bound::Excluded(key)))
+                .rev()
+                .take(limit)
+                .map(|key| key.2)
+                .collect(),
+            None => self
+                .summaries
+                .range(..key.2)
+                .rev()
+                .take(limit)
+                .map(|(seq, _)| *seq)
+                .collect(),
+        }
+    }
+
+    /// Up to `limit` debates of the list from the one at `key` on.
+    fn from(&self, key: &ListKey, limit: usize) -> Vec<Seq> {
+        match &self.ordered {
+            Some(ordered) => ordered.range(key..).take(limit).map(|key| key.2).collect(),
+            None => self
+                .summaries
+                .range(key.2..)
+                .take(limit)
+                .map(|(seq, _)| *seq)
+                .collect(),
+        }
+    }
+
+    fn key(&self, seq: Option<Seq>) -> Option<&ListKey> {
+        self.summaries.get(&seq?)?.key.as_ref()
+    }
+
     /// The first debate the list shows.
     pub fn first(&self) -> Option<Seq> {
-        self.listed.first().map(|key| key.2)
+        self.first_n(1).first().copied()
     }
 
     /// The debate `step` places from `from` in the list, stopping at its ends; the first one
     /// when `from` is not listed.
     pub fn step(&self, from: Option<Seq>, step: i64) -> Option<Seq> {
-        let Some(key) = from.and_then(|seq| self.keys.get(&seq)) else {
+        let Some(key) = self.key(from) else {
             return self.first();
         };
         let distance = step.unsigned_abs() as usize;
-        let found = if step >= 0 {
-            self.listed.range(key..).take(distance + 1).last()
+        if step >= 0 {
+            self.from(key, distance + 1).last().copied()
         } else {
-            self.listed.range(..=key).rev().take(distance + 1).last()
-        };
-        found.map(|key| key.2)
+            let before = self.before(key, distance);
+            before.last().copied().or(from)
+        }
     }
 
     /// The `shown` rows a list of that height draws around `selected`: from the top while the
@@ -444,21 +552,15 @@ impl Fleet {
         if shown == 0 {
             return Window::default();
         }
-        let Some(key) = selected.and_then(|seq| self.keys.get(&seq)) else {
+        let Some(key) = self.key(selected) else {
             return Window {
-                rows: self.listed.iter().take(shown).map(|key| key.2).collect(),
+                rows: self.first_n(shown),
                 selected: None,
             };
         };
-        let before: Vec<Seq> = self
-            .listed
-            .range((Bound::Unbounded, Bound::Excluded(key)))
-            .rev()
-            .take(shown - 1)
-            .map(|key| key.2)
-            .collect();
+        let before = self.before(key, shown - 1);
         if before.len() < shown - 1 {
-            let rows: Vec<Seq> = self.listed.iter().take(shown).map(|key| key.2).collect();
+            let rows = self.first_n(shown);
             let selected = rows.iter().position(|&seq| Some(seq) == selected);
             return Window { rows, selected };
         }

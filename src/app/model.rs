@@ -437,7 +437,7 @@ impl Model {
         held.touched = self.clock;
         if !held.whole {
             held.whole = true;
-            self.wanted = Some(id);
+            self.wanted = Some(id.to_string());
         }
         self.let_go();
     }

@@ -25,6 +25,10 @@ use crate::policy::ControllerConfig;
 pub const REFRESH: Duration = Duration::from_millis(500);
 /// Finished debates calibrated: the most recently finished this many.
 pub const CALIBRATED: usize = 10_000;
+/// Messages taken from the queue before the figures are looked at again.
+const DRAIN: usize = 4096;
+/// Debates whose rows may wait to be reduced.
+const DRAIN_DEBATES: usize = 256;
 /// Finished debates whose rows stay held for rows that arrive late (an operator's label, a
 /// corrected decision).
 const LATE_ROWS: usize = 256;
@@ -217,12 +221,16 @@ impl Worker {
                 Err(RecvTimeoutError::Disconnected) => return,
             };
             let mut settled = Vec::new();
-            for message in first
-                .into_iter()
-                .chain(std::iter::from_fn(|| feed.try_recv().ok()))
-            {
+            let queued = std::iter::from_fn(|| feed.try_recv().ok()).take(DRAIN);
+            for message in first.into_iter().chain(queued) {
                 match message {
-                    Feed::Row(change) => self.file(*change),
+                    Feed::Row(change) => {
+                        self.file(*change);
+                        // Rows wait in memory until reduced: never many debates' worth.
+                        if self.stale.len() >= DRAIN_DEBATES {
+                            self.reduce();
+                        }
+                    }
                     Feed::Watch(watched) => {
                         self.watched = watched;
                         last = None;

@@ -174,13 +174,19 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         }
         Some(Overlay::Filter) => {
             let mut filter = model.filter().to_owned();
-            match edit(&mut filter, &key, 200) {
+            let edited = edit(&mut filter, &key, 200);
+            match edited {
                 Edit::Typing => model.overlay = Some(Overlay::Filter),
                 Edit::Done => {}
                 Edit::Cancelled => filter.clear(),
             }
             model.set_filter(filter);
             keep_selection_visible(model);
+            let text = model.filter().trim().to_owned();
+            if matches!(edited, Edit::Done) && model.link.is_some() && !text.is_empty() {
+                model.flash(format!("searching the database for /{text} ..."), false);
+                return vec![Command::Search(text)];
+            }
         }
         Some(Overlay::Command(mut text)) => match edit(&mut text, &key, 200) {
             Edit::Typing => model.overlay = Some(Overlay::Command(text)),
@@ -410,7 +416,7 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
         .debates
         .summaries()
         .filter(|s| s.id.to_lowercase().contains(&needle))
-        .map(|s| (s.seq, s.id.as_str()))
+        .map(|s| (s.seq, &*s.id))
         .collect();
     near.sort_unstable();
     let near: Vec<(Seq, String)> = near

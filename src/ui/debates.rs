@@ -122,7 +122,7 @@ fn row<'a>(summary: &Summary, theme: &Theme, wide: bool) -> Row<'a> {
                 Span::raw("")
             },
         ])),
-        Cell::from(Span::styled(summary.question.clone(), theme.muted())),
+        Cell::from(Span::styled(summary.question.to_string(), theme.muted())),
         Cell::from(mode),
         Cell::from(status),
         Cell::from(Line::from(round).right_aligned()),

@@ -89,15 +89,22 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
     frame.render_stateful_widget(table, area, &mut state);
 }
 
-/// The index of the first round a table of `shown` rows shows: it moves by half a table at a
-/// time, as far as needed to show the selected round, so that a debate's rounds landing one by
-/// one add a row each instead of scrolling every row (and redrawing the table) every time.
+/// The index of the first round a table of `shown` rows shows. Following a debate, it moves by
+/// half a table at a time, so that rounds landing one by one add a row each instead of
+/// scrolling (and redrawing) the whole table every time; a selected round on that page keeps
+/// it, one above it gets the first page that shows it.
 pub fn first_shown(model: &Model, shown: usize) -> usize {
-    let Some(selected) = model.selected_round().map(|r| r as usize - 1) else {
+    let (Some(debate), Some(selected)) = (model.selected_debate(), model.selected_round()) else {
         return 0;
     };
     let step = (shown / 2).max(1);
-    (selected + 1).saturating_sub(shown).div_ceil(step) * step
+    let page = |round: u32| (round as usize).saturating_sub(shown).div_ceil(step) * step;
+    let following = page(debate.latest_round());
+    if selected as usize > following {
+        following
+    } else {
+        page(selected)
+    }
 }
 
 /// One round's cells; `seen` holds the personas of earlier rounds, so that one who joins later

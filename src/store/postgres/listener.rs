@@ -28,12 +28,21 @@ const KEEPALIVE: Duration = Duration::from_secs(5);
 const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
-/// Feeds `events` until the console is gone. `history` carries the ids of debates whose full
-/// history the console wants; rows are read within `limits`.
+/// What the console asks the feed to read besides what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    /// Every row of this debate.
+    History(String),
+    /// The debates a filter finds (see [`queries::search`]).
+    Search(String),
+}
+
+/// Feeds `events` until the console is gone. `wanted` carries what else the console wants
+/// read; rows are read within `limits`.
 pub async fn listen(
     target: Target,
     events: UnboundedSender<Event>,
-    mut history: UnboundedReceiver<String>,
+    mut wanted: UnboundedReceiver<Wanted>,
     limits: Limits,
 ) {
     let mut watermark: Option<Watermark> = None;
@@ -46,7 +55,7 @@ pub async fn listen(
             &target,
             &mut watermark,
             &events,
-            &mut history,
+            &mut wanted,
             &mut failures,
             &limits,
         )
@@ -76,7 +85,7 @@ async fn follow(
     target: &Target,
     watermark: &mut Option<Watermark>,
     events: &UnboundedSender<Event>,
-    history: &mut UnboundedReceiver<String>,
+    wanted: &mut UnboundedReceiver<Wanted>,
     failures: &mut u32,
     limits: &Limits,
 ) -> Result<()> {
@@ -101,6 +110,12 @@ async fn follow(
     });
     let result = async {
         client.batch_execute("LISTEN gavel_events").await.context("LISTEN")?;
+        // The feed's reads are prepared once, and planned for the keys of each batch: a generic
+        // plan may scan a whole table for a handful of keys. (PostgreSQL before 12 has no such
+        // setting: there the server chooses.)
+        if let Err(e) = client.batch_execute("SET plan_cache_mode = force_custom_plan").await {
+            tracing::debug!("keeping the default plan cache mode: {e}");
+        }
         let named = Named::prepare(&client).await?;
         let access = actions::access(&client).await?;
         events.send(Event::Access(access)).map_err(|_| anyhow!("console gone"))?;
@@ -148,8 +163,13 @@ async fn follow(
                     *watermark = Some(previous_mark);
                     previous_mark = mark;
                 }
-                id = history.recv() => match id {
-                    Some(id) => forward(events, queries::history(&client, &id, limits).await?)?,
+                want = wanted.recv() => match want {
+                    Some(Wanted::History(id)) => {
+                        forward(events, queries::history(&client, &id, limits).await?)?;
+                    }
+                    Some(Wanted::Search(text)) => {
+                        forward(events, queries::search(&client, &text, limits).await?)?;
+                    }
                     None => return Ok(()),
                 },
             }

@@ -16,7 +16,7 @@ mod tls;
 
 pub use actions::{Observed, access, observe, record, resolve, write_if_unchanged};
 pub use connect::Target;
-pub use listener::{START_WINDOW, listen};
+pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
 pub use queries::{Notice, audit_rows, finished_debates, history};

@@ -277,6 +277,64 @@ pub async fn history(client: &Client, session_id: &str, limits: &Limits) -> Resu
     every_table(client, "id = $1", "session_id = $1", &session_id, limits).await
 }
 
+/// Debates found by a search: the most recent this many.
+pub const SEARCH_LIMIT: i64 = 200;
+
+/// The debates whose id, question, status, controller mode or roster contains `text` (in any
+/// case), the most recent [`SEARCH_LIMIT`], with their decisions and actions (what the start
+/// window loads of a finished debate; the rest loads when one is opened).
+pub async fn search(client: &Client, text: &str, limits: &Limits) -> Result<Vec<Change>> {
+    let pattern = format!("%{}%", like_escaped(text));
+    let mut changes = select(
+        client,
+        "debate_sessions",
+        SESSION_COLUMNS,
+        "id ILIKE $1 OR question ILIKE $1 OR status ILIKE $1 OR controller_mode ILIKE $1 \
+         OR personas::text ILIKE $1 ORDER BY created_at DESC NULLS LAST, id LIMIT $2",
+        &[&pattern, &SEARCH_LIMIT],
+        session,
+        limits,
+    )
+    .await?;
+    let ids: Vec<String> = changes.iter().map(|c| c.session_id().to_owned()).collect();
+    let of_ids = "session_id = ANY($1)";
+    let keys: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&ids];
+    let decisions = select(
+        client,
+        "debate_round_decisions",
+        DECISION_COLUMNS,
+        of_ids,
+        &keys,
+        decision,
+        limits,
+    );
+    let actions = select(
+        client,
+        "debate_operator_actions",
+        ACTION_COLUMNS,
+        of_ids,
+        &keys,
+        action,
+        limits,
+    );
+    let (decisions, actions) = futures_util::future::try_join(decisions, actions).await?;
+    changes.extend(decisions);
+    changes.extend(actions);
+    Ok(changes)
+}
+
+/// `text` matched literally by LIKE: its wildcards and escape character escaped.
+fn like_escaped(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
 /// Every debate that is no longer running, from one snapshot, handed to `each` with its
 /// position among the session rows. Sessions, decisions, judgments and actions are read first;
 /// turns are streamed in debate order, so a debate is handed on as soon as its last turn is
