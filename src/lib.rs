@@ -16,6 +16,7 @@ pub mod demo;
 pub mod domain;
 pub mod live;
 pub mod logging;
+pub mod memory;
 pub mod policy;
 pub mod signals;
 pub mod simulate;

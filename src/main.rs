@@ -27,6 +27,7 @@ use gavel::theme::Theme;
 use gavel::{calibrate, cli, demo, live, logging, terminal, tui};
 
 fn main() -> ExitCode {
+    gavel::memory::share_arenas();
     report_panics();
     match run(Cli::parse()) {
         Ok(code) => code,

@@ -4,7 +4,7 @@
 //! as they change; and the retention of finished debates. Turn contents are not held here: the
 //! console keeps the full rows of the open debate only (see [`super::Model`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -60,8 +60,8 @@ pub struct Summary {
     /// The decision of the highest round decided.
     pub last_decision: Option<Reported<Decision>>,
     /// Rounds with a decision, and rounds with an operator action (sorted).
-    decided: Vec<u32>,
-    acted: Vec<u32>,
+    decided: Box<[u32]>,
+    acted: Box<[u32]>,
     /// The roster and whoever spoke, for the filter: numbers in [`Names`].
     personas: Box<[u32]>,
     /// Rows whose latest version was read with issues.
@@ -97,10 +97,13 @@ fn placed(round: u32) -> bool {
     (1..=MAX_ROUND_CEILING).contains(&round)
 }
 
-/// Inserts `value` into the sorted `set` unless present.
-fn insert_sorted(set: &mut Vec<u32>, value: u32) {
+/// Inserts `value` into the sorted `set` unless present (sets are small and rarely grow: each
+/// is one allocation of its exact size).
+fn insert_sorted(set: &mut Box<[u32]>, value: u32) {
     if let Err(at) = set.binary_search(&value) {
-        set.insert(at, value);
+        let mut grown = std::mem::take(set).into_vec();
+        grown.insert(at, value);
+        *set = grown.into_boxed_slice();
     }
 }
 
@@ -115,8 +118,8 @@ impl Summary {
             max_rounds: 0,
             latest_round: 0,
             last_decision: None,
-            decided: Vec::new(),
-            acted: Vec::new(),
+            decided: Box::default(),
+            acted: Box::default(),
             personas: Box::default(),
             flagged: BTreeSet::new(),
             key: None,
@@ -289,11 +292,66 @@ pub struct Filed {
     pub reordered: bool,
 }
 
+/// The summaries, in slots reused as debates are let go (a map of 100,000 would cost half
+/// as much again), and their arrival order.
+#[derive(Debug, Clone, Default)]
+struct Summaries {
+    slots: Vec<Option<Summary>>,
+    free: Vec<u32>,
+    slot: HashMap<Seq, u32>,
+    /// The list when it is in arrival order and unfiltered.
+    arrival: BTreeSet<Seq>,
+}
+
+impl Summaries {
+    fn insert(&mut self, summary: Summary) {
+        let seq = summary.seq;
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(summary);
+                slot
+            }
+            None => {
+                self.slots.push(Some(summary));
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 debates held")
+            }
+        };
+        self.slot.insert(seq, slot);
+        self.arrival.insert(seq);
+    }
+
+    fn get(&self, seq: Seq) -> Option<&Summary> {
+        self.slots[*self.slot.get(&seq)? as usize].as_ref()
+    }
+
+    fn get_mut(&mut self, seq: Seq) -> Option<&mut Summary> {
+        self.slots[*self.slot.get(&seq)? as usize].as_mut()
+    }
+
+    fn remove(&mut self, seq: Seq) -> Option<Summary> {
+        let slot = self.slot.remove(&seq)?;
+        self.arrival.remove(&seq);
+        self.free.push(slot);
+        self.slots[slot as usize].take()
+    }
+
+    fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Summary> {
+        self.slots.iter().flatten()
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Summary> {
+        self.slots.iter_mut().flatten()
+    }
+}
+
 /// Every debate held, in the list's order and filter.
 #[derive(Debug, Clone)]
 pub struct Fleet {
-    /// In arrival order: the list when it is in that order and unfiltered.
-    summaries: BTreeMap<Seq, Summary>,
+    summaries: Summaries,
     by_id: HashMap<Arc<str>, Seq>,
     names: Names,
     next_seq: Seq,
@@ -313,7 +371,7 @@ impl Fleet {
     /// A fleet that holds the running debates and the `keep_finished` most recently finished.
     pub fn new(keep_finished: usize) -> Fleet {
         Fleet {
-            summaries: BTreeMap::new(),
+            summaries: Summaries::default(),
             by_id: HashMap::new(),
             names: Names::default(),
             next_seq: 0,
@@ -337,11 +395,11 @@ impl Fleet {
                 self.next_seq += 1;
                 let id: Arc<str> = id.into();
                 self.by_id.insert(id.clone(), seq);
-                self.summaries.insert(seq, Summary::new(seq, id));
+                self.summaries.insert(Summary::new(seq, id));
                 (seq, true)
             }
         };
-        let summary = self.summaries.get_mut(&seq).expect("filed above");
+        let summary = self.summaries.get_mut(seq).expect("filed above");
         let (was_pending, was_running) = (summary.pending().is_some(), summary.is_running());
         summary.apply(change, &mut self.names);
         let (is_pending, is_running) = (summary.pending().is_some(), summary.is_running());
@@ -359,7 +417,7 @@ impl Fleet {
 
     /// Puts the debate `seq` where the order and filter say; whether its place changed.
     fn relist(&mut self, seq: Seq) -> bool {
-        let summary = self.summaries.get_mut(&seq).expect("held");
+        let summary = self.summaries.get_mut(seq).expect("held");
         let key = summary
             .matches(&self.filter)
             .then(|| self.sort.key(summary));
@@ -387,7 +445,7 @@ impl Fleet {
             let Some(seq) = self.finished.pop_front() else {
                 break;
             };
-            match self.summaries.get(&seq) {
+            match self.summaries.get(seq) {
                 Some(summary) if summary.is_running() => {}
                 Some(_) if Some(seq) == keep => kept = Some(seq),
                 Some(_) => self.evict(seq),
@@ -400,7 +458,7 @@ impl Fleet {
     }
 
     fn evict(&mut self, seq: Seq) {
-        let Some(summary) = self.summaries.remove(&seq) else {
+        let Some(summary) = self.summaries.remove(seq) else {
             return;
         };
         self.by_id.remove(&summary.id);
@@ -445,7 +503,7 @@ impl Fleet {
     }
 
     pub fn get(&self, seq: Seq) -> Option<&Summary> {
-        self.summaries.get(&seq)
+        self.summaries.get(seq)
     }
 
     /// The debate with this id.
@@ -459,7 +517,7 @@ impl Fleet {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.summaries.is_empty()
+        self.summaries.len() == 0
     }
 
     /// Debates the filter lets through.
@@ -469,7 +527,7 @@ impl Fleet {
 
     /// Whether the list shows the debate `seq`.
     pub fn is_listed(&self, seq: Seq) -> bool {
-        self.summaries.get(&seq).is_some_and(|s| s.key.is_some())
+        self.summaries.get(seq).is_some_and(|s| s.key.is_some())
     }
 
     /// Debates with a decision awaiting the operator.
@@ -486,7 +544,7 @@ impl Fleet {
     fn first_n(&self, limit: usize) -> Vec<Seq> {
         match &self.ordered {
             Some(ordered) => ordered.iter().take(limit).map(|key| key.2).collect(),
-            None => self.summaries.keys().take(limit).copied().collect(),
+            None => self.summaries.arrival.iter().take(limit).copied().collect(),
         }
     }
 
@@ -501,10 +559,11 @@ impl Fleet {
                 .collect(),
             None => self
                 .summaries
+                .arrival
                 .range(..key.2)
                 .rev()
                 .take(limit)
-                .map(|(seq, _)| *seq)
+                .copied()
                 .collect(),
         }
     }
@@ -515,15 +574,16 @@ impl Fleet {
             Some(ordered) => ordered.range(key..).take(limit).map(|key| key.2).collect(),
             None => self
                 .summaries
+                .arrival
                 .range(key.2..)
                 .take(limit)
-                .map(|(seq, _)| *seq)
+                .copied()
                 .collect(),
         }
     }
 
     fn key(&self, seq: Option<Seq>) -> Option<&ListKey> {
-        self.summaries.get(&seq?)?.key.as_ref()
+        self.summaries.get(seq?)?.key.as_ref()
     }
 
     /// The first debate the list shows.

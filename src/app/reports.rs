@@ -8,7 +8,10 @@
 //! the console is woken when they change.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{
+    Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError, channel, sync_channel,
+};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -21,10 +24,12 @@ use crate::calibrate::{RecordedDebate, Report, Setting};
 use crate::domain::{Change, Debate};
 use crate::policy::ControllerConfig;
 
+/// Rows that may wait for the worker (a few MiB); beyond, rows are left out of the reports.
+pub const QUEUED: usize = 4_096;
 /// The shortest time between two replays of the grid while rows keep landing.
 pub const REFRESH: Duration = Duration::from_millis(500);
 /// Finished debates calibrated: the most recently finished this many.
-pub const CALIBRATED: usize = 10_000;
+pub const CALIBRATED: usize = 2_000;
 /// Messages taken from the queue before the figures are looked at again.
 const DRAIN: usize = 4096;
 /// Debates whose rows may wait to be reduced.
@@ -49,6 +54,8 @@ pub struct Figures {
     pub refreshing: bool,
     /// Why the configured grid could not be used (only the setting in force is replayed).
     pub problem: Option<String>,
+    /// Rows left out because the worker was far behind (the console was flooded).
+    pub skipped: u64,
 }
 
 enum Feed {
@@ -62,7 +69,9 @@ enum Feed {
 /// The console's handle on the worker.
 #[derive(Debug, Clone)]
 pub struct Reports {
-    feed: Sender<Feed>,
+    feed: SyncSender<Feed>,
+    /// Rows not handed over because the worker was that far behind.
+    skipped: Arc<AtomicU64>,
     figures: Arc<Mutex<Figures>>,
 }
 
@@ -78,18 +87,26 @@ impl Reports {
     pub fn start(specs: &[AxisSpec], base: &ControllerConfig) -> Reports {
         let worker = Worker::new(specs, base);
         let figures = Arc::new(Mutex::new(worker.figures()));
-        let (feed, receiver) = channel();
+        let (feed, receiver) = sync_channel(QUEUED);
         let shared = figures.clone();
         std::thread::Builder::new()
             .name("gavel-reports".to_owned())
             .spawn(move || worker.run(receiver, &shared))
             .expect("a thread for the reports");
-        Reports { feed, figures }
+        Reports {
+            feed,
+            figures,
+            skipped: Arc::new(AtomicU64::new(0)),
+        }
     }
 
-    /// A row landed. The worker is gone only when the console is.
+    /// A row landed. The console never waits for the worker: while [`QUEUED`] rows wait for
+    /// it, a row is left out of the reports and counted (see [`Figures::skipped`]).
     pub fn row(&self, change: &Change) {
-        let _ = self.feed.send(Feed::Row(Box::new(change.clone())));
+        if let Err(TrySendError::Full(_)) = self.feed.try_send(Feed::Row(Box::new(change.clone())))
+        {
+            self.skipped.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// The report on screen changed.
@@ -112,7 +129,10 @@ impl Reports {
 
     /// The figures as last computed.
     pub fn figures(&self) -> Figures {
-        lock(&self.figures).clone()
+        Figures {
+            skipped: self.skipped.load(Ordering::Relaxed),
+            ..lock(&self.figures).clone()
+        }
     }
 }
 
@@ -122,6 +142,9 @@ fn lock(figures: &Mutex<Figures>) -> MutexGuard<'_, Figures> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+/// How often the memory that bursts of rows leave free is handed back to the system.
+const TRIM: Duration = Duration::from_secs(10);
 
 /// The worker's state.
 struct Worker {
@@ -201,6 +224,7 @@ impl Worker {
             shadow: self.week.clone(),
             refreshing,
             problem: self.problem.clone(),
+            skipped: 0,
         }
     }
 
@@ -208,12 +232,15 @@ impl Worker {
         // When the watched report was last computed; `None` refreshes at once.
         let mut last: Option<Instant> = None;
         let mut shown_refreshing = false;
+        let mut trimmed = Instant::now();
+        // Rows filed since the allocator last gave memory back.
+        let mut filed = false;
         loop {
             let since = last.map_or(REFRESH, |at| at.elapsed());
             let wait = if self.behind() {
                 REFRESH.saturating_sub(since)
             } else {
-                Duration::from_secs(3600)
+                TRIM
             };
             let first = match feed.recv_timeout(wait) {
                 Ok(message) => Some(message),
@@ -225,6 +252,7 @@ impl Worker {
             for message in first.into_iter().chain(queued) {
                 match message {
                     Feed::Row(change) => {
+                        filed = true;
                         self.file(*change);
                         // Rows wait in memory until reduced: never many debates' worth.
                         if self.stale.len() >= DRAIN_DEBATES {
@@ -270,6 +298,10 @@ impl Worker {
             }
             for answer in settled {
                 let _ = answer.send(());
+            }
+            if filed && trimmed.elapsed() >= TRIM {
+                (trimmed, filed) = (Instant::now(), false);
+                crate::memory::give_back();
             }
         }
     }

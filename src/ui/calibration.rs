@@ -9,10 +9,23 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::format::{below_header, one_line, panel, title};
-use crate::app::{CALIBRATED, Model};
+use crate::app::{CALIBRATED, Figures, Model};
 use crate::calibrate::Report;
 use crate::text::widths;
 use crate::theme::Theme;
+
+/// A warning that rows were left out of the reports, if any were.
+pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
+    (figures.skipped > 0).then(|| {
+        Line::styled(
+            format!(
+                "⚠ {} rows left out: they landed faster than the reports could take them, so these figures may miss debates",
+                figures.skipped
+            ),
+            theme.warn(),
+        )
+    })
+}
 
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
@@ -50,6 +63,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             theme.warn(),
         ));
     }
+    notes.extend(skipped(&figures, theme));
     notes.push(Line::styled(Report::LEGEND, theme.muted()));
 
     let cells: Vec<Vec<String>> = report.rows.iter().map(|r| r.cells().to_vec()).collect();

@@ -63,6 +63,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             theme.muted(),
         ),
     ];
+    notes.extend(super::calibration::skipped(&figures, theme));
     if let Some(first) = week.issues.first() {
         notes.push(Line::styled(
             format!(

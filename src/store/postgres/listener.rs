@@ -27,6 +27,8 @@ pub const START_WINDOW: i64 = 200;
 const KEEPALIVE: Duration = Duration::from_secs(5);
 const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// Notifications whose rows are read in one round trip, at most.
+const BATCH: usize = 2_000;
 
 /// What the console asks the feed to read besides what changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +138,9 @@ async fn follow(
                     let first = note.context("the connection closed")?;
                     let mut batch = BTreeSet::new();
                     let mut resync = false;
-                    for payload in std::iter::once(first).chain(std::iter::from_fn(|| notes.try_recv().ok())) {
+                    // A batch is bounded, so that a console far behind holds few rows at once.
+                    let queued = std::iter::from_fn(|| notes.try_recv().ok()).take(BATCH - 1);
+                    for payload in std::iter::once(first).chain(queued) {
                         match Notice::parse(&payload) {
                             Ok(notice) if notice.resync => resync = true,
                             Ok(notice) => {
