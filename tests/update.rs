@@ -351,3 +351,41 @@ fn a_paused_live_feed_holds_rows_until_resumed() {
     assert_eq!(model.debates.len(), 1);
     assert!(model.held_back.is_empty());
 }
+
+#[test]
+fn a_pause_holds_a_bounded_number_of_rows_then_plays_on() {
+    let (_, runs) = demo_model();
+    let mut model = gavel::app::Model::live(
+        "live".into(),
+        "alice".into(),
+        &gavel::config::Config::default(),
+    );
+    update(&mut model, char(' '));
+    let session = runs[0].session().clone();
+    for n in 0..gavel::app::HELD_BACK - 1 {
+        let mut held = session.clone();
+        held.id = format!("held-{n}");
+        update(&mut model, Event::Store(Box::new(Change::Session(held))));
+    }
+    assert!(model.playback.paused);
+    assert_eq!(model.held_back.len(), gavel::app::HELD_BACK - 1);
+    let commands = update(&mut model, Event::Store(Box::new(Change::Session(session))));
+    assert!(
+        commands
+            .iter()
+            .any(|c| matches!(c, Command::SetPlayback(p) if !p.paused))
+    );
+    assert!(!model.playback.paused, "played on");
+    assert!(model.held_back.is_empty());
+    assert_eq!(
+        model.debates.len(),
+        gavel::app::HELD_BACK,
+        "every row held is applied"
+    );
+    let flash = model.flash.as_ref().unwrap();
+    assert!(
+        flash.error && flash.text.starts_with("resumed"),
+        "{}",
+        flash.text
+    );
+}

@@ -18,4 +18,4 @@ pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };
 pub use reports::{CALIBRATED, Figures, Reports, Watched};
-pub use update::update;
+pub use update::{HELD_BACK, update};

@@ -16,6 +16,8 @@ use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
 const PAGE: i32 = 20;
+/// Rows a paused live feed holds back at most; the feed resumes when it would hold more.
+pub const HELD_BACK: usize = 50_000;
 
 /// Applies one event; returns what the backend must do.
 pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
@@ -48,6 +50,14 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
     match event {
         Event::Store(change) if model.link.is_some() && model.playback.paused => {
             model.held_back.push(*change);
+            if model.held_back.len() >= HELD_BACK {
+                let commands = resume(model);
+                model.flash(
+                    format!("resumed: {HELD_BACK} rows were held, as many as a pause holds"),
+                    true,
+                );
+                return commands;
+            }
         }
         Event::Store(change) => model.apply(*change),
         Event::Reports => {}
@@ -253,15 +263,8 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.set_sort(model.sort().next());
             model.flash(format!("debates sorted by {}", model.sort().label()), false);
         }
-        Action::Pause => {
-            let commands = set_playback(model, model.playback.toggled());
-            if !model.playback.paused {
-                for change in std::mem::take(&mut model.held_back) {
-                    model.apply(change);
-                }
-            }
-            return commands;
-        }
+        Action::Pause if model.playback.paused => return resume(model),
+        Action::Pause => return set_playback(model, model.playback.toggled()),
         Action::Faster => return set_playback(model, model.playback.faster()),
         Action::Slower => return set_playback(model, model.playback.slower()),
         Action::Up => move_by(model, -1),
@@ -332,6 +335,15 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::Escalate => start_action(model, ActionKind::Escalate),
     }
     Vec::new()
+}
+
+/// Plays on, applying the rows held while paused.
+fn resume(model: &mut Model) -> Vec<Command> {
+    let commands = set_playback(model, model.playback.toggled());
+    for change in std::mem::take(&mut model.held_back) {
+        model.apply(change);
+    }
+    commands
 }
 
 fn set_playback(model: &mut Model, playback: crate::simulate::Playback) -> Vec<Command> {
