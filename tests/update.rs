@@ -334,8 +334,8 @@ fn a_failed_write_is_shown_and_r_retries_it() {
     );
 }
 
-#[test]
-fn a_paused_live_feed_holds_rows_until_resumed() {
+/// A console on a live feed, paused, and a session row to feed it.
+fn paused_live() -> (gavel::app::Model, gavel::domain::Session) {
     let (_, runs) = demo_model();
     let mut model = gavel::app::Model::live(
         "live".into(),
@@ -343,7 +343,12 @@ fn a_paused_live_feed_holds_rows_until_resumed() {
         &gavel::config::Config::default(),
     );
     update(&mut model, char(' '));
-    let session = runs[0].session().clone();
+    (model, runs[0].session().clone())
+}
+
+#[test]
+fn a_paused_live_feed_holds_rows_until_resumed() {
+    let (mut model, session) = paused_live();
     update(&mut model, Event::Store(Box::new(Change::Session(session))));
     assert!(model.debates.is_empty(), "held while paused");
     assert_eq!(model.held_back.len(), 1);
@@ -354,14 +359,7 @@ fn a_paused_live_feed_holds_rows_until_resumed() {
 
 #[test]
 fn a_pause_holds_a_bounded_number_of_rows_then_plays_on() {
-    let (_, runs) = demo_model();
-    let mut model = gavel::app::Model::live(
-        "live".into(),
-        "alice".into(),
-        &gavel::config::Config::default(),
-    );
-    update(&mut model, char(' '));
-    let session = runs[0].session().clone();
+    let (mut model, session) = paused_live();
     for n in 0..gavel::app::HELD_BACK - 1 {
         let mut held = session.clone();
         held.id = format!("held-{n}");
