@@ -348,3 +348,43 @@ fn debate_rows(debate: &Debate) -> Vec<gavel::domain::Change> {
         .chain(debate.decisions.values().cloned().map(Change::Decision))
         .collect()
 }
+
+#[test]
+fn the_console_reports_hold_the_rows_of_the_most_active_running_debates_only() {
+    use gavel::app::RUNNING_ROWS;
+    use gavel::domain::Change;
+    let config = Config::default();
+    let reports = Reports::start(&config.calibration.grid, &config.controller);
+    let template = with_recorded_signals(0.97);
+    let rows_of = |id: &str, status: SessionStatus| -> Vec<Change> {
+        let mut debate = template.clone();
+        debate.session.id = id.to_owned();
+        debate.session.status = status.into();
+        for turn in &mut debate.turns {
+            turn.session_id = id.to_owned();
+        }
+        for decision in debate.decisions.values_mut() {
+            decision.session_id = id.to_owned();
+        }
+        debate_rows(&debate)
+    };
+    // One more running debate than are held: the first, least active since, is let go.
+    for n in 0..=RUNNING_ROWS {
+        for change in rows_of(&format!("r{n}"), SessionStatus::Running) {
+            reports.row(&change);
+        }
+        reports.settle();
+    }
+    for n in [0, RUNNING_ROWS] {
+        for change in rows_of(&format!("r{n}"), SessionStatus::Completed) {
+            reports.row(&change);
+        }
+    }
+    reports.settle();
+    let figures = reports.figures();
+    assert_eq!(figures.untracked, 1);
+    assert_eq!(
+        figures.calibration.debates, 1,
+        "the debate let go is left out, not calibrated from part of its rows"
+    );
+}

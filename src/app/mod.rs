@@ -17,5 +17,5 @@ pub use keys::{Action, Key, Keymap};
 pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };
-pub use reports::{CALIBRATED, Figures, Reports, Watched};
+pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, Watched};
 pub use update::{HELD_BACK, update};

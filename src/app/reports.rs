@@ -34,6 +34,11 @@ pub const CALIBRATED: usize = 2_000;
 const DRAIN: usize = 4096;
 /// Debates whose rows may wait to be reduced.
 const DRAIN_DEBATES: usize = 256;
+/// Running debates whose rows are held (what a record needs when one finishes): the most
+/// recently active this many.
+pub const RUNNING_ROWS: usize = 1_000;
+/// Untracked debates remembered, so that a row of one does not start it afresh.
+const UNTRACKED: usize = 100_000;
 /// Finished debates whose rows stay held for rows that arrive late (an operator's label, a
 /// corrected decision).
 const LATE_ROWS: usize = 256;
@@ -56,6 +61,9 @@ pub struct Figures {
     pub problem: Option<String>,
     /// Rows left out because the worker was far behind (the console was flooded).
     pub skipped: u64,
+    /// Debates left out because more than [`RUNNING_ROWS`] ran at once and theirs were the
+    /// least active.
+    pub untracked: u64,
 }
 
 enum Feed {
@@ -153,8 +161,20 @@ struct Worker {
     current: Setting,
     base: ControllerConfig,
     problem: Option<String>,
-    /// Rows of running debates and of the [`LATE_ROWS`] last finished.
-    rows: HashMap<String, Debate>,
+    /// Rows of the [`RUNNING_ROWS`] most recently active running debates and of the
+    /// [`LATE_ROWS`] last finished, each with when a row of it last landed.
+    rows: HashMap<String, (Debate, u64)>,
+    /// Rows filed, for the above.
+    clock: u64,
+    /// Running debates among them.
+    running: usize,
+    /// Debates whose rows were let go while they ran (the least active beyond
+    /// [`RUNNING_ROWS`]): their rows are incomplete, so they are left out. The latest
+    /// [`UNTRACKED`] are remembered.
+    untracked: HashSet<String>,
+    untracked_order: VecDeque<String>,
+    /// Debates untracked so far.
+    untracked_count: u64,
     /// Finished debates in the order they were reduced (an id once per reduction, numbered),
     /// and the number of each one's latest reduction: its rows go with that one.
     late: VecDeque<(String, u64)>,
@@ -197,6 +217,11 @@ impl Worker {
             base: base.clone(),
             problem,
             rows: HashMap::new(),
+            clock: 0,
+            running: 0,
+            untracked: HashSet::new(),
+            untracked_order: VecDeque::new(),
+            untracked_count: 0,
             late: VecDeque::new(),
             latest: HashMap::new(),
             reductions: 0,
@@ -225,6 +250,7 @@ impl Worker {
             refreshing,
             problem: self.problem.clone(),
             skipped: 0,
+            untracked: self.untracked_count,
         }
     }
 
@@ -324,20 +350,63 @@ impl Worker {
         if let_go && !matches!(change, Change::Session(_)) {
             return;
         }
+        if self.untracked.contains(id) {
+            return;
+        }
         if !self.stale.contains(id) {
             self.stale.insert(id.to_owned());
         }
-        self.rows
+        if !self.rows.contains_key(id) {
+            if self.running >= RUNNING_ROWS {
+                self.untrack_least_active();
+            }
+            // A debate is running until its session row says otherwise.
+            self.running += 1;
+        }
+        self.clock += 1;
+        let (debate, touched) = self
+            .rows
             .entry(id.to_owned())
-            .or_insert_with(|| Debate::new(id))
-            .apply(change);
+            .or_insert_with(|| (Debate::new(id), 0));
+        *touched = self.clock;
+        let was_running = debate.session.is_running();
+        debate.apply(change);
+        let is_running = debate.session.is_running();
+        self.running = self.running + usize::from(is_running) - usize::from(was_running);
+    }
+
+    /// Lets go of the rows of the running debate whose last row is the oldest.
+    fn untrack_least_active(&mut self) {
+        let least = self
+            .rows
+            .iter()
+            .filter(|(_, (debate, _))| debate.session.is_running())
+            .min_by_key(|(_, (_, touched))| *touched)
+            .map(|(id, _)| id.clone());
+        let Some(id) = least else {
+            return;
+        };
+        self.rows.remove(&id);
+        self.running -= 1;
+        self.stale.remove(&id);
+        if self.shadow.remove(&id).is_some() {
+            self.week_stale = true;
+        }
+        self.untracked_count += 1;
+        self.untracked.insert(id.clone());
+        self.untracked_order.push_back(id);
+        if self.untracked_order.len() > UNTRACKED
+            && let Some(oldest) = self.untracked_order.pop_front()
+        {
+            self.untracked.remove(&oldest);
+        }
     }
 
     /// Reduces the debates whose rows changed: a finished debate to its record, a shadow debate
     /// to its row; then lets go of rows no longer needed.
     fn reduce(&mut self) {
         for id in std::mem::take(&mut self.stale) {
-            let Some(debate) = self.rows.get(&id) else {
+            let Some((debate, _)) = self.rows.get(&id) else {
                 continue;
             };
             if ShadowRow::is_shadow(debate) {
@@ -367,7 +436,11 @@ impl Worker {
             };
             if self.latest.get(&id) == Some(&number) {
                 self.latest.remove(&id);
-                if self.rows.get(&id).is_some_and(|d| !d.session.is_running()) {
+                if self
+                    .rows
+                    .get(&id)
+                    .is_some_and(|(d, _)| !d.session.is_running())
+                {
                     self.rows.remove(&id);
                 }
             }

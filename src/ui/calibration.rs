@@ -9,18 +9,31 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::format::{below_header, one_line, panel, title};
-use crate::app::{CALIBRATED, Figures, Model};
+use crate::app::{CALIBRATED, Figures, Model, RUNNING_ROWS};
 use crate::calibrate::Report;
 use crate::text::widths;
 use crate::theme::Theme;
 
-/// A warning that rows were left out of the reports, if any were.
+/// A warning that rows or debates were left out of the reports, if any were.
 pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
-    (figures.skipped > 0).then(|| {
+    let mut left_out = Vec::new();
+    if figures.skipped > 0 {
+        left_out.push(format!(
+            "{} rows that landed faster than the reports could take them",
+            figures.skipped
+        ));
+    }
+    if figures.untracked > 0 {
+        left_out.push(format!(
+            "{} debates whose rows were let go while more than {RUNNING_ROWS} ran",
+            figures.untracked
+        ));
+    }
+    (!left_out.is_empty()).then(|| {
         Line::styled(
             format!(
-                "⚠ {} rows left out: they landed faster than the reports could take them, so these figures may miss debates",
-                figures.skipped
+                "⚠ left out: {}; these figures may miss debates",
+                left_out.join(", and ")
             ),
             theme.warn(),
         )
