@@ -1,8 +1,9 @@
 //! The debates the console holds, at a cost that follows the screen: one small [`Summary`] per
 //! debate (what the list shows and filters on), kept up to date as rows land; the list's order
-//! and filter kept as an ordered set, so that a frame reads only the rows it draws; counts kept
-//! as they change; and the retention of finished debates. Turn contents are not held here: the
-//! console keeps the full rows of the open debate only (see [`super::Model`]).
+//! and filter kept as an ordered set (in arrival order unfiltered, the arrival index itself),
+//! so that a frame reads only the rows it draws; counts kept as they change; and the retention
+//! of finished debates. Turn contents are not held here: the console keeps the full rows of the
+//! selected debate and the most recently changed (see [`super::Model`]).
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
