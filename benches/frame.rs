@@ -99,36 +99,37 @@ fn terminal() -> Terminal<CrosstermBackend<std::io::Sink>> {
 /// The median and p99 of the frame after each of `FRAMES` rounds lands in the selected debate,
 /// one turn each, as a live debate's do: the rounds table follows the latest.
 fn landing(model: &mut Model) -> (Duration, Duration) {
-    let mut terminal = terminal();
     let id = model.selected_debate().unwrap().session.id.clone();
     let first = model.selected_debate().unwrap().latest_round() + 1;
-    terminal
-        .draw(|frame| gavel::ui::view(model, frame))
-        .unwrap();
-    let mut times: Vec<Duration> = (0..FRAMES as u32)
-        .map(|n| {
-            let mut turn = turn(&id, 900_000_000 + u64::from(n), first + n, "theorist");
-            turn.content = "VERDICT: yes".into();
-            update(model, Event::Store(Box::new(Change::Turn(turn))));
-            model.settle();
-            let started = Instant::now();
-            terminal
-                .draw(|frame| gavel::ui::view(black_box(model), frame))
-                .unwrap();
-            started.elapsed()
-        })
-        .collect();
-    times.sort();
-    (times[times.len() / 2], times[times.len() * 99 / 100])
+    let mut n = 0;
+    timed(model, |model, _| {
+        let mut turn = turn(&id, 900_000_000 + u64::from(n), first + n, "theorist");
+        turn.content = "VERDICT: yes".into();
+        update(model, Event::Store(Box::new(Change::Turn(turn))));
+        n += 1;
+    })
 }
 
 /// The median and p99 of drawing the whole screen anew (after a blank one), `FRAMES` times.
 fn frames(model: &mut Model) -> (Duration, Duration) {
+    timed(model, |_, terminal| {
+        terminal.draw(|_| {}).unwrap();
+    })
+}
+
+/// The median and p99 of `FRAMES` frames, each drawn after `before` (not timed).
+fn timed(
+    model: &mut Model,
+    mut before: impl FnMut(&mut Model, &mut Terminal<CrosstermBackend<std::io::Sink>>),
+) -> (Duration, Duration) {
     let mut terminal = terminal();
-    model.settle();
+    terminal
+        .draw(|frame| gavel::ui::view(model, frame))
+        .unwrap();
     let mut times: Vec<Duration> = (0..FRAMES)
         .map(|_| {
-            terminal.draw(|_| {}).unwrap();
+            before(model, &mut terminal);
+            model.settle();
             let started = Instant::now();
             terminal
                 .draw(|frame| gavel::ui::view(black_box(model), frame))

@@ -331,3 +331,24 @@ impl Row {
         }
     }
 }
+
+#[test]
+fn a_filter_finds_personas_first_seen_after_it_was_set() {
+    let mut fleet = Fleet::new(usize::MAX);
+    fleet.apply(&session("before", true));
+    fleet.arrange(SortOrder::Arrival, "Skeptic");
+    assert_eq!(fleet.listed(), 0);
+    let mut roster = Session::placeholder("after");
+    roster.personas = vec!["theorist".into(), "skeptic".into()];
+    fleet.apply(&Change::Session(roster));
+    let mut long = Session::placeholder("long-name");
+    long.personas = vec![format!("{}skeptic", "x".repeat(100))];
+    fleet.apply(&Change::Session(long));
+    let shown = fleet.window(None, 10).rows;
+    assert_eq!(
+        shown,
+        [fleet.seq("after").unwrap()],
+        "a persona's first 64 characters"
+    );
+    assert_eq!(fleet.filter(), "Skeptic", "as typed");
+}

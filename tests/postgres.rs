@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use gavel::app::{Command, Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
 use gavel::policy::ControllerConfig;
-use gavel::store::postgres::{Target, migrate, record};
+use gavel::store::postgres::{LocalServer, Target, migrate, record};
 use tokio_postgres::Client;
 
 mod common;
@@ -391,27 +391,40 @@ async fn a_foreign_writers_garbage_is_shown_as_such() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn history_loads_lazily() {
-    let server = server();
-    let (target, mut client) = database(&server, "history").await;
+/// A console live on a database holding 400 finished debates `old-1` (the most recent) to
+/// `old-400`, and the rows of `more`.
+async fn live_over_old_debates(server: &LocalServer, name: &str, more: &str) -> Console {
+    let (target, mut client) = database(server, name).await;
     migrate(&mut client).await.unwrap();
     client
-        .batch_execute(
+        .batch_execute(&format!(
             "INSERT INTO debate_sessions (id, question, status, created_at) \
-                 SELECT 'old-' || n, 'q', 'completed', now() - n * interval '1 minute' FROM generate_series(1, 400) n;
-             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
-                 SELECT 'old-' || n, r, 'theorist', 'text', 10 FROM generate_series(1, 400) n, generate_series(1, 25) r;
-             INSERT INTO debate_sessions (id, question) VALUES ('now-running', 'q');
-             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
-                 VALUES ('now-running', 1, 'theorist', 'live', 10);",
-        )
+                 SELECT 'old-' || n, 'q', 'completed', now() - n * interval '1 minute' \
+                 FROM generate_series(1, 400) n;
+             {more}"
+        ))
         .await
         .unwrap();
     let mut console = Console::attach(target);
     console
         .until("the live link", |m| m.link == Some(Link::Live))
         .await;
+    console
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_loads_lazily() {
+    let server = server();
+    let mut console = live_over_old_debates(
+        &server,
+        "history",
+        "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             SELECT 'old-' || n, r, 'theorist', 'text', 10 FROM generate_series(1, 400) n, generate_series(1, 25) r;
+         INSERT INTO debate_sessions (id, question) VALUES ('now-running', 'q');
+         INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES ('now-running', 1, 'theorist', 'live', 10);",
+    )
+    .await;
     let model = &console.model;
     assert_eq!(
         model.debates.len(),
@@ -439,22 +452,14 @@ async fn history_loads_lazily() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_filter_confirmed_finds_debates_beyond_those_loaded() {
     let server = server();
-    let (target, mut client) = database(&server, "search").await;
-    migrate(&mut client).await.unwrap();
-    client
-        .batch_execute(
-            "INSERT INTO debate_sessions (id, question, status, created_at) \
-                 SELECT 'old-' || n, 'q', 'completed', now() - n * interval '1 minute' FROM generate_series(1, 400) n;
-             INSERT INTO debate_round_decisions (session_id, round_index, decision) \
-                 VALUES ('old-377', 1, 'stop_converged');
-             INSERT INTO debate_sessions (id, question, status) VALUES ('50%_off', 'q', 'completed');",
-        )
-        .await
-        .unwrap();
-    let mut console = Console::attach(target);
-    console
-        .until("the live link", |m| m.link == Some(Link::Live))
-        .await;
+    let mut console = live_over_old_debates(
+        &server,
+        "search",
+        "INSERT INTO debate_round_decisions (session_id, round_index, decision) \
+             VALUES ('old-377', 1, 'stop_converged');
+         INSERT INTO debate_sessions (id, question, status) VALUES ('50%_off', 'q', 'completed');",
+    )
+    .await;
     assert!(
         console.model.debates.seq("old-377").is_none(),
         "beyond the start window"

@@ -21,8 +21,9 @@ const QUESTION_CHARS: usize = 120;
 /// Personas kept per debate for the filter.
 const PERSONAS: usize = 32;
 /// Persona names remembered across debates for the filter (a roster repeats across a fleet);
-/// names beyond this many are not filtered on.
+/// names beyond this many are not filtered on, and each is kept to its first characters.
 const PERSONA_NAMES: usize = 65_536;
+const PERSONA_CHARS: usize = 64;
 
 /// A row of a debate, known by its table and key: what [`Summary`] remembers of rows with issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,6 +82,10 @@ struct Names {
 impl Names {
     /// The number of `name`, remembering it unless too many are.
     fn number(&mut self, name: &str) -> Option<u32> {
+        let name = match name.char_indices().nth(PERSONA_CHARS) {
+            Some((end, _)) => &name[..end],
+            None => name,
+        };
         if let Some(&number) = self.numbers.get(name) {
             return Some(number);
         }
@@ -272,7 +277,10 @@ type ListKey = (u8, Option<Arc<str>>, Seq);
 /// A filter as the list applies it: lower-case, and which persona names it matches.
 #[derive(Debug, Clone, Default)]
 struct Filter {
+    /// As typed.
+    text: String,
     needle: String,
+    /// Whether each persona name (by its number) contains the needle.
     names: Vec<bool>,
 }
 
@@ -418,6 +426,7 @@ impl Fleet {
 
     /// Puts the debate `seq` where the order and filter say; whether its place changed.
     fn relist(&mut self, seq: Seq) -> bool {
+        self.match_new_names();
         let summary = self.summaries.get_mut(seq).expect("held");
         let key = summary
             .matches(&self.filter)
@@ -436,6 +445,25 @@ impl Fleet {
             }
         }
         true
+    }
+
+    /// Notes which persona names remembered since the filter was set it matches.
+    fn match_new_names(&mut self) {
+        let known = self.filter.names.len();
+        for name in &self.names.names[known..] {
+            let matches = name.to_lowercase().contains(&self.filter.needle);
+            self.filter.names.push(matches);
+        }
+    }
+
+    /// The list's order.
+    pub fn sort(&self) -> SortOrder {
+        self.sort
+    }
+
+    /// The filter as typed.
+    pub fn filter(&self) -> &str {
+        &self.filter.text
     }
 
     /// Drops the longest-finished debates beyond what is kept, except `keep` (the selection,
@@ -476,18 +504,16 @@ impl Fleet {
 
     /// Orders and filters the list anew (`filter` in any case).
     pub fn arrange(&mut self, sort: SortOrder, filter: &str) {
-        let needle = filter.to_lowercase();
-        if sort == self.sort && needle == self.filter.needle {
+        if sort == self.sort && filter == self.filter.text {
             return;
         }
-        let names = self
-            .names
-            .names
-            .iter()
-            .map(|name| name.to_lowercase().contains(&needle))
-            .collect();
         self.sort = sort;
-        self.filter = Filter { needle, names };
+        self.filter = Filter {
+            text: filter.to_owned(),
+            needle: filter.to_lowercase(),
+            names: Vec::new(),
+        };
+        self.match_new_names();
         let every = sort == SortOrder::Arrival && self.filter.needle.is_empty();
         let mut ordered = (!every).then(BTreeSet::new);
         self.listed = 0;

@@ -213,9 +213,6 @@ pub struct Model {
     pub denied: Option<String>,
     /// The database role this console's actions are stamped with, once the database said so.
     pub role: Option<String>,
-    /// Shows only the debates whose id, question, persona, status or mode contain this text.
-    filter: String,
-    sort: SortOrder,
     /// The selected debate; rows landing never move it.
     pub selected: Option<Seq>,
     pub focus: Focus,
@@ -268,8 +265,6 @@ impl Model {
             read_only: false,
             denied: None,
             role: None,
-            filter: String::new(),
-            sort: SortOrder::default(),
             selected: None,
             focus: Focus::Debates,
             view: DetailView::Rounds,
@@ -398,24 +393,23 @@ impl Model {
         self.debates.get(seq)
     }
 
-    /// The filter as typed.
+    /// The filter as typed: the list shows only the debates whose id, question, persona,
+    /// status or mode contain it.
     pub fn filter(&self) -> &str {
-        &self.filter
+        self.debates.filter()
     }
 
     pub fn sort(&self) -> SortOrder {
-        self.sort
+        self.debates.sort()
     }
 
-    /// Shows only the debates `filter` matches.
     pub fn set_filter(&mut self, filter: String) {
-        self.debates.arrange(self.sort, &filter);
-        self.filter = filter;
+        self.debates.arrange(self.sort(), &filter);
     }
 
     pub fn set_sort(&mut self, sort: SortOrder) {
-        self.debates.arrange(sort, &self.filter);
-        self.sort = sort;
+        let filter = self.filter().to_owned();
+        self.debates.arrange(sort, &filter);
     }
 
     /// Selects the debate `seq`, from its latest round; its full rows are asked for unless held.
