@@ -43,6 +43,23 @@ pub struct UiConfig {
     /// Finished debates the console holds besides the running ones: the most recently finished
     /// this many (older ones come back from the database when jumped to).
     pub keep_finished: usize,
+    /// How a decision that starts waiting for an operator is announced: not at all, the
+    /// terminal bell, or a desktop notification (OSC 9, or OSC 777 for terminals that read it).
+    pub notify: Notify,
+    /// How long the watched orchestrator waits for an operator on a gated decision, for the
+    /// countdown (`gavel watch`); the demo counts `[simulator] gated_timeout_secs`, its own.
+    pub gated_timeout_secs: Option<f64>,
+}
+
+/// How the console announces a decision that starts waiting for an operator.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Notify {
+    #[default]
+    Off,
+    Bell,
+    Osc9,
+    Osc777,
 }
 
 impl Default for UiConfig {
@@ -52,6 +69,8 @@ impl Default for UiConfig {
             mouse: false,
             // A week of a busy fleet, in well under 100 MiB.
             keep_finished: 100_000,
+            notify: Notify::Off,
+            gated_timeout_secs: None,
         }
     }
 }
@@ -121,6 +140,23 @@ impl SimulatorConfig {
     }
 }
 
+impl UiConfig {
+    /// The gated wait the countdown counts for a console attached to a database.
+    pub fn gated_timeout(&self, simulator: &SimulatorConfig) -> Duration {
+        self.gated_timeout_secs
+            .map_or_else(|| simulator.gated_timeout(), Duration::from_secs_f64)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match self.gated_timeout_secs {
+            Some(secs) if !(secs.is_finite() && (0.0..=86_400.0).contains(&secs)) => Err(format!(
+                "gated_timeout_secs {secs} must be between 0 and 86400 seconds"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Config {
     /// Parses and validates TOML text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
@@ -144,6 +180,7 @@ impl Config {
                 .simulator
                 .validate()
                 .map_err(|e| format!("[simulator] {e}")),
+            config.ui.validate().map_err(|e| format!("[ui] {e}")),
             settings(
                 &config.calibration.grid,
                 &Setting::current(&config.controller),

@@ -62,6 +62,101 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `n` shortened to three significant figures at most: 950, 5.7k, 60k, 1.2M, 3G.
+pub fn compact(n: u64) -> String {
+    if n < 1_000 {
+        return n.to_string();
+    }
+    let units = [
+        (1e3, "k"),
+        (1e6, "M"),
+        (1e9, "G"),
+        (1e12, "T"),
+        (1e15, "P"),
+        (1e18, "E"),
+    ];
+    for (unit, suffix) in units {
+        let value = n as f64 / unit;
+        if value < 9.95 {
+            let shown = format!("{value:.1}");
+            return format!("{}{suffix}", shown.trim_end_matches(".0"));
+        }
+        if value < 999.5 {
+            return format!("{value:.0}{suffix}");
+        }
+    }
+    format!("{:.0}E", n as f64 / 1e18)
+}
+
+/// A wait left, as a clock shows it: `0:05`, `1:23`, `1:02:03`.
+pub fn countdown(left: std::time::Duration) -> String {
+    let secs = u64::try_from(left.as_millis().div_ceil(1000)).unwrap_or(u64::MAX);
+    let (hours, minutes, seconds) = (secs / 3600, secs / 60 % 60, secs % 60);
+    if hours > 0 {
+        format!("{hours}:{minutes:02}:{seconds:02}")
+    } else {
+        format!("{minutes}:{seconds:02}")
+    }
+}
+
+/// `text` cut to `width` terminal columns, ending in `…` when cut.
+pub fn fit(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` wrapped at spaces into at most `lines` lines of `width` columns (a word wider than a
+/// line is cut); the last line ends in `…` when text is left over.
+pub fn wrap(text: &str, width: usize, lines: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut out: Vec<String> = Vec::new();
+    let mut words = text.split_whitespace().peekable();
+    while out.len() < lines && words.peek().is_some() {
+        let mut line = String::new();
+        while let Some(word) = words.peek() {
+            let room = width.saturating_sub(line.width() + usize::from(!line.is_empty()));
+            if word.width() <= room {
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(word);
+                words.next();
+            } else if line.is_empty() {
+                line = fit(word, width);
+                words.next();
+                break;
+            } else {
+                break;
+            }
+        }
+        out.push(line);
+    }
+    if words.peek().is_some()
+        && let Some(last) = out.last_mut()
+        && !last.ends_with('…')
+    {
+        *last = fit(&format!("{last} …"), width);
+    }
+    out
+}
+
 /// The width of each column: its widest cell, header included.
 pub fn widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
     (0..header.len())

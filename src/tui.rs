@@ -8,7 +8,7 @@
 //! before any event and is looked for again before each draw, so that nothing is drawn to a
 //! terminal that hung up; a draw that fails because it did ends the console as the hangup.
 
-use std::io::{self, BufWriter, Stdout};
+use std::io::{self, BufWriter, Stdout, Write};
 use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,11 +23,15 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Command, Event, Model, update};
+use crate::config::Notify;
 use crate::terminal::{self, Panicked, Request, Signals};
 use crate::theme;
 use crate::ui::view;
 
 const FRAME: Duration = Duration::from_millis(16);
+
+/// How often the clock ticks: gated countdowns show whole seconds.
+const TICK: Duration = Duration::from_secs(1);
 
 /// A frame's output is written in as few system calls as this allows (stdout alone writes
 /// every 1 KiB).
@@ -124,6 +128,8 @@ async fn draw_loop(
     ))?);
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
+    let mut ticks = tokio::time::interval(TICK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     model.settle();
     model.take_dirty();
     terminal.draw(|frame| view(&model, frame))?;
@@ -139,6 +145,7 @@ async fn draw_loop(
                 }
             },
             () = panicked.wait() => return Ok(Ended::Panicked),
+            _ = ticks.tick() => Event::Tick(chrono::Utc::now()),
             event = receiver.recv() => match event {
                 Some(event) => event,
                 None => return Ok(Ended::Quit),
@@ -166,8 +173,11 @@ async fn draw_loop(
                     continue;
                 }
                 for command in update(&mut model, event) {
-                    // The backend outlives the console; a closed channel means it is gone.
-                    let _ = commands.send(command);
+                    match command {
+                        Command::Notify(text) => notify(&mut terminal, model.notify, &text),
+                        // The backend outlives the console; a closed channel means it is gone.
+                        command => drop(commands.send(command)),
+                    }
                 }
             }
             let wait = FRAME.saturating_sub(last_draw.elapsed());
@@ -195,6 +205,26 @@ async fn draw_loop(
             return hung_up(&mut signals).await.ok_or(e);
         }
         last_draw = Instant::now();
+    }
+}
+
+/// Announces `text` as `how` says: the bell, or a desktop notification by OSC 9 or OSC 777
+/// (inside tmux, only with `allow-passthrough` on). A terminal that cannot take it is not
+/// worth ending the console for: a failure is logged.
+fn notify(terminal: &mut Screen, how: Notify, text: &str) {
+    let text = crate::text::one_line(text);
+    let sequence = match how {
+        Notify::Off => return,
+        Notify::Bell => "\x07".to_owned(),
+        Notify::Osc9 => format!("\x1b]9;{text}\x07"),
+        Notify::Osc777 => format!("\x1b]777;notify;gavel;{text}\x07"),
+    };
+    let backend = terminal.backend_mut();
+    if let Err(e) = backend
+        .write_all(sequence.as_bytes())
+        .and_then(|()| backend.flush())
+    {
+        tracing::warn!("announcing a waiting decision failed: {e}");
     }
 }
 

@@ -244,7 +244,7 @@ fn r_refuses_a_retry_once_the_debate_has_finished_or_someone_resolved_it() {
 }
 
 #[test]
-fn y_on_a_confirmation_that_went_stale_sends_nothing() {
+fn a_confirmation_that_went_stale_closes_itself_and_y_sends_nothing() {
     let mut model = console_at_round_5();
     update(&mut model, char('o'));
     update(
@@ -256,11 +256,12 @@ fn y_on_a_confirmation_that_went_stale_sends_nothing() {
         &mut model,
         Change::Decision(decision("s", 6, Decision::ContinueBaseline.into())),
     );
-    refused_key(
-        &mut model,
-        'y',
-        "not sent, nothing was recorded: round 5 is no longer",
+    assert_eq!(model.overlay, None);
+    assert_eq!(
+        flash(&model),
+        "closed s round 5: superseded: round 6 was decided"
     );
+    assert!(update(&mut model, char('y')).is_empty(), "y sent nothing");
 }
 
 #[test]

@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 use chrono::Utc;
 use common::key;
 use crossterm::event::KeyCode;
-use gavel::app::{Command, Event, Fleet, Model, Seq, SortOrder, update};
+use gavel::app::{Clock, Command, Event, Fleet, Model, Seq, SortOrder, update};
 use gavel::config::Config;
 use gavel::domain::{
-    ActionKind, Change, ControllerDecision, ControllerMode, Debate, Decision, OperatorAction,
-    Reported, Session, SessionStatus, Signals,
+    ActionKind, Change, ControllerDecision, ControllerMode, Debate, Decision, JudgeDecision,
+    Judgment, OperatorAction, Reported, Session, SessionStatus, Signals, TIMEOUT_OPERATOR,
 };
 use proptest::prelude::*;
 
@@ -25,7 +25,7 @@ enum Row {
     Session {
         debate: u8,
         running: bool,
-        shadow: bool,
+        mode: ControllerMode,
     },
     Decision {
         debate: u8,
@@ -35,6 +35,13 @@ enum Row {
     Action {
         debate: u8,
         round: u32,
+        kind: ActionKind,
+        by_timeout: bool,
+    },
+    Judgment {
+        debate: u8,
+        id: u64,
+        abort: bool,
     },
 }
 
@@ -48,7 +55,7 @@ impl Row {
             Row::Session {
                 debate,
                 running,
-                shadow,
+                mode,
             } => {
                 let mut session = Session::placeholder(&id(debate));
                 session.question = format!("question {debate}");
@@ -57,11 +64,7 @@ impl Row {
                 } else {
                     SessionStatus::Completed
                 });
-                session.controller_mode = Reported::Known(if shadow {
-                    ControllerMode::Shadow
-                } else {
-                    ControllerMode::Gated
-                });
+                session.controller_mode = Reported::Known(mode);
                 Change::Session(session)
             }
             Row::Decision {
@@ -77,19 +80,50 @@ impl Row {
                     Decision::ContinueBaseline
                 }),
                 signals: Signals::default(),
-                decided_at: Some(Utc::now()),
+                decided_at: None,
                 issues: Vec::new(),
             }),
-            Row::Action { debate, round } => Change::Action(OperatorAction {
+            Row::Action {
+                debate,
+                round,
+                kind,
+                by_timeout,
+            } => Change::Action(OperatorAction {
                 session_id: id(debate),
                 round_index: round,
-                action: Reported::Known(ActionKind::Accept),
+                action: Reported::Known(kind),
                 decision: Reported::Known(Decision::ContinueBaseline),
                 persona: None,
-                operator: "alice".into(),
+                operator: if by_timeout {
+                    TIMEOUT_OPERATOR
+                } else {
+                    "alice"
+                }
+                .into(),
                 role: None,
                 note: None,
                 created_at: Some(Utc::now()),
+                issues: Vec::new(),
+            }),
+            Row::Judgment {
+                debate,
+                id: row,
+                abort,
+            } => Change::Judgment(Judgment {
+                id: row,
+                session_id: id(debate),
+                round_index: 1,
+                agent_persona: "skeptic".into(),
+                decision: Reported::Known(if abort {
+                    JudgeDecision::Abort
+                } else {
+                    JudgeDecision::Continue
+                }),
+                score: Some(0.5),
+                reasons: Vec::new(),
+                judge_model: None,
+                pmids: Vec::new(),
+                created_at: None,
                 issues: Vec::new(),
             }),
         }
@@ -98,19 +132,38 @@ impl Row {
 
 fn row() -> impl Strategy<Value = Row> {
     prop_oneof![
-        (0..8u8, any::<bool>(), any::<bool>()).prop_map(|(debate, running, shadow)| {
-            Row::Session {
+        (
+            0..8u8,
+            any::<bool>(),
+            prop::sample::select(ControllerMode::ALL.to_vec())
+        )
+            .prop_map(|(debate, running, mode)| Row::Session {
                 debate,
                 running,
-                shadow,
-            }
-        }),
+                mode,
+            }),
         (0..8u8, 1..5u32, any::<bool>()).prop_map(|(debate, round, stop)| Row::Decision {
             debate,
             round,
             stop
         }),
-        (0..8u8, 1..5u32).prop_map(|(debate, round)| Row::Action { debate, round }),
+        (
+            0..8u8,
+            1..5u32,
+            prop::sample::select(ActionKind::ALL.to_vec()),
+            any::<bool>()
+        )
+            .prop_map(|(debate, round, kind, by_timeout)| Row::Action {
+                debate,
+                round,
+                kind,
+                by_timeout
+            }),
+        (0..8u8, 0..4u64, any::<bool>()).prop_map(|(debate, id, abort)| Row::Judgment {
+            debate,
+            id,
+            abort
+        }),
     ]
 }
 
@@ -153,7 +206,7 @@ fn oracle(debates: &[Debate], sort: SortOrder, filter: &str) -> Vec<Seq> {
         SortOrder::Arrival => {}
         SortOrder::PendingFirst => shown.sort_by_key(|&seq| {
             let d = &debates[seq as usize];
-            (d.pending().is_none(), !d.session.is_running())
+            (!d.waiting(), d.pending().is_none(), !d.session.is_running())
         }),
         SortOrder::Id => shown.sort_by_key(|&seq| debates[seq as usize].session.id.clone()),
     }
@@ -170,16 +223,30 @@ proptest! {
     ) {
         let mut fleet = Fleet::new(usize::MAX);
         let mut debates: Vec<Debate> = Vec::new();
+        // When each debate's latest decision was filed: a second a step.
+        let mut decided: BTreeMap<Seq, u32> = BTreeMap::new();
         let (mut sort, mut filter) = (SortOrder::Arrival, "");
-        for step in steps {
+        let mut clock = Clock::default();
+        let start = Utc::now();
+        for (at, step) in steps.into_iter().enumerate() {
+            clock.tick(start + chrono::Duration::seconds(at as i64), 1.0);
             match step {
                 Step::File(row) => {
                     let change = row.change();
-                    let filed = fleet.apply(&change);
+                    let filed = fleet.apply(&change, &clock);
                     if filed.seq as usize == debates.len() {
                         debates.push(Debate::new(change.session_id()));
                     }
-                    debates[filed.seq as usize].apply(change);
+                    let debate = &mut debates[filed.seq as usize];
+                    let was_waiting = debate.waiting();
+                    if let Change::Decision(d) = &change
+                        && d.round_index >= debate.latest_decision().map_or(0, |l| l.round_index)
+                    {
+                        decided.insert(filed.seq, at as u32);
+                    }
+                    debate.apply(change);
+                    prop_assert_eq!(filed.waits, debate.waiting() && !was_waiting
+                        || debate.waiting() && decided.get(&filed.seq) == Some(&(at as u32)));
                 }
                 Step::Arrange(s, f) => {
                     (sort, filter) = (s, f);
@@ -190,12 +257,29 @@ proptest! {
             let all = fleet.window(None, usize::MAX).rows;
             prop_assert_eq!(&all, &expected);
             prop_assert_eq!(fleet.listed(), expected.len());
-            let pending = debates.iter().filter(|d| d.pending().is_some()).count();
-            prop_assert_eq!(fleet.pending(), pending);
+            let waiting = debates.iter().filter(|d| d.waiting()).count();
+            let advisory = debates.iter().filter(|d| d.pending().is_some() && !d.waiting()).count();
+            prop_assert_eq!((fleet.waiting(), fleet.advisory()), (waiting, advisory));
+            // Waiting decisions, oldest first: the jump goes round them in that order.
+            let mut oldest_first: Vec<(u32, Seq)> = (0..debates.len() as Seq)
+                .filter(|&seq| debates[seq as usize].waiting())
+                .map(|seq| (decided[&seq], seq))
+                .collect();
+            oldest_first.sort();
+            let mut jumped = Vec::new();
+            let mut at = None;
+            for _ in 0..oldest_first.len() {
+                at = fleet.next_waiting(at);
+                jumped.extend(at);
+            }
+            let order: Vec<Seq> = oldest_first.iter().map(|(_, seq)| *seq).collect();
+            prop_assert_eq!(&jumped, &order);
+            prop_assert_eq!(fleet.next_waiting(at), order.first().copied());
             for (seq, debate) in debates.iter().enumerate() {
                 let summary = fleet.get(seq as Seq).unwrap();
                 prop_assert_eq!(summary.pending(), debate.pending().map(|d| d.round_index));
-                prop_assert_eq!(summary.unresolved(), debate.unresolved());
+                prop_assert_eq!(summary.waiting(), debate.waiting());
+                prop_assert_eq!(summary.ending(), debate.ending());
                 prop_assert_eq!(summary.latest_round, debate.latest_round());
                 prop_assert_eq!(
                     summary.last_decision.as_ref(),
@@ -335,15 +419,15 @@ impl Row {
 #[test]
 fn a_filter_finds_personas_first_seen_after_it_was_set() {
     let mut fleet = Fleet::new(usize::MAX);
-    fleet.apply(&session("before", true));
+    fleet.apply(&session("before", true), &Clock::default());
     fleet.arrange(SortOrder::Arrival, "Skeptic");
     assert_eq!(fleet.listed(), 0);
     let mut roster = Session::placeholder("after");
     roster.personas = vec!["theorist".into(), "skeptic".into()];
-    fleet.apply(&Change::Session(roster));
+    fleet.apply(&Change::Session(roster), &Clock::default());
     let mut long = Session::placeholder("long-name");
     long.personas = vec![format!("{}skeptic", "x".repeat(100))];
-    fleet.apply(&Change::Session(long));
+    fleet.apply(&Change::Session(long), &Clock::default());
     let shown = fleet.window(None, 10).rows;
     assert_eq!(
         shown,

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::domain::{Access, Change, OperatorAction};
@@ -38,6 +40,8 @@ pub enum Event {
     Access(Access),
     /// The calibration or shadow-week figures changed (see [`super::Reports`]).
     Reports,
+    /// The wall clock, once a second: gated countdowns move.
+    Tick(DateTime<Utc>),
 }
 
 /// What the console asks a backend to do.
@@ -53,4 +57,7 @@ pub enum Command {
     /// filter confirmed), as the start window loads them: debates the console let go of, or
     /// never loaded, come back.
     Search(String),
+    /// Announce decisions that started waiting for an operator (the console's own terminal
+    /// carries this out, as `[ui] notify` says): the text to show.
+    Notify(String),
 }

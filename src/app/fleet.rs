@@ -9,8 +9,11 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
 
+use super::clock::{Clock, Instant};
 use crate::domain::limits::MAX_ROUND_CEILING;
-use crate::domain::{Change, ControllerMode, Decision, Reported, SessionStatus};
+use crate::domain::{
+    Change, ControllerMode, Decision, Ending, JudgeDecision, Reported, Resolution, SessionStatus,
+};
 use crate::text::one_line;
 
 /// A debate's number in the order debates first appeared: never reused, never moved.
@@ -61,8 +64,14 @@ pub struct Summary {
     pub latest_round: u32,
     /// The decision of the highest round decided.
     pub last_decision: Option<Reported<Decision>>,
+    /// When that decision was made, on the console's clock.
+    pub decided: Instant,
+    /// How the decision of the highest round acted on was resolved.
+    resolution: Option<Resolution>,
+    /// The judgments (by row id) whose latest version rules abort.
+    aborts: Box<[u64]>,
     /// Rounds with a decision, and rounds with an operator action (sorted).
-    decided: Box<[u32]>,
+    decided_rounds: Box<[u32]>,
     acted: Box<[u32]>,
     /// The roster and whoever spoke, for the filter: numbers in [`Names`].
     personas: Box<[u32]>,
@@ -124,7 +133,10 @@ impl Summary {
             max_rounds: 0,
             latest_round: 0,
             last_decision: None,
-            decided: Box::default(),
+            decided: Instant::default(),
+            resolution: None,
+            aborts: Box::default(),
+            decided_rounds: Box::default(),
             acted: Box::default(),
             personas: Box::default(),
             flagged: BTreeSet::new(),
@@ -146,7 +158,7 @@ impl Summary {
     }
 
     /// Files what the list needs of one row; applying a row again changes nothing.
-    fn apply(&mut self, change: &Change, names: &mut Names) {
+    fn apply(&mut self, change: &Change, names: &mut Names, clock: &Clock) {
         let key = RowKey::of(change);
         if change.issues().is_empty() {
             self.flagged.remove(&key);
@@ -170,13 +182,29 @@ impl Summary {
             }
             Change::Decision(d) if placed(d.round_index) => {
                 self.latest_round = self.latest_round.max(d.round_index);
-                insert_sorted(&mut self.decided, d.round_index);
-                if self.decided.last() == Some(&d.round_index) {
+                insert_sorted(&mut self.decided_rounds, d.round_index);
+                if self.decided_rounds.last() == Some(&d.round_index) {
+                    self.decided = clock.since(d.decided_at);
                     self.last_decision = Some(d.decision.clone());
                 }
             }
             Change::Action(a) if placed(a.round_index) => {
-                insert_sorted(&mut self.acted, a.round_index)
+                insert_sorted(&mut self.acted, a.round_index);
+                if self.acted.last() == Some(&a.round_index) {
+                    self.resolution = Some(Resolution::of(a));
+                }
+            }
+            Change::Judgment(j) => {
+                let at = self.aborts.binary_search(&j.id);
+                let abort = j.decision == JudgeDecision::Abort.into() && placed(j.round_index);
+                if abort != at.is_ok() {
+                    let mut aborts = std::mem::take(&mut self.aborts).into_vec();
+                    match at {
+                        Ok(i) => drop(aborts.remove(i)),
+                        Err(i) => aborts.insert(i, j.id),
+                    }
+                    self.aborts = aborts.into_boxed_slice();
+                }
             }
             _ => {}
         }
@@ -189,19 +217,28 @@ impl Summary {
     /// The round of the decision awaiting the operator: the latest, while the debate runs, if no
     /// action resolved it.
     pub fn pending(&self) -> Option<u32> {
-        let latest = *self.decided.last()?;
+        let latest = *self.decided_rounds.last()?;
         (self.is_running() && self.acted.binary_search(&latest).is_err()).then_some(latest)
     }
 
-    /// Decisions of a running debate that no action resolved.
-    pub fn unresolved(&self) -> usize {
-        if !self.is_running() {
-            return 0;
+    /// Whether the pending decision waits for an operator (a gated debate); elsewhere a
+    /// pending decision is advisory.
+    pub fn waiting(&self) -> bool {
+        self.pending().is_some() && self.mode == ControllerMode::Gated.into()
+    }
+
+    /// How the debate ended; `None` while it runs.
+    pub fn ending(&self) -> Option<Ending> {
+        if self.is_running() {
+            return None;
         }
-        self.decided
-            .iter()
-            .filter(|r| self.acted.binary_search(r).is_err())
-            .count()
+        let last = self.decided_rounds.last().zip(self.last_decision.as_ref());
+        Some(Ending::of(
+            &self.mode,
+            !self.aborts.is_empty(),
+            last.map(|(round, decision)| (*round, decision)),
+            self.resolution.as_ref(),
+        ))
     }
 
     /// Whether any of its rows was read with issues.
@@ -231,7 +268,8 @@ pub enum SortOrder {
     /// As the debates first appeared.
     #[default]
     Arrival,
-    /// Debates with a pending decision, then running ones, then the rest.
+    /// Debates waiting for an operator, then those with an advisory decision pending, then
+    /// running ones, then the rest.
     PendingFirst,
     /// By session id.
     Id,
@@ -259,10 +297,11 @@ impl SortOrder {
         match self {
             SortOrder::Arrival => (0, None, summary.seq),
             SortOrder::PendingFirst => {
-                let class = match (summary.pending(), summary.is_running()) {
-                    (Some(_), _) => 0,
-                    (None, true) => 1,
-                    (None, false) => 2,
+                let class = match (summary.waiting(), summary.pending(), summary.is_running()) {
+                    (true, _, _) => 0,
+                    (false, Some(_), _) => 1,
+                    (false, None, true) => 2,
+                    (false, None, false) => 3,
                 };
                 (class, None, summary.seq)
             }
@@ -299,6 +338,31 @@ pub struct Filed {
     pub created: bool,
     /// The counts, the order or the membership of the list changed.
     pub reordered: bool,
+    /// A decision now waits for an operator that did not before.
+    pub waits: bool,
+}
+
+/// A debate's pending decision, as the counts see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    None,
+    Advisory,
+    /// Waiting for an operator since the instant given.
+    Waiting(Instant),
+}
+
+impl Pending {
+    fn of(summary: &Summary) -> Pending {
+        match (summary.pending(), summary.waiting()) {
+            (None, _) => Pending::None,
+            (Some(_), false) => Pending::Advisory,
+            (Some(_), true) => Pending::Waiting(summary.decided),
+        }
+    }
+
+    fn waits(self) -> bool {
+        matches!(self, Pending::Waiting(_))
+    }
 }
 
 /// The summaries, in slots reused as debates are let go (a map of 100,000 would cost half
@@ -370,7 +434,10 @@ pub struct Fleet {
     /// debate in arrival order; a row landing moves its debate in O(log n).
     ordered: Option<BTreeSet<ListKey>>,
     listed: usize,
-    pending: usize,
+    /// Debates whose pending decision waits for an operator, oldest decision first.
+    waiting: BTreeSet<(Instant, Seq)>,
+    /// Debates with an advisory decision pending.
+    advisory: usize,
     /// Finished debates, oldest finish first; beyond `keep_finished` the oldest are dropped.
     finished: VecDeque<Seq>,
     keep_finished: usize,
@@ -388,14 +455,16 @@ impl Fleet {
             filter: Filter::default(),
             ordered: None,
             listed: 0,
-            pending: 0,
+            waiting: BTreeSet::new(),
+            advisory: 0,
             finished: VecDeque::new(),
             keep_finished,
         }
     }
 
-    /// Files a row under its debate, creating the debate on first sight.
-    pub fn apply(&mut self, change: &Change) -> Filed {
+    /// Files a row under its debate, creating the debate on first sight; a decision's time is
+    /// read on `clock`.
+    pub fn apply(&mut self, change: &Change, clock: &Clock) -> Filed {
         let id = change.session_id();
         let (seq, created) = match self.by_id.get(id) {
             Some(&seq) => (seq, false),
@@ -409,18 +478,21 @@ impl Fleet {
             }
         };
         let summary = self.summaries.get_mut(seq).expect("filed above");
-        let (was_pending, was_running) = (summary.pending().is_some(), summary.is_running());
-        summary.apply(change, &mut self.names);
-        let (is_pending, is_running) = (summary.pending().is_some(), summary.is_running());
-        self.pending = self.pending + usize::from(is_pending) - usize::from(was_pending);
-        if was_running && !is_running {
+        let was = Pending::of(summary);
+        let was_running = summary.is_running();
+        summary.apply(change, &mut self.names, clock);
+        let is = Pending::of(summary);
+        if was_running && !summary.is_running() {
             self.finished.push_back(seq);
         }
+        self.count(seq, was, -1);
+        self.count(seq, is, 1);
         let moved = self.relist(seq);
         Filed {
             seq,
             created,
-            reordered: created || moved || was_pending != is_pending,
+            reordered: created || moved || was != is,
+            waits: is.waits() && is != was,
         }
     }
 
@@ -491,9 +563,7 @@ impl Fleet {
             return;
         };
         self.by_id.remove(&summary.id);
-        if summary.pending().is_some() {
-            self.pending -= 1;
-        }
+        self.count(seq, Pending::of(&summary), -1);
         if let Some(key) = summary.key {
             self.listed -= 1;
             if let Some(ordered) = &mut self.ordered {
@@ -557,9 +627,46 @@ impl Fleet {
         self.summaries.get(seq).is_some_and(|s| s.key.is_some())
     }
 
-    /// Debates with a decision awaiting the operator.
-    pub fn pending(&self) -> usize {
-        self.pending
+    /// Debates whose pending decision waits for an operator.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Debates with an advisory decision pending.
+    pub fn advisory(&self) -> usize {
+        self.advisory
+    }
+
+    /// The debate waiting for an operator after `from` in the order their decisions were made
+    /// (oldest first), round to the oldest after the newest; the oldest when `from` is not
+    /// waiting.
+    pub fn next_waiting(&self, from: Option<Seq>) -> Option<Seq> {
+        let after = from
+            .and_then(|seq| self.summaries.get(seq))
+            .filter(|s| s.waiting())
+            .map(|s| (s.decided, s.seq));
+        let next = after.and_then(|key| {
+            self.waiting
+                .range((Bound::Excluded(key), Bound::Unbounded))
+                .next()
+        });
+        next.or_else(|| self.waiting.first()).map(|(_, seq)| *seq)
+    }
+
+    /// Adds (`sign` 1) or takes away (-1) a debate's pending decision from the counts.
+    fn count(&mut self, seq: Seq, pending: Pending, sign: i8) {
+        match pending {
+            Pending::None => {}
+            Pending::Advisory => {
+                self.advisory = self.advisory.saturating_add_signed(isize::from(sign));
+            }
+            Pending::Waiting(decided) if sign > 0 => {
+                self.waiting.insert((decided, seq));
+            }
+            Pending::Waiting(decided) => {
+                self.waiting.remove(&(decided, seq));
+            }
+        }
     }
 
     /// Every debate held, in no particular order.

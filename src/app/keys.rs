@@ -55,6 +55,7 @@ actions! {
     Accept = "accept", ["a"], "accept the pending decision";
     Override = "override", ["o"], "override the pending decision (choose the decision)";
     Escalate = "escalate", ["e"], "force escalation (choose the persona)";
+    NextWaiting = "next_waiting", ["p"], "jump to the next decision waiting for you (oldest first)";
     Retry = "retry", ["r"], "retry an action whose write failed";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
     Filter = "filter", ["/"], "filter debates by topic, id, persona or status";

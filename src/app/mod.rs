@@ -4,6 +4,7 @@
 //! with [`Command`]s for a backend to carry out (record an operator action, change playback).
 //! The results come back as events. Nothing here does I/O.
 
+mod clock;
 mod event;
 mod fleet;
 mod keys;
@@ -11,6 +12,7 @@ mod model;
 mod reports;
 mod update;
 
+pub use clock::{Clock, Instant};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use keys::{Action, Key, Keymap};

@@ -2,8 +2,9 @@
 //! and of the most recently changed), and what the operator is doing.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
-use crate::config::Config;
+use crate::config::{Config, Notify};
 use crate::domain::{
     ActionKind, Change, Debate, Decision, JudgeDecision, Judgment, OperatorAction, Reported,
 };
@@ -12,13 +13,15 @@ use crate::simulate::Playback;
 use crate::text::one_line;
 use crate::theme::Theme;
 
+use super::clock::Clock;
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::keys::Keymap;
 use super::reports::Reports;
 
-/// The most severe ruling among `judgments`: abort, then halt_replace, warn, continue; an
-/// unknown ruling ranks above all, so that it is seen.
+/// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
+/// unknown ruling ranks above all, so that it is seen), and of the turns given that ruling, the
+/// one with the lowest score (a score that is missing or not a number counts as the lowest).
 pub fn worst_ruling<'a>(judgments: &[&'a Judgment]) -> Option<&'a Judgment> {
     let severity = |j: &Judgment| match j.decision {
         Reported::Known(JudgeDecision::Continue) => 0,
@@ -27,7 +30,16 @@ pub fn worst_ruling<'a>(judgments: &[&'a Judgment]) -> Option<&'a Judgment> {
         Reported::Known(JudgeDecision::Abort) => 3,
         Reported::Unknown(_) => 4,
     };
-    judgments.iter().copied().max_by_key(|j| severity(j))
+    let score = |j: &Judgment| {
+        j.score
+            .filter(|s| s.is_finite())
+            .unwrap_or(f64::NEG_INFINITY)
+    };
+    judgments.iter().copied().max_by(|a, b| {
+        severity(a)
+            .cmp(&severity(b))
+            .then_with(|| score(b).total_cmp(&score(a)))
+    })
 }
 
 /// Where the arrow keys act: the debates list, or the selected debate's detail view.
@@ -164,6 +176,20 @@ pub enum Overlay {
     Unlock,
 }
 
+impl Overlay {
+    /// The decision a dialog is about to resolve (its debate and round) and the note typed so
+    /// far, for the dialogs that act.
+    pub fn deciding(&self) -> Option<(&str, u32, Option<&str>)> {
+        match self {
+            Overlay::Choose(c) => Some((&c.session_id, c.round_index, None)),
+            Overlay::Confirm(i) | Overlay::Note(i) => {
+                Some((&i.session_id, i.round_index, i.note.as_deref()))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A one-line message for the operator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flash {
@@ -198,7 +224,18 @@ pub struct Model {
     /// Full rows of the selected debate and of the most recently changed ones.
     held: HashMap<Seq, Held>,
     /// Counts rows landing, for [`Held::touched`].
-    clock: u64,
+    touches: u64,
+    /// The time gated decisions wait in, moved by [`super::Event::Tick`].
+    pub clock: Clock,
+    /// How long a gated decision waits for an operator, for the countdowns.
+    pub gated_timeout: Duration,
+    /// How a decision that starts waiting is announced.
+    pub notify: Notify,
+    /// Decisions that started waiting since the last announcement.
+    arrivals: usize,
+    /// The note of a dialog closed because its decision was resolved elsewhere, offered again
+    /// in the next note.
+    pub kept_note: Option<String>,
     /// The debate whose history to ask the backend for.
     wanted: Option<String>,
     pub theme: Theme,
@@ -257,7 +294,12 @@ impl Model {
             reports: Reports::start(&config.calibration.grid, &config.controller),
             debates: Fleet::new(config.ui.keep_finished),
             held: HashMap::new(),
-            clock: 0,
+            touches: 0,
+            clock: Clock::default(),
+            gated_timeout: config.simulator.gated_timeout(),
+            notify: config.ui.notify,
+            arrivals: 0,
+            kept_note: None,
             wanted: None,
             theme: Theme::dark(),
             keymap: config.keys.clone(),
@@ -290,6 +332,7 @@ impl Model {
         Model {
             link: Some(Link::Connecting),
             denied: Some(CHECKING_ACCESS.to_owned()),
+            gated_timeout: config.ui.gated_timeout(&config.simulator),
             ..Model::new(source, operator, config)
         }
     }
@@ -298,11 +341,13 @@ impl Model {
     /// is selected).
     pub fn apply(&mut self, change: Change) {
         self.reports.row(&change);
-        let filed = self.debates.apply(&change);
+        let filed = self.debates.apply(&change, &self.clock);
         let seq = filed.seq;
         self.dirty |=
             filed.reordered || self.selected == Some(seq) || self.drawn.rows.contains(&seq);
-        self.clock += 1;
+        self.arrivals += usize::from(filed.waits);
+        self.close_settled_dialog(&change);
+        self.touches += 1;
         let whole = self.link.is_none();
         let held = self.held.entry(seq).or_insert_with(|| Held {
             debate: Debate::new(change.session_id()),
@@ -310,7 +355,7 @@ impl Model {
             whole: whole && filed.created,
             touched: 0,
         });
-        held.touched = self.clock;
+        held.touched = self.touches;
         held.debate.apply(change);
         self.let_go();
         if self.selected.is_none() {
@@ -322,6 +367,66 @@ impl Model {
             self.jump_to = None;
             self.jump(seq);
         }
+    }
+
+    /// Closes a dialog on a decision that `change` shows settled: resolved (by another console,
+    /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
+    /// finished. Says by whom, and keeps the typed note for the next dialog.
+    fn close_settled_dialog(&mut self, change: &Change) {
+        let Some((session_id, round, note)) = self.overlay.as_ref().and_then(Overlay::deciding)
+        else {
+            return;
+        };
+        if change.session_id() != session_id {
+            return;
+        }
+        let (session_id, note) = (session_id.to_owned(), note.map(str::to_owned));
+        let why = match change {
+            Change::Action(a) if a.round_index == round => format!(
+                "resolved by {}: {} {}",
+                one_line(&a.who()),
+                a.action,
+                a.decision
+            ),
+            Change::Decision(d) if d.round_index > round => {
+                format!("superseded: round {} was decided", d.round_index)
+            }
+            Change::Session(s) if !s.is_running() => format!("the debate is {}", s.status),
+            _ => return,
+        };
+        let kept = note.filter(|n| !n.trim().is_empty());
+        let saying = if kept.is_some() {
+            " — your note is kept for your next action"
+        } else {
+            ""
+        };
+        self.flash(
+            format!(
+                "closed {} round {round}: {why}{saying}",
+                one_line(&session_id)
+            ),
+            true,
+        );
+        if kept.is_some() {
+            self.kept_note = kept;
+        }
+        self.overlay = None;
+        self.dirty = true;
+    }
+
+    /// How many decisions started waiting since the last call.
+    pub fn take_arrivals(&mut self) -> usize {
+        std::mem::take(&mut self.arrivals)
+    }
+
+    /// How long the decision `summary` waits on has left; `None` unless one waits.
+    pub fn time_left(&self, summary: &Summary) -> Option<Duration> {
+        summary.waiting().then(|| {
+            summary
+                .decided
+                .after(self.gated_timeout)
+                .left(self.clock.now())
+        })
     }
 
     /// Lets go of the full rows of the least recently changed debates beyond [`HELD_DEBATES`]
@@ -364,6 +469,11 @@ impl Model {
         self.drawn = self
             .debates
             .window(self.selected, crate::ui::list_rows(self));
+    }
+
+    /// The debates the list drew last frame.
+    pub fn drawn_rows(&self) -> &[Seq] {
+        &self.drawn.rows
     }
 
     /// Whether anything on screen may have changed since the last call.
@@ -422,13 +532,13 @@ impl Model {
         let Some(id) = self.debates.get(seq).map(|s| s.id.clone()) else {
             return;
         };
-        self.clock += 1;
+        self.touches += 1;
         let held = self.held.entry(seq).or_insert_with(|| Held {
             debate: Debate::new(&id),
             whole: false,
             touched: 0,
         });
-        held.touched = self.clock;
+        held.touched = self.touches;
         if !held.whole {
             held.whole = true;
             self.wanted = Some(id.to_string());

@@ -10,8 +10,10 @@ use super::fleet::Seq;
 use super::keys::Action;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
 use super::reports::Watched;
+use crate::config::Notify;
 use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
+use crate::text::one_line;
 use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
@@ -26,6 +28,7 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         // Filing a row says whether it shows.
         Event::Store(_) => model.link.is_some() && model.playback.paused,
         Event::Reports => before.is_some(),
+        Event::Tick(_) => countdown_shown(model),
         _ => true,
     };
     let mut commands = handle(model, event);
@@ -34,7 +37,36 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         model.reports.watch(after);
     }
     commands.extend(model.take_wanted().map(Command::LoadHistory));
+    commands.extend(announcement(model).map(Command::Notify));
     commands
+}
+
+/// Whether a countdown is on screen: in the list, the decision panel or a dialog.
+fn countdown_shown(model: &Model) -> bool {
+    let waits = |seq: Seq| model.debates.get(seq).is_some_and(|s| s.waiting());
+    let dialog = model
+        .overlay
+        .as_ref()
+        .and_then(Overlay::deciding)
+        .and_then(|(id, _, _)| model.debates.seq(id));
+    model.drawn_rows().iter().any(|&seq| waits(seq))
+        || model.selected.is_some_and(waits)
+        || dialog.is_some_and(waits)
+}
+
+/// What to announce of the decisions that started waiting, when the operator asked for it.
+fn announcement(model: &mut Model) -> Option<String> {
+    let arrived = model.take_arrivals();
+    if arrived == 0 || model.notify == Notify::Off {
+        return None;
+    }
+    let waiting = model.debates.waiting();
+    let what = if arrived == 1 {
+        "a decision".to_owned()
+    } else {
+        format!("{arrived} decisions")
+    };
+    Some(format!("gavel: {what} waiting for you ({waiting} in all)"))
 }
 
 /// The report the open window shows, if any.
@@ -61,6 +93,14 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         }
         Event::Store(change) => model.apply(*change),
         Event::Reports => {}
+        Event::Tick(wall) => {
+            let rate = match (&model.link, model.playback.paused) {
+                (Some(_), _) => 1.0,
+                (None, true) => 0.0,
+                (None, false) => model.playback.speed,
+            };
+            model.clock.tick(wall, rate);
+        }
         Event::Link(link) => model.link = Some(link),
         Event::Access(Access::WatchOnly(why)) => {
             model.read_only = true;
@@ -138,8 +178,13 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
                 }
             }
         }
-        Some(Overlay::Confirm(intent)) => match key.code {
-            KeyCode::Char('n') => model.overlay = Some(Overlay::Note(intent)),
+        Some(Overlay::Confirm(mut intent)) => match key.code {
+            KeyCode::Char('n') => {
+                if intent.note.is_none() {
+                    intent.note = model.kept_note.take();
+                }
+                model.overlay = Some(Overlay::Note(intent));
+            }
             KeyCode::Char('y') => {
                 let action = intent.into_action(&model.operator);
                 if let Err(why) = actionable(model, &action) {
@@ -329,6 +374,25 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
                     return vec![Command::Resolve(action)];
                 }
             },
+        },
+        Action::NextWaiting => match model.debates.next_waiting(model.selected) {
+            None => model.flash("no decision waits for you", false),
+            Some(seq) => {
+                model.jump(seq);
+                if let Some(summary) = model.debates.get(seq) {
+                    let left = model.time_left(summary).unwrap_or_default();
+                    let waiting = model.debates.waiting();
+                    model.flash(
+                        format!(
+                            "{} round {} waits for you: {} left ({waiting} waiting)",
+                            one_line(&summary.id),
+                            summary.pending().unwrap_or_default(),
+                            crate::text::countdown(left)
+                        ),
+                        false,
+                    );
+                }
+            }
         },
         Action::Accept => start_action(model, ActionKind::Accept),
         Action::Override => start_action(model, ActionKind::Override),

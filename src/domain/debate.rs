@@ -4,15 +4,19 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::{Deref, RangeInclusive};
 
 use super::limits::MAX_ROUND_CEILING;
-use super::{Change, ControllerDecision, DecisionState, Judgment, OperatorAction, Session, Turn};
+use super::{
+    Change, ControllerDecision, ControllerMode, DecisionState, Ending, JudgeDecision, Judgment,
+    OperatorAction, Resolution, Session, Turn,
+};
 
 /// One debate: its session row and every row that belongs to it.
 #[derive(Debug, Clone)]
 pub struct Debate {
     pub session: Session,
-    /// In arrival order; a superseded turn is updated in place.
+    /// In spoken order (by row id); a superseded turn is updated in place.
     pub turns: Vec<Turn>,
     pub decisions: BTreeMap<u32, ControllerDecision>,
+    /// In the order they were made (by row id).
     pub judgments: Vec<Judgment>,
     pub actions: BTreeMap<u32, OperatorAction>,
     /// Rows that belong to no round: a reader flagged their round (and left it 0), or it lies
@@ -50,25 +54,27 @@ fn same_unplaced(a: &Change, b: &Change) -> bool {
     version(a).is_some() && version(a) == version(b)
 }
 
-/// Files a row known by its id: in place of its older version, else appended; a row whose
-/// round is not placed goes to `unplaced` instead (leaving `rows`). `same` tells an unplaced
-/// older version of the row.
+/// Files a row known by its id, keeping `rows` in id order (the order turns were spoken and
+/// rulings made, whatever order they arrive in): in place of its older version, else inserted;
+/// a row whose round is not placed goes to `unplaced` instead (leaving `rows`). `same` tells an
+/// unplaced older version of the row.
 fn file_by_id<T>(
     rows: &mut Vec<T>,
     unplaced: &mut Vec<Change>,
     row: T,
-    is_row: impl Fn(&T) -> bool,
+    id_of: impl Fn(&T) -> u64,
     same: impl Fn(&Change) -> bool,
     round: u32,
     wrap: fn(T) -> Change,
 ) {
     unplaced.retain(|c| !same(c));
-    let at = rows.iter().position(is_row);
+    let id = id_of(&row);
+    let at = rows.binary_search_by_key(&id, &id_of);
     match (placed(round), at) {
-        (true, Some(i)) => rows[i] = row,
-        (true, None) => rows.push(row),
+        (true, Ok(i)) => rows[i] = row,
+        (true, Err(i)) => rows.insert(i, row),
         (false, at) => {
-            if let Some(i) = at {
+            if let Ok(i) = at {
                 rows.remove(i);
             }
             unplaced.push(wrap(row));
@@ -109,7 +115,7 @@ impl Debate {
                     &mut self.turns,
                     &mut self.unplaced,
                     turn,
-                    |t| t.id == id,
+                    |t| t.id,
                     |c| matches!(c, Change::Turn(t) if t.id == id),
                     round,
                     Change::Turn,
@@ -121,7 +127,7 @@ impl Debate {
                     &mut self.judgments,
                     &mut self.unplaced,
                     judgment,
-                    |j| j.id == id,
+                    |j| j.id,
                     |c| matches!(c, Change::Judgment(j) if j.id == id),
                     round,
                     Change::Judgment,
@@ -157,6 +163,31 @@ impl Debate {
         let latest = self.latest_decision()?;
         (self.session.is_running() && !self.actions.contains_key(&latest.round_index))
             .then_some(latest)
+    }
+
+    /// Whether the pending decision waits for an operator: the orchestrator holds a gated debate
+    /// until it is resolved or its wait runs out. Elsewhere a pending decision is advisory.
+    pub fn waiting(&self) -> bool {
+        self.pending().is_some() && self.session.controller_mode == ControllerMode::Gated.into()
+    }
+
+    /// How the debate ended; `None` while it runs.
+    pub fn ending(&self) -> Option<Ending> {
+        if self.session.is_running() {
+            return None;
+        }
+        let judge_aborted = self
+            .judgments
+            .iter()
+            .any(|j| j.decision == JudgeDecision::Abort.into());
+        let last = self.decisions.iter().next_back();
+        let resolution = self.actions.values().next_back().map(Resolution::of);
+        Some(Ending::of(
+            &self.session.controller_mode,
+            judge_aborted,
+            last.map(|(round, d)| (*round, &d.decision)),
+            resolution.as_ref(),
+        ))
     }
 
     /// What this debate's rows say of the decision of `round`, for

@@ -8,6 +8,7 @@
 mod action;
 mod debate;
 mod decision;
+mod ending;
 mod judgment;
 pub mod limits;
 mod reported;
@@ -19,6 +20,7 @@ pub use action::{
 };
 pub use debate::{Debate, Debates, RoundRow};
 pub use decision::{ControllerDecision, Decision, Signals};
+pub use ending::{Ending, Resolution};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};
 pub use limits::Limits;
 pub use reported::Reported;

@@ -7,7 +7,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, Gauge, GraphType, Paragraph};
 
-use super::format::{panel, thousands};
+use super::format::{compact, fit, fit_line, panel, thousands};
 use crate::domain::Debate;
 use crate::policy::ControllerConfig;
 use crate::theme::Theme;
@@ -106,19 +106,30 @@ pub fn budget(
         format!("{:>width$}", format!("{label} ▲"), width = column)
     };
     frame.render_widget(Line::styled(marker, theme.threshold()), marker_area);
-    let text = vec![
+    let spent = |figure: fn(u64) -> String| {
         Line::from(vec![
-            Span::styled(thousands(session.tokens_used), theme.text()),
+            Span::styled(figure(session.tokens_used), theme.text()),
             Span::styled(" of ", theme.muted()),
-            Span::styled(thousands(session.token_budget), theme.text()),
+            Span::styled(figure(session.token_budget), theme.text()),
             Span::styled(" tokens", theme.muted()),
-        ]),
+        ])
+    };
+    let in_full = spent(thousands);
+    let text = vec![
+        if in_full.width() <= usize::from(facts.width) {
+            in_full
+        } else {
+            fit_line(spent(compact), facts.width.into())
+        },
         Line::styled(
-            format!(
-                "rounds {} to {} · {}",
-                session.min_rounds,
-                session.max_rounds,
-                super::one_line(&session.debate_type)
+            fit(
+                &format!(
+                    "rounds {} to {} · {}",
+                    session.min_rounds,
+                    session.max_rounds,
+                    super::one_line(&session.debate_type)
+                ),
+                facts.width.into(),
             ),
             theme.muted(),
         ),

@@ -1,10 +1,13 @@
 //! Text and styles shared by the panels: inert rendering of untrusted text, figures, and the
 //! colour of each decision.
 
-pub use crate::text::{inert, one_line, thousands};
+pub use crate::text::{compact, countdown, fit, inert, one_line, thousands};
 
-use ratatui::layout::Rect;
+use std::time::Duration;
+
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType};
 
 use crate::domain::{Decision, JudgeDecision, Reported};
@@ -17,6 +20,51 @@ pub fn below_header(full: Rect) -> Rect {
         height: full.height.saturating_sub(1),
         ..full
     }
+}
+
+/// The width of each column of a bordered table in `area` with these column `widths` (one
+/// column of space between columns, as a table has): for cutting a cell's text to fit, with `…`.
+pub fn column_widths(widths: &[Constraint], area: Rect) -> Vec<usize> {
+    let inner = Rect::new(0, 0, area.width.saturating_sub(2), 1);
+    Layout::horizontal(widths.iter().copied())
+        .spacing(1)
+        .split(inner)
+        .iter()
+        .map(|column| usize::from(column.width))
+        .collect()
+}
+
+/// The time a gated decision has left, as shown: `1:23 left`, or `timed out` once it ran out
+/// (the orchestrator's timeout action has not landed yet).
+pub fn time_left(left: Duration) -> String {
+    if left.is_zero() {
+        "timed out".to_owned()
+    } else {
+        format!("{} left", countdown(left))
+    }
+}
+
+/// `line` cut to `width` columns, its last span ending in `…` when cut.
+pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let mut used = 0;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        let room = width.saturating_sub(used);
+        if room == 0 {
+            break;
+        }
+        let text = fit(&span.content, room);
+        used += Span::raw(text.clone()).width();
+        let cut = text.ends_with('…') && !span.content.ends_with('…');
+        spans.push(Span::styled(text, span.style));
+        if cut {
+            break;
+        }
+    }
+    Line::from(spans)
 }
 
 /// A bordered panel with a title.

@@ -28,6 +28,8 @@ use crate::theme::Theme;
 
 pub use format::{inert, one_line};
 
+use format::{fit, fit_line};
+
 /// Where each part of the main screen goes.
 #[derive(Debug, Clone, Copy)]
 pub struct Areas {
@@ -49,7 +51,7 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
     let band_height = match (roomy, model.view) {
         (true, DetailView::Rounds) => 11,
         (true, _) => 8,
-        (false, _) => 6,
+        (false, _) => 7,
     };
     let [header, list, tabs, detail, band, footer] = Layout::vertical([
         Constraint::Length(1),
@@ -60,7 +62,12 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    let (pending, charts) = if model.view == DetailView::Rounds {
+    // The decision comes first: on a narrow screen a pending one takes the charts' room.
+    let deciding = area.width < 120
+        && model
+            .selected_debate()
+            .is_some_and(|d| d.pending().is_some());
+    let (pending, charts) = if model.view == DetailView::Rounds && !deciding {
         let [pending, chart, budget] = Layout::horizontal([
             Constraint::Fill(1),
             Constraint::Percentage(27),
@@ -197,15 +204,27 @@ fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Line::from(spans), area);
 }
 
+/// The header, most important first (a narrow terminal cuts the end): what waits for the
+/// operator, the connection, read-only, the source, playback (the demo's; a live feed only
+/// says when it is paused), the operator.
 fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let pending = model.debates.pending();
+    let waiting = model.debates.waiting();
+    let counts = Span::styled(
+        format!(" {} ", debates::counts(model)),
+        if waiting > 0 {
+            theme.pending()
+        } else {
+            theme.muted()
+        },
+    );
     let playback = match (&model.link, model.playback.paused) {
         (Some(_), true) => Span::styled(
-            format!(" ⏸ paused, {} rows held ", model.held_back.len()),
+            format!("│ ⏸ paused, {} rows held ", model.held_back.len()),
             theme.warn(),
         ),
-        (None, true) => Span::styled(" ⏸ paused ", theme.warn()),
-        (_, false) => Span::styled(format!(" ▶ {}x ", model.playback.speed), theme.ok()),
+        (Some(_), false) => Span::raw(""),
+        (None, true) => Span::styled("│ ⏸ paused ", theme.warn()),
+        (None, false) => Span::styled(format!("│ ▶ {}x ", model.playback.speed), theme.ok()),
     };
     let link = match &model.link {
         None => Span::raw(""),
@@ -214,39 +233,35 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Some(Link::Down { error, retry_in }) => Span::styled(
             format!(
                 "│ ✗ down: {} (retry in {:.1}s) ",
-                one_line(error),
+                fit(&one_line(error), 48),
                 retry_in.as_secs_f64()
             ),
             theme.danger(),
         ),
     };
     let access = match (&model.denied, model.read_only) {
-        (Some(why), _) => Span::styled(format!(" │ read-only: {}", one_line(why)), theme.warn()),
-        (None, true) => Span::styled(" │ read-only", theme.warn()),
+        (Some(why), _) => Span::styled(
+            format!("│ read-only: {} ", fit(&one_line(why), 40)),
+            theme.warn(),
+        ),
+        (None, true) => Span::styled("│ read-only ", theme.warn()),
         (None, false) => Span::raw(""),
     };
     let line = Line::from(vec![
         Span::styled(" gavel ", theme.title()),
-        Span::styled("│ ", theme.muted()),
-        Span::styled(one_line(&model.source), theme.text()),
-        Span::styled(" │", theme.muted()),
-        playback,
+        Span::styled("│", theme.muted()),
+        counts,
         link,
-        Span::styled("│ operator ", theme.muted()),
-        Span::styled(one_line(&model.operator), theme.text()),
         access,
-        Span::styled(" │ ", theme.muted()),
-        Span::styled(
-            format!("{pending} pending"),
-            if pending > 0 {
-                theme.pending()
-            } else {
-                theme.muted()
-            },
-        ),
-        Span::styled(" │ ? help  q quit", theme.muted()),
+        Span::styled("│ ", theme.muted()),
+        Span::styled(fit(&one_line(&model.source), 48), theme.text()),
+        Span::raw(" "),
+        playback,
+        Span::styled("│ operator ", theme.muted()),
+        Span::styled(fit(&one_line(&model.operator), 24), theme.text()),
+        Span::styled(" │ ? help", theme.muted()),
     ]);
-    frame.render_widget(line, area);
+    frame.render_widget(fit_line(line, area.width.into()), area);
 }
 
 fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {

@@ -7,16 +7,17 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListState, Paragraph, Wrap};
 
-use super::format::{one_line, panel};
+use super::format::{fit, fit_line, one_line, panel, time_left};
 use super::{calibration, shadow};
 use crate::app::{Action, Chooser, Intent, Model, Overlay};
+use crate::text::wrap;
 use crate::theme::Theme;
 
 pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame) {
     match overlay {
         Overlay::Help { scroll } => help(model, *scroll, theme, frame),
-        Overlay::Choose(chooser) => choose(chooser, theme, frame),
-        Overlay::Confirm(intent) => confirm(intent, theme, frame),
+        Overlay::Choose(chooser) => choose(model, chooser, theme, frame),
+        Overlay::Confirm(intent) => confirm(model, intent, theme, frame),
         Overlay::Note(intent) => note(intent, theme, frame),
         Overlay::Unlock => unlock(theme, frame),
         Overlay::Calibration { scroll } => calibration::render(model, *scroll, theme, frame),
@@ -68,29 +69,55 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     );
 }
 
-fn choose(chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
+fn choose(model: &Model, chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
     let area = centered(frame, 64, chooser.options.len() as u16 + 4);
     let what = match chooser.action {
         crate::domain::ActionKind::Escalate => "bring in which persona",
         _ => "override with which decision",
     };
     let title = format!(
-        "{} · round {}: {what}?",
+        "{} · round {}: {what}?{}",
         one_line(&chooser.session_id),
-        chooser.round_index
+        chooser.round_index,
+        countdown(model, &chooser.session_id)
     );
     let list = List::new(chooser.options.iter().map(|o| one_line(o)))
         .style(theme.text())
         .highlight_style(theme.selection())
         .highlight_symbol("› ")
-        .block(panel(title, theme, true).title_bottom(" ↑↓ move · Enter choose · Esc cancel "));
+        .block(
+            panel(
+                fit(&title, usize::from(area.width.saturating_sub(4))),
+                theme,
+                true,
+            )
+            .title_bottom(" ↑↓ move · Enter choose · Esc cancel "),
+        );
     let mut state = ListState::default().with_selected(Some(chooser.cursor));
     frame.render_widget(Clear, area);
     frame.render_stateful_widget(list, area, &mut state);
 }
 
-fn confirm(intent: &Intent, theme: &Theme, frame: &mut Frame) {
-    let area = centered(frame, 72, 7);
+/// The time the decision a dialog acts on has left, for its title: ` · 1:23 left` on a gated
+/// decision, nothing on another.
+fn countdown(model: &Model, session_id: &str) -> String {
+    model
+        .debates
+        .seq(session_id)
+        .and_then(|seq| model.debates.get(seq))
+        .and_then(|summary| model.time_left(summary))
+        .map_or_else(String::new, |left| format!(" · {}", time_left(left)))
+}
+
+/// Lines of a note the confirmation shows; a longer one ends in `…` (the note editor shows it
+/// whole).
+const NOTE_LINES: usize = 4;
+
+/// The confirmation of an action: what will be recorded, the note, and the keys — which stay
+/// on screen however long the note.
+fn confirm(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
+    let width: u16 = 72;
+    let inner = usize::from(width.min(frame.area().width).saturating_sub(2));
     let what = match &intent.persona {
         Some(persona) => format!(
             "{} → {} (bring in {})",
@@ -100,7 +127,7 @@ fn confirm(intent: &Intent, theme: &Theme, frame: &mut Frame) {
         ),
         None => format!("{} → {}", intent.action, intent.decision),
     };
-    let lines = vec![
+    let mut lines = vec![fit_line(
         Line::from(vec![
             Span::styled(
                 format!(
@@ -112,28 +139,34 @@ fn confirm(intent: &Intent, theme: &Theme, frame: &mut Frame) {
             ),
             Span::styled(what, theme.pending()),
         ]),
-        Line::styled(
-            match &intent.note {
-                Some(note) => format!("note: {}", one_line(note)),
-                None => String::new(),
-            },
-            theme.text(),
-        ),
-        Line::from(vec![
-            Span::styled("[y]", theme.pending()),
-            Span::styled(" confirm    ", theme.text()),
-            Span::styled("[n]", theme.pending()),
-            Span::styled(" note    ", theme.text()),
-            Span::styled("any other key cancels", theme.muted()),
-        ]),
-    ];
+        inner,
+    )];
+    match intent.note.as_deref().filter(|n| !n.trim().is_empty()) {
+        Some(note) => {
+            let note = format!("note: {}", one_line(note));
+            lines.extend(
+                wrap(&note, inner, NOTE_LINES)
+                    .into_iter()
+                    .map(|l| Line::styled(l, theme.text())),
+            );
+        }
+        None if model.kept_note.is_some() => lines.push(Line::styled(
+            "no note · n offers the note kept from the dialog that closed",
+            theme.muted(),
+        )),
+        None => lines.push(Line::styled("no note", theme.muted())),
+    }
+    lines.push(Line::from(vec![
+        Span::styled("[y]", theme.pending()),
+        Span::styled(" confirm    ", theme.text()),
+        Span::styled("[n]", theme.pending()),
+        Span::styled(" note    ", theme.text()),
+        Span::styled("any other key cancels", theme.muted()),
+    ]));
+    let area = centered(frame, width, lines.len() as u16 + 2);
+    let title = format!("confirm{}", countdown(model, &intent.session_id));
     frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(panel("confirm".to_owned(), theme, true)),
-        area,
-    );
+    frame.render_widget(Paragraph::new(lines).block(panel(title, theme, true)), area);
 }
 
 fn note(intent: &Intent, theme: &Theme, frame: &mut Frame) {

@@ -1,17 +1,24 @@
-//! The pending decision of the selected debate: what the controller decided, the signals and
-//! reasons behind it, what the mode means for it, and the actions. Without one, how the latest
-//! decision stands.
+//! The decision panel for the selected debate, laid out to decide from at 80x24: a headline
+//! (round, decision, time left for a gated one, what the mode does with it), the three
+//! convergence signals as a fixed mini-table, then the action keys, then the reasons. Without a
+//! pending decision, how the latest one stands and how the debate ended. Text cut to fit ends
+//! in `…`; numbers are shortened (60k), never cut.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
-use super::format::{decision_style, figure, one_line, panel};
+use super::format::{compact, decision_style, figure, fit, fit_line, one_line, panel, time_left};
 use crate::app::{Action, Model};
-use crate::domain::Debate;
-use crate::domain::{ControllerDecision, ControllerMode, Reported, Signals};
+use crate::domain::{ControllerDecision, ControllerMode, Debate, Reported, Signals};
+use crate::text::wrap;
 use crate::theme::Theme;
+
+/// Below this inner width the mini-table and the keys and reasons are stacked, not side by side.
+const SIDE_BY_SIDE: u16 = 64;
+/// The widest the mini-table gets beside the keys and reasons.
+const TABLE_WIDTH: u16 = 40;
 
 pub fn render(
     model: &Model,
@@ -24,55 +31,109 @@ pub fn render(
         frame.render_widget(panel("decision".to_owned(), theme, false), area);
         return;
     };
-    let (title, lines) = match (debate.pending(), debate.latest_decision()) {
-        (Some(pending), _) => (
-            "pending decision".to_owned(),
-            pending_lines(model, debate, pending, theme),
-        ),
-        (None, Some(latest)) => (
-            "latest decision".to_owned(),
-            settled_lines(debate, latest, theme),
-        ),
-        (None, None) => (
-            "decision".to_owned(),
-            vec![Line::styled(
-                format!(
-                    "no controller decision yet · {} · {}",
-                    debate.session.status, debate.session.controller_mode
-                ),
-                theme.muted(),
-            )],
-        ),
+    let pending = debate.pending();
+    let shown = pending.or(debate.latest_decision());
+    let left = model
+        .selected_summary()
+        .and_then(|summary| model.time_left(summary));
+    let title = match (pending, left) {
+        (Some(_), Some(left)) => format!("decision waiting for you · {}", time_left(left)),
+        (Some(_), None) => "pending decision (advisory)".to_owned(),
+        (None, _) if shown.is_some() => "latest decision".to_owned(),
+        _ => "decision".to_owned(),
     };
-    let mut lines = lines;
-    // The shown decision's own problems first, then the rest of the debate's.
-    let own: Vec<&str> = debate
-        .pending()
-        .or(debate.latest_decision())
-        .map(|d| d.issues.iter().map(String::as_str).collect())
-        .unwrap_or_default();
-    let issues: Vec<&str> = own
-        .iter()
-        .copied()
-        .chain(debate.issues().filter(|i| !own.contains(i)))
-        .collect();
-    if let Some(first) = issues.first() {
-        let more = match issues.len() {
-            1 => String::new(),
-            n => format!(" (+{} more)", n - 1),
-        };
-        lines.insert(
-            1,
-            Line::styled(format!("⚠ {}{more}", one_line(first)), theme.danger()),
+    let block = panel(
+        fit(&title, usize::from(area.width.saturating_sub(4))),
+        theme,
+        false,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(decision) = shown else {
+        let line = format!(
+            "no controller decision yet · {} · {}",
+            debate.session.status, debate.session.controller_mode
+        );
+        frame.render_widget(
+            Line::styled(fit(&line, inner.width.into()), theme.muted()),
+            inner,
+        );
+        return;
+    };
+    // A problem reading the rows gets a line of its own, under everything else.
+    let issue = issues(debate, decision);
+    let [head, body, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(issue.is_some().into()),
+    ])
+    .areas(inner);
+    frame.render_widget(headline(debate, decision, theme, head.width), head);
+    if let Some(issue) = issue {
+        frame.render_widget(
+            Line::styled(
+                fit(&format!("⚠ {issue}"), foot.width.into()),
+                theme.danger(),
+            ),
+            foot,
         );
     }
-    let paragraph = Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(panel(title, theme, false));
-    frame.render_widget(paragraph, area);
+    let table = signal_table(&decision.signals, body.height);
+    let (table_area, rest) = if body.width >= SIDE_BY_SIDE {
+        let [table_area, _, rest] = Layout::horizontal([
+            Constraint::Length(TABLE_WIDTH.min(body.width / 2)),
+            Constraint::Length(2),
+            Constraint::Fill(1),
+        ])
+        .areas(body);
+        (table_area, rest)
+    } else {
+        let rows = u16::try_from(table.len())
+            .unwrap_or(u16::MAX)
+            .min(body.height);
+        let [table_area, rest] =
+            Layout::vertical([Constraint::Length(rows), Constraint::Fill(1)]).areas(body);
+        (table_area, rest)
+    };
+    let table: Vec<Line> = table
+        .into_iter()
+        .map(|row| row.render(table_area.width, theme))
+        .collect();
+    frame.render_widget(Paragraph::new(table), table_area);
+    let mut lines = Vec::new();
+    if pending.is_some() {
+        lines.push(keys(model, theme, rest.width.into()));
+    } else {
+        let standing = standing(debate, decision);
+        lines.extend(
+            wrap(&standing, rest.width.into(), 2)
+                .into_iter()
+                .map(|line| Line::styled(line, theme.accent())),
+        );
+    }
+    let room = usize::from(rest.height).saturating_sub(lines.len());
+    let reasons: Vec<String> = decision
+        .signals
+        .reasons
+        .iter()
+        .map(|r| one_line(r))
+        .collect();
+    let why = format!("why: {}", reasons.join(" · "));
+    for line in wrap(&why, rest.width.into(), room) {
+        lines.push(Line::styled(line, theme.text()));
+    }
+    let width = usize::from(rest.width);
+    let lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, width)).collect();
+    frame.render_widget(Paragraph::new(lines), rest);
 }
 
-fn headline<'a>(decision: &ControllerDecision, theme: &Theme) -> Vec<Span<'a>> {
+/// Round, decision (and persona brought in), then what the mode does with it.
+fn headline(
+    debate: &Debate,
+    decision: &ControllerDecision,
+    theme: &Theme,
+    width: u16,
+) -> Line<'static> {
     let mut spans = vec![
         Span::styled(format!("round {} · ", decision.round_index), theme.muted()),
         Span::styled(
@@ -86,152 +147,177 @@ fn headline<'a>(decision: &ControllerDecision, theme: &Theme) -> Vec<Span<'a>> {
             theme.warn(),
         ));
     }
-    spans
-}
-
-fn pending_lines<'a>(
-    model: &Model,
-    debate: &Debate,
-    decision: &ControllerDecision,
-    theme: &Theme,
-) -> Vec<Line<'a>> {
     let mode = match &debate.session.controller_mode {
         Reported::Known(ControllerMode::Gated) => {
-            "gated: the orchestrator waits for you; on timeout the controller's decision stands".to_owned()
+            "gated: waits for you; on timeout the decision stands".to_owned()
         }
         Reported::Known(ControllerMode::Shadow) => {
-            "shadow: counterfactual, the fixed loop goes on; accept labels agreement, override/escalate apply next round".to_owned()
+            "shadow: advisory; the fixed loop goes on".to_owned()
         }
         Reported::Known(ControllerMode::Enabled) => {
-            "enabled: applied at once; an override or escalation applies at the next round".to_owned()
+            "enabled: applied; an override applies next round".to_owned()
         }
-        Reported::Known(ControllerMode::Off) => "off: the orchestrator ignores decisions".to_owned(),
+        Reported::Known(ControllerMode::Off) => {
+            "off: the orchestrator ignores decisions".to_owned()
+        }
         Reported::Unknown(raw) => format!(
             "unknown mode {:?}: how the orchestrator treats decisions is not known",
             one_line(raw)
         ),
     };
-    let mut head = headline(decision, theme);
-    head.push(Span::styled(format!("  ·  {mode}"), theme.muted()));
-    let mut lines = vec![Line::from(head), signal_line(&decision.signals, theme)];
-    lines.push(reason_line(&decision.signals, theme));
-    let key =
-        |action: Action| Span::styled(format!("[{}]", model.keymap.keys(action)), theme.pending());
-    lines.push(if let Some(why) = &model.denied {
-        Line::styled(format!("read-only: {}", one_line(why)), theme.warn())
-    } else if model.read_only {
-        Line::from(vec![
-            Span::styled("read-only: ", theme.warn()),
-            key(Action::Unlock),
-            Span::styled(" unlocks actions (asks to confirm)", theme.text()),
-        ])
-    } else {
-        Line::from(vec![
-            key(Action::Accept),
-            Span::styled(" accept   ", theme.text()),
-            key(Action::Override),
-            Span::styled(" override   ", theme.text()),
-            key(Action::Escalate),
-            Span::styled(" force escalation   ", theme.text()),
-            Span::styled("each confirmed with y", theme.muted()),
-        ])
-    });
-    lines
+    if debate.pending().is_some() {
+        spans.push(Span::styled(format!(" · {mode}"), theme.muted()));
+    }
+    fit_line(Line::from(spans), width.into())
 }
 
-fn settled_lines<'a>(
-    debate: &Debate,
-    decision: &ControllerDecision,
-    theme: &Theme,
-) -> Vec<Line<'a>> {
-    let session = &debate.session;
-    let mut head = headline(decision, theme);
-    let standing = match debate.actions.get(&decision.round_index) {
-        Some(action) => format!(
-            "  ·  {} by {}: {}",
-            action.action,
-            one_line(&action.who()),
-            action.decision
-        ),
-        None => "  ·  not resolved by an operator".to_owned(),
-    };
-    head.push(Span::styled(standing, theme.accent()));
-    let status = match session.num_rounds {
-        Some(n) => format!("debate {} after {n} rounds", session.status),
-        None => format!("debate {}", session.status),
-    };
-    let mut lines = vec![
-        Line::from(head),
-        Line::styled(status, theme.muted()),
-        signal_line(&decision.signals, theme),
-    ];
-    lines.push(reason_line(&decision.signals, theme));
-    lines
+/// One row of the signals mini-table: a name, a figure against its threshold, and whether it
+/// is met.
+struct SignalRow {
+    name: &'static str,
+    value: String,
+    met: Option<bool>,
 }
 
-/// The three convergence signals against their thresholds, then disputes and tokens.
-fn signal_line<'a>(s: &Signals, theme: &Theme) -> Line<'a> {
-    let check = |ok: Option<bool>| match ok {
-        Some(true) => Span::styled(" ✓", theme.ok()),
-        Some(false) => Span::styled(" ✗", theme.danger()),
-        None => Span::styled(" ?", theme.muted()),
-    };
+impl SignalRow {
+    fn render(self, width: u16, theme: &Theme) -> Line<'static> {
+        let check = match self.met {
+            Some(true) => Span::styled(" ✓", theme.ok()),
+            Some(false) => Span::styled(" ✗", theme.danger()),
+            None => Span::styled(" ?", theme.muted()),
+        };
+        let room = usize::from(width).saturating_sub(11 + 2);
+        Line::from(vec![
+            Span::styled(format!("{:<11}", self.name), theme.muted()),
+            Span::styled(format!("{:<room$}", fit(&self.value, room)), theme.text()),
+            check,
+        ])
+    }
+}
+
+/// The three convergence signals against their thresholds, then (room allowing) the tokens
+/// spent and the open disputes.
+fn signal_table(s: &Signals, height: u16) -> Vec<SignalRow> {
     let similar = s
         .similarity
         .zip(s.similarity_threshold)
         .map(|(v, t)| v >= t);
     let settled = s.new_claims.zip(s.novelty_threshold).map(|(n, t)| n < t);
     let verdict = match (s.verdict_split, &s.verdict) {
-        (Some(true), Some(v)) => format!("split {}", one_line(v)),
+        (Some(true), Some(v)) => format!("split: {}", one_line(v)),
         (_, Some(v)) => one_line(v),
         (_, None) => "none".to_owned(),
     };
-    let tokens = match (s.tokens_used, s.token_budget) {
-        (Some(used), Some(budget)) if budget > 0 => {
-            format!("{:.0}%", used as f64 / budget as f64 * 100.0)
-        }
-        _ => "—".to_owned(),
-    };
-    Line::from(vec![
-        Span::styled("similarity ", theme.muted()),
-        Span::styled(
-            format!(
-                "{} / {}",
+    let count = |n: Option<u32>| n.map_or("—".to_owned(), |n| compact(n.into()));
+    let mut rows = vec![
+        SignalRow {
+            name: "similarity",
+            value: format!(
+                "{} ≥ {}",
                 figure(s.similarity),
                 figure(s.similarity_threshold)
             ),
-            theme.text(),
-        ),
-        check(similar),
-        Span::styled("   verdict ", theme.muted()),
-        Span::styled(verdict, theme.text()),
-        check(s.verdict_stable),
-        Span::styled("   new claims ", theme.muted()),
-        Span::styled(
-            format!(
-                "{} / <{}",
-                s.new_claims.map_or("—".to_owned(), |n| n.to_string()),
-                s.novelty_threshold
-                    .map_or("—".to_owned(), |n| n.to_string())
+            met: similar,
+        },
+        SignalRow {
+            name: "verdict",
+            value: verdict,
+            met: s.verdict_stable,
+        },
+        SignalRow {
+            name: "new claims",
+            value: format!("{} < {}", count(s.new_claims), count(s.novelty_threshold)),
+            met: settled,
+        },
+    ];
+    if height > 3 {
+        let tokens = match (s.tokens_used, s.token_budget) {
+            (Some(used), Some(budget)) if budget > 0 => format!(
+                "{} of {} ({:.0}%)",
+                compact(used),
+                compact(budget),
+                used as f64 / budget as f64 * 100.0
             ),
-            theme.text(),
-        ),
-        check(settled),
-        Span::styled("   open disputes ", theme.muted()),
-        Span::styled(
-            s.open_disputes.map_or("—".to_owned(), |n| n.to_string()),
-            theme.text(),
-        ),
-        Span::styled("   tokens ", theme.muted()),
-        Span::styled(tokens, theme.text()),
-    ])
+            (Some(used), _) => compact(used),
+            _ => "—".to_owned(),
+        };
+        rows.push(SignalRow {
+            name: "tokens",
+            value: tokens,
+            met: None,
+        });
+    }
+    if height > 4 {
+        rows.push(SignalRow {
+            name: "disputes",
+            value: count(s.open_disputes),
+            met: None,
+        });
+    }
+    rows
 }
 
-/// The reasons, on one wrapped line.
-fn reason_line<'a>(s: &Signals, theme: &Theme) -> Line<'a> {
-    let reasons: Vec<String> = s.reasons.iter().map(|r| one_line(r)).collect();
-    Line::from(vec![
-        Span::styled("why: ", theme.muted()),
-        Span::styled(reasons.join(" · "), theme.text()),
-    ])
+/// The action keys in force, or why there are none.
+fn keys(model: &Model, theme: &Theme, width: usize) -> Line<'static> {
+    let key =
+        |action: Action| Span::styled(format!("[{}]", model.keymap.keys(action)), theme.pending());
+    if let Some(why) = &model.denied {
+        Line::styled(format!("read-only: {}", one_line(why)), theme.warn())
+    } else if model.read_only {
+        Line::from(vec![
+            Span::styled("read-only: ", theme.warn()),
+            key(Action::Unlock),
+            Span::styled(" unlocks actions", theme.text()),
+        ])
+    } else {
+        let mut line = Line::from(vec![
+            key(Action::Accept),
+            Span::styled(" accept ", theme.text()),
+            key(Action::Override),
+            Span::styled(" override ", theme.text()),
+            key(Action::Escalate),
+            Span::styled(" escalate", theme.text()),
+        ]);
+        if line.width() + 12 <= width {
+            line.push_span(Span::styled("  y confirms", theme.muted()));
+        }
+        line
+    }
+}
+
+/// How a settled decision stands: who resolved it, and how the debate ended.
+fn standing(debate: &Debate, decision: &ControllerDecision) -> String {
+    let resolved = match debate.actions.get(&decision.round_index) {
+        Some(action) => format!(
+            "{} by {}: {}",
+            action.action,
+            one_line(&action.who()),
+            action.decision
+        ),
+        None => "not resolved by an operator".to_owned(),
+    };
+    let status = one_line(&debate.session.status.to_string());
+    let ended = match (debate.ending(), debate.session.num_rounds) {
+        (Some(ending), Some(n)) => format!("{status} after {n} rounds: {ending}"),
+        (Some(ending), None) => format!("{status}: {ending}"),
+        (None, _) => status,
+    };
+    one_line(&format!("{resolved} · {ended}"))
+}
+
+/// The first problem to show: the decision's own, then the rest of the debate's, with how
+/// many more there are.
+fn issues(debate: &Debate, decision: &ControllerDecision) -> Option<String> {
+    let own: Vec<&str> = decision.issues.iter().map(String::as_str).collect();
+    let all: Vec<&str> = own
+        .iter()
+        .copied()
+        .chain(debate.issues().filter(|i| !own.contains(i)))
+        .collect();
+    let first = all.first()?;
+    let more = match all.len() {
+        1 => String::new(),
+        n => format!(" (+{} more)", n - 1),
+    };
+    Some(format!("{}{more}", one_line(first)))
 }

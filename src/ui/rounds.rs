@@ -9,9 +9,11 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
-use super::format::{decision_style, figure, one_line, panel, ruling_style};
+use super::format::{
+    column_widths, compact, decision_style, figure, fit, one_line, panel, ruling_style,
+};
 use crate::app::{Model, worst_ruling};
-use crate::domain::RoundRow;
+use crate::domain::{RoundRow, Turn};
 use crate::theme::Theme;
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
@@ -44,25 +46,39 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         .map(|t| t.agent_persona.as_str())
         .collect();
     let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
+    // Narrow screens leave out the operator column (the decision panel shows the resolution);
+    // the verdict gets the room, personas collapse to a count when their names do not fit.
+    let wide = area.width >= 120;
+    let widths = if wide {
+        vec![
+            Constraint::Length(3),
+            Constraint::Length(24),
+            Constraint::Length(5),
+            Constraint::Fill(1),
+            Constraint::Length(4),
+            Constraint::Length(17),
+            Constraint::Length(20),
+            Constraint::Length(16),
+        ]
+    } else {
+        vec![
+            Constraint::Length(3),
+            Constraint::Length(13),
+            Constraint::Length(4),
+            Constraint::Fill(1),
+            Constraint::Length(3),
+            Constraint::Length(13),
+            Constraint::Length(17),
+        ]
+    };
+    let columns = column_widths(&widths, area);
     let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
     if shown > 0 {
         for round in debate.rounds_in(first..=last) {
-            rows.push(cells(&round, &seen, threshold, theme));
+            rows.push(cells(&round, &seen, threshold, theme, &columns));
             seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
         }
     }
-    // Narrow screens leave out the operator column: the decision panel shows the resolution.
-    let wide = area.width >= 120;
-    let mut widths = vec![
-        Constraint::Length(3),
-        Constraint::Fill(5),
-        Constraint::Length(5),
-        Constraint::Fill(2),
-        Constraint::Length(4),
-        Constraint::Length(if wide { 17 } else { 13 }),
-        Constraint::Length(20),
-        Constraint::Length(16),
-    ];
     let mut header = vec![
         "#",
         "persona(s)",
@@ -73,17 +89,15 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         "controller",
         "operator",
     ];
-    if !wide {
-        widths.pop();
-        header.pop();
-        rows.iter_mut().for_each(|cells| {
-            cells.pop();
-        });
-    }
+    header.truncate(widths.len());
     let table = Table::new(rows.into_iter().map(Row::new), widths)
         .header(Row::new(header).style(theme.muted()))
         .row_highlight_style(theme.selection())
-        .block(panel(title, theme, focused));
+        .block(panel(
+            fit(&title, usize::from(area.width.saturating_sub(4))),
+            theme,
+            focused,
+        ));
     let mut state =
         TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
     frame.render_stateful_widget(table, area, &mut state);
@@ -107,36 +121,17 @@ pub fn first_shown(model: &Model, shown: usize) -> usize {
     }
 }
 
-/// One round's cells; `seen` holds the personas of earlier rounds, so that one who joins later
-/// (an escalation, a replacement) is marked `+`.
+/// One round's cells, each cut to its column's width in `columns` (with `…`); `seen` holds
+/// the personas of earlier rounds, so that one who joins later (an escalation, a replacement)
+/// is marked `+`.
 fn cells<'a>(
     round: &RoundRow<'_>,
     seen: &HashSet<&str>,
     threshold: f64,
     theme: &Theme,
+    columns: &[usize],
 ) -> Vec<Cell<'a>> {
-    let personas: Vec<Span> = round
-        .turns
-        .iter()
-        .enumerate()
-        .flat_map(|(i, turn)| {
-            let joined = round.number > 1 && !seen.contains(turn.agent_persona.as_str());
-            let style = if turn.superseded {
-                theme.danger().add_modifier(Modifier::CROSSED_OUT)
-            } else if joined || turn.metadata.replaces.is_some() {
-                theme.warn()
-            } else {
-                theme.text()
-            };
-            let name = format!(
-                "{}{}",
-                if joined { "+" } else { "" },
-                one_line(&turn.agent_persona)
-            );
-            let separator = (i > 0).then(|| Span::styled(" ", theme.muted()));
-            separator.into_iter().chain([Span::styled(name, style)])
-        })
-        .collect();
+    let width = |column: usize| columns.get(column).copied().unwrap_or(0);
     let signals = round.decision.map(|d| &d.signals);
     let similarity = signals.and_then(|s| s.similarity);
     let similarity_style = match similarity {
@@ -147,11 +142,14 @@ fn cells<'a>(
     };
     let verdict = match signals {
         Some(s) if s.verdict_split == Some(true) => Span::styled(
-            format!("split: {}", one_line(s.verdict.as_deref().unwrap_or(""))),
+            fit(
+                &format!("split: {}", one_line(s.verdict.as_deref().unwrap_or(""))),
+                width(3),
+            ),
             theme.warn(),
         ),
         Some(s) => Span::styled(
-            one_line(s.verdict.as_deref().unwrap_or("—")),
+            fit(&one_line(s.verdict.as_deref().unwrap_or("—")), width(3)),
             if s.verdict_stable == Some(true) {
                 theme.ok()
             } else {
@@ -162,37 +160,100 @@ fn cells<'a>(
     };
     let new_claims = signals
         .and_then(|s| s.new_claims)
-        .map_or("—".to_owned(), |n| n.to_string());
+        .map_or("—".to_owned(), |n| compact(n.into()));
     let judge = match worst_ruling(&round.judgments) {
         Some(j) => Span::styled(
-            format!("{} {}", figure(j.score), one_line(&j.decision.to_string())),
+            fit(
+                &format!("{} {}", figure(j.score), one_line(&j.decision.to_string())),
+                width(5),
+            ),
             ruling_style(theme, &j.decision),
         ),
         None => Span::styled("—", theme.muted()),
     };
     let controller = match round.decision {
         Some(d) => Span::styled(
-            one_line(&d.decision.to_string()),
+            fit(&one_line(&d.decision.to_string()), width(6)),
             decision_style(theme, &d.decision),
         ),
         None => Span::styled("—", theme.muted()),
     };
     let operator = match round.action {
         Some(a) => Span::styled(
-            one_line(&format!("{} {}", a.action, a.who())),
+            fit(&one_line(&format!("{} {}", a.action, a.who())), width(7)),
             theme.accent(),
         ),
         None if round.decision.is_some() => Span::styled("·", theme.muted()),
         None => Span::raw(""),
     };
-    vec![
-        Cell::from(Line::from(round.number.to_string()).right_aligned()),
-        Cell::from(Line::from(personas)),
-        Cell::from(Span::styled(figure(similarity), similarity_style)),
+    let mut cells = vec![
+        Cell::from(Line::from(compact(round.number.into())).right_aligned()),
+        Cell::from(personas(round, seen, theme, width(1))),
+        Cell::from(Span::styled(
+            fit(&figure(similarity), width(2)),
+            similarity_style,
+        )),
         Cell::from(verdict),
         Cell::from(Line::from(new_claims).right_aligned()),
         Cell::from(judge),
         Cell::from(controller),
         Cell::from(operator),
-    ]
+    ];
+    cells.truncate(columns.len());
+    cells
+}
+
+/// Who spoke in a round, in spoken order: their names when they fit in `width`, else how many
+/// spoke (and how many joined), e.g. `4 personas +1`. A superseded turn is struck through, one
+/// who joined later is marked `+`.
+fn personas<'a>(
+    round: &RoundRow<'_>,
+    seen: &HashSet<&str>,
+    theme: &Theme,
+    width: usize,
+) -> Line<'a> {
+    let joined = |turn: &Turn| round.number > 1 && !seen.contains(turn.agent_persona.as_str());
+    let names: Vec<Span> = round
+        .turns
+        .iter()
+        .enumerate()
+        .flat_map(|(i, turn)| {
+            let style = if turn.superseded {
+                theme.danger().add_modifier(Modifier::CROSSED_OUT)
+            } else if joined(turn) || turn.metadata.replaces.is_some() {
+                theme.warn()
+            } else {
+                theme.text()
+            };
+            let name = format!(
+                "{}{}",
+                if joined(turn) { "+" } else { "" },
+                one_line(&turn.agent_persona)
+            );
+            let separator = (i > 0).then(|| Span::styled(" ", theme.muted()));
+            separator.into_iter().chain([Span::styled(name, style)])
+        })
+        .collect();
+    let line = Line::from(names);
+    if line.width() <= width {
+        return line;
+    }
+    let spoke: HashSet<&str> = round
+        .turns
+        .iter()
+        .map(|t| t.agent_persona.as_str())
+        .collect();
+    let newcomers = round.turns.iter().filter(|t| joined(t)).count();
+    let count = match newcomers {
+        0 => format!("{} personas", spoke.len()),
+        n => format!("{} personas +{n}", spoke.len()),
+    };
+    Line::styled(
+        fit(&count, width),
+        if newcomers > 0 {
+            theme.warn()
+        } else {
+            theme.text()
+        },
+    )
 }
