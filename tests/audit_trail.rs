@@ -11,8 +11,8 @@ use gavel::app::{Command, Event, Link, Model, Overlay, update};
 use gavel::audit::{ExportRow, Trace};
 use gavel::config::Config;
 use gavel::domain::{
-    Access, ActionKind, Change, ControllerDecision, Debates, Decision, Limits, OperatorAction,
-    Reported, Session, SessionStatus, Signals, Stored,
+    Access, ActionKind, Change, Debates, Decision, Limits, OperatorAction, Reported, SessionStatus,
+    Stored,
 };
 use gavel::store::postgres::{
     LocalServer, Target, ensure_roles, grant, history, migrate, observe, revoke, write_if_unchanged,
@@ -24,40 +24,8 @@ mod common;
 use common::pg::{
     Console, SESSION, action_count, database, decide, screen, server, table_count, target_as, texts,
 };
+use common::rows::{action, decision, session};
 use common::{char, key};
-
-fn session(id: &str, status: SessionStatus) -> Session {
-    Session {
-        status: status.into(),
-        ..Session::placeholder(id)
-    }
-}
-
-fn decision(id: &str, round: u32, decision: Reported<Decision>) -> ControllerDecision {
-    ControllerDecision {
-        session_id: id.into(),
-        round_index: round,
-        decision,
-        signals: Signals::default(),
-        decided_at: None,
-        issues: Vec::new(),
-    }
-}
-
-fn action(id: &str, round: u32, kind: ActionKind, decision: Reported<Decision>) -> OperatorAction {
-    OperatorAction {
-        session_id: id.into(),
-        round_index: round,
-        action: kind.into(),
-        decision,
-        persona: None,
-        operator: "alice".into(),
-        role: None,
-        note: None,
-        created_at: None,
-        issues: Vec::new(),
-    }
-}
 
 fn store(model: &mut Model, change: Change) {
     update(model, Event::Store(Box::new(change)));

@@ -229,7 +229,8 @@ proptest! {
         let mut clock = Clock::default();
         let start = Utc::now();
         for (at, step) in steps.into_iter().enumerate() {
-            clock.tick(start + chrono::Duration::seconds(at as i64), 1.0);
+            clock.set_rate(1.0);
+            clock.tick(start + chrono::Duration::seconds(at as i64));
             match step {
                 Step::File(row) => {
                     let change = row.change();

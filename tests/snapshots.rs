@@ -217,3 +217,46 @@ fn hostile_content_is_rendered_inert() {
             .contains("more characters not shown")
     );
 }
+
+#[test]
+fn a_gated_decision_counting_down_and_its_confirmation_with_a_long_note() {
+    let (mut model, _) = demo_model();
+    let start = chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+    update(&mut model, Event::Tick(start));
+    update(
+        &mut model,
+        Event::Tick(start + chrono::Duration::seconds(18)),
+    );
+    snapshot_both("countdown", &model);
+    update(&mut model, char('a'));
+    update(&mut model, char('n'));
+    let note = "Checked the cited trials by hand: the two PMIDs the skeptic flagged are real, \
+                the effect sizes match the abstracts, and the synthesizer's summary is fair. \
+                Stopping here saves two rounds.";
+    for c in note.chars() {
+        update(&mut model, char(c));
+    }
+    update(&mut model, key(KeyCode::Enter));
+    snapshot_both("confirm_long_note", &model);
+}
+
+#[test]
+fn a_confirmation_closed_because_another_operator_resolved_its_decision() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('a'));
+    let pending = model.selected_debate().unwrap().pending().unwrap().clone();
+    let theirs = gavel::domain::OperatorAction {
+        session_id: pending.session_id.clone(),
+        round_index: pending.round_index,
+        action: gavel::domain::ActionKind::Override.into(),
+        decision: gavel::domain::Decision::StopConverged.into(),
+        persona: None,
+        operator: "bob".into(),
+        role: None,
+        note: None,
+        created_at: None,
+        issues: Vec::new(),
+    };
+    update(&mut model, Event::Store(Box::new(Change::Action(theirs))));
+    snapshot_both("closed_elsewhere", &model);
+}

@@ -43,15 +43,19 @@ impl Clock {
         self.now
     }
 
-    /// Moves to the wall time `wall`, the time since the last tick running at `rate` (1 for a
-    /// database; the playback speed, or 0 while paused, in the demo). A wall clock set back
-    /// moves nothing.
-    pub fn tick(&mut self, wall: DateTime<Utc>, rate: f64) {
+    /// Moves to the wall time `wall`, the time since the last tick running at the rate set. A
+    /// wall clock set back moves nothing.
+    pub fn tick(&mut self, wall: DateTime<Utc>) {
         if let Some(last) = self.wall {
             let passed = (wall - last).to_std().unwrap_or_default();
             self.now = self.now.after(self.scaled(passed));
         }
         self.wall = Some(wall);
+    }
+
+    /// How fast waits run from now on: 1 for a database; the playback speed, or 0 while
+    /// paused, in the demo.
+    pub fn set_rate(&mut self, rate: f64) {
         self.rate = rate;
     }
 

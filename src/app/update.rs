@@ -32,6 +32,12 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         _ => true,
     };
     let mut commands = handle(model, event);
+    let rate = match (&model.link, model.playback.paused) {
+        (Some(_), _) => 1.0,
+        (None, true) => 0.0,
+        (None, false) => model.playback.speed,
+    };
+    model.clock.set_rate(rate);
     let after = watched(model);
     if after != before {
         model.reports.watch(after);
@@ -93,14 +99,7 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         }
         Event::Store(change) => model.apply(*change),
         Event::Reports => {}
-        Event::Tick(wall) => {
-            let rate = match (&model.link, model.playback.paused) {
-                (Some(_), _) => 1.0,
-                (None, true) => 0.0,
-                (None, false) => model.playback.speed,
-            };
-            model.clock.tick(wall, rate);
-        }
+        Event::Tick(wall) => model.clock.tick(wall),
         Event::Link(link) => model.link = Some(link),
         Event::Access(Access::WatchOnly(why)) => {
             model.read_only = true;

@@ -3,6 +3,7 @@
 
 pub mod hostile;
 pub mod pg;
+pub mod rows;
 pub mod tmux;
 
 use std::sync::Arc;
