@@ -167,7 +167,8 @@ pub enum Commands {
 /// How the console runs, for `demo` and `watch`.
 #[derive(Debug, clap::Args)]
 pub struct Console {
-    /// The name recorded with your actions (default: config, then the login user).
+    /// The name recorded with your actions (default: the config's operator, then $USER, then
+    /// the OS user name from the password database).
     #[arg(long)]
     pub operator: Option<String>,
     /// Start with accept, override and escalate refused (unlock at runtime with U, confirmed).

@@ -300,9 +300,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             speed,
             postgres,
         } => {
+            let fixtures = load_fixtures(&fixtures, &config.limits)?;
             terminal::require()?;
             let _guard = logging::init(&log_dir)?;
-            let fixtures = load_fixtures(&fixtures, &config.limits)?;
             let playback = Playback {
                 paused: false,
                 speed,

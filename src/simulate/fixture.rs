@@ -26,8 +26,8 @@ use serde::Deserialize;
 
 use crate::domain::limits::{agents, tokens};
 use crate::domain::{
-    ActionKind, ControllerMode, Crux, Decision, Disagreement, Limits, Phase, PmidCheck,
-    Reported, SessionMetadata,
+    ActionKind, ControllerMode, Crux, Decision, Disagreement, Limits, Phase, PmidCheck, Reported,
+    SessionMetadata,
 };
 use crate::policy::JudgeFlag;
 
@@ -207,7 +207,10 @@ impl Fixture {
     /// Reads and validates a fixture file; rounds and counts must lie within `limits`.
     pub fn load_within(path: &Path, limits: &Limits) -> Result<Fixture, FixtureErrors> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            FixtureErrors(vec![FixtureError::whole(path, format!("cannot read ({e})"))])
+            FixtureErrors(vec![FixtureError::whole(
+                path,
+                format!("cannot read ({e})"),
+            )])
         })?;
         Fixture::parse_within(&path.display().to_string(), &text, limits)
     }
@@ -538,10 +541,16 @@ impl Checker<'_> {
             if crux.claim.trim().is_empty() {
                 self.fail(line, "a crux with an empty claim");
             }
-            for persona in crux.between.iter().filter(|p| !session.personas.contains(p)) {
+            for persona in crux
+                .between
+                .iter()
+                .filter(|p| !session.personas.contains(p))
+            {
                 self.fail(
                     line,
-                    format!("crux between persona {persona:?}, who is not in the session's personas"),
+                    format!(
+                        "crux between persona {persona:?}, who is not in the session's personas"
+                    ),
                 );
             }
         }
