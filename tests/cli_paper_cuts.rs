@@ -290,6 +290,18 @@ fn a_bad_keys_entry_is_reported_at_its_own_line() {
     }
 }
 
+/// Starts `env ENV gavel demo ARGS` in tmux with a config file holding `config`; when it ends,
+/// the pane says `gavel-exited-<status>`.
+fn start_demo(tmux: &Tmux, env: &str, args: &str, config: &str) {
+    let config = tmux.file("config.toml", config);
+    tmux.start(&format!(
+        "env {env} {} demo {args} --config {} --log-dir {}; echo gavel-exited-$?; sleep 30",
+        env!("CARGO_BIN_EXE_gavel"),
+        path(&config),
+        path(&tmux.dir.join("logs"))
+    ));
+}
+
 /// The operator shown in a demo's header, when its config names none and $USER is unset.
 #[test]
 fn without_user_the_demo_runs_as_the_os_user_and_takes_a_folder() {
@@ -297,13 +309,12 @@ fn without_user_the_demo_runs_as_the_os_user_and_takes_a_folder() {
     let os_user = String::from_utf8(id.stdout).unwrap().trim().to_owned();
     assert!(!os_user.is_empty());
     let tmux = Tmux::new();
-    let config = tmux.file("config.toml", "[simulator]\ngated_timeout_secs = 3600\n");
-    tmux.start(&format!(
-        "env -u USER {} demo fixtures/ --config {} --log-dir {}; sleep 30",
-        env!("CARGO_BIN_EXE_gavel"),
-        path(&config),
-        path(&tmux.dir.join("logs"))
-    ));
+    start_demo(
+        &tmux,
+        "-u USER",
+        "fixtures/",
+        "[simulator]\ngated_timeout_secs = 3600\n",
+    );
     let screen = tmux.wait_for("the header", |s| s.contains("pending"));
     let header = screen.lines().next().unwrap();
     assert!(
@@ -312,18 +323,18 @@ fn without_user_the_demo_runs_as_the_os_user_and_takes_a_folder() {
         "{header}"
     );
     tmux.keys("q");
+    tmux.wait_for("the exit", |s| s.contains("gavel-exited-0"));
 }
 
 #[test]
 fn demo_postgres_shows_its_database_in_the_header_and_prints_it_on_exit() {
     let tmux = Tmux::new();
-    let config = tmux.file("config.toml", "operator = \"smoke\"\n");
-    tmux.start(&format!(
-        "{} demo --postgres fixtures/never_converges.jsonl --config {} --log-dir {}; echo gavel-exited-$?; sleep 30",
-        env!("CARGO_BIN_EXE_gavel"),
-        path(&config),
-        path(&tmux.dir.join("logs"))
-    ));
+    start_demo(
+        &tmux,
+        "",
+        "--postgres fixtures/never_converges.jsonl",
+        "operator = \"smoke\"\n",
+    );
     let screen = tmux.wait_for("the live header", |s| {
         s.contains("● live") && s.contains("replication-crisis-causes")
     });
