@@ -32,8 +32,10 @@ pub struct Cli {
 pub enum Commands {
     /// Play recorded debates through gavel's controller and judge, live in the console.
     Demo {
-        /// Fixture files to play (default: the bundled recordings).
-        #[arg(value_name = "FIXTURE")]
+        /// Recordings to play: fixture files, or folders of them (the *.jsonl files directly in
+        /// a folder, in name order; subfolders are not searched) (default: the bundled
+        /// recordings).
+        #[arg(value_name = "FIXTURE|DIR")]
         fixtures: Vec<PathBuf>,
         #[command(flatten)]
         console: Console,
@@ -79,8 +81,10 @@ pub enum Commands {
     Simulate {
         #[command(flatten)]
         db: Db,
-        /// Fixture files to play (default: the bundled recordings).
-        #[arg(value_name = "FIXTURE")]
+        /// Recordings to play: fixture files, or folders of them (the *.jsonl files directly in
+        /// a folder, in name order; subfolders are not searched) (default: the bundled
+        /// recordings).
+        #[arg(value_name = "FIXTURE|DIR")]
         fixtures: Vec<PathBuf>,
         /// Playback speed (0.25 to 16).
         #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
@@ -90,8 +94,10 @@ pub enum Commands {
     /// grid: rounds used, tokens saved, verdict flips, escalations, stops by kind, agreement
     /// with operator labels; the frontier and the setting in force are marked.
     Calibrate {
-        /// Fixture files to replay, played in shadow mode (default: the bundled recordings).
-        #[arg(value_name = "FIXTURE", conflicts_with = "db")]
+        /// Recordings to replay, played in shadow mode: fixture files, or folders of them (the
+        /// *.jsonl files directly in a folder, in name order; subfolders are not searched)
+        /// (default: the bundled recordings).
+        #[arg(value_name = "FIXTURE|DIR", conflicts_with = "db")]
         fixtures: Vec<PathBuf>,
         /// Replay the finished debates of a database instead: a connection string as for
         /// --db, or with no value DATABASE_URL and the libpq environment (PGHOST, ...).
@@ -140,7 +146,9 @@ pub enum Commands {
     },
     /// Validate fixture files and report every problem as file:line.
     Check {
-        #[arg(value_name = "FIXTURE", required = true)]
+        /// Fixture files, or folders of them (the *.jsonl files directly in a folder, in name
+        /// order; subfolders are not searched).
+        #[arg(value_name = "FIXTURE|DIR", required = true)]
         fixtures: Vec<PathBuf>,
     },
     /// Print a shell completion script, e.g. `gavel completions bash > ~/.local/share/bash-completion/completions/gavel`.
@@ -159,7 +167,8 @@ pub enum Commands {
 /// How the console runs, for `demo` and `watch`.
 #[derive(Debug, clap::Args)]
 pub struct Console {
-    /// The name recorded with your actions (default: config, then the login user).
+    /// The name recorded with your actions (default: the config's operator, then $USER, then
+    /// the OS user name from the password database).
     #[arg(long)]
     pub operator: Option<String>,
     /// Start with accept, override and escalate refused (unlock at runtime with U, confirmed).

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
 
-use crate::app::Keymap;
+use crate::app::{KeyOverrides, Keymap};
 use crate::calibrate::Setting;
 use crate::calibrate::grid::{AxisSpec, default_grid, settings};
 use crate::domain::Limits;
@@ -19,7 +19,7 @@ use crate::policy::{ControllerConfig, JudgeConfig};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    /// The name recorded with operator actions; defaults to the login user.
+    /// The name recorded with operator actions; see [`Config::operator_name`] for the default.
     pub operator: Option<String>,
     pub controller: ControllerConfig,
     pub judge: JudgeConfig,
@@ -28,7 +28,12 @@ pub struct Config {
     pub ui: UiConfig,
     /// How far numbers in rows are trusted: `[limits] max_round`.
     pub limits: Limits,
-    /// Key bindings: the bundled defaults with this table's actions rebound.
+    /// The `[keys]` table as written, with where each entry stands; [`Config::parse`] applies
+    /// it to `keys`.
+    #[serde(rename = "keys")]
+    pub key_table: KeyOverrides,
+    /// Key bindings: the bundled defaults with the `[keys]` table's actions rebound.
+    #[serde(skip)]
     pub keys: Keymap,
 }
 
@@ -160,8 +165,15 @@ impl UiConfig {
 impl Config {
     /// Parses and validates TOML text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
-        let config: Config =
+        let mut config: Config =
             toml::from_str(text).with_context(|| format!("{origin}: invalid configuration"))?;
+        config.keys = Keymap::with(&config.key_table).map_err(|e| {
+            anyhow!(
+                "{origin}:{}: [keys] {}",
+                line_at(text, e.span.start),
+                e.message
+            )
+        })?;
         let checks = [
             config
                 .controller
@@ -210,14 +222,26 @@ impl Config {
         Config::parse(&text, &path.display().to_string())
     }
 
-    /// The operator name for actions: the configured one, else the login user.
+    /// The operator name for actions: the configured one, else `$USER`, else the name the
+    /// password database (`getpwuid_r`: /etc/passwd, or LDAP and the like through NSS) gives
+    /// this process's effective user, else its numeric `uid N` (blank names are passed over).
+    /// `--operator` comes before all of these.
     pub fn operator_name(&self) -> String {
-        self.operator
-            .clone()
-            .or_else(|| std::env::var("USER").ok())
-            .filter(|name| !name.trim().is_empty())
-            .unwrap_or_else(|| "operator".to_owned())
+        let os_user = std::iter::once_with(|| whoami::username().ok()).flatten();
+        (self.operator.clone().into_iter())
+            .chain(std::env::var("USER").ok())
+            .chain(os_user)
+            .find(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| {
+                // SAFETY: geteuid has no preconditions and cannot fail.
+                format!("uid {}", unsafe { libc::geteuid() })
+            })
     }
+}
+
+/// The 1-based line of `text` that byte `offset` lies on, for errors in TOML files.
+pub fn line_at(text: &str, offset: usize) -> usize {
+    text.get(..offset).unwrap_or(text).matches('\n').count() + 1
 }
 
 /// `<config dir>/gavel/config.toml`.

@@ -17,7 +17,7 @@ use gavel::audit::{ExportRow, Trace, export};
 use gavel::cli::{Cli, Commands};
 use gavel::config::Config;
 use gavel::domain::{Change, Debates, Limits};
-use gavel::simulate::{Fixture, Playback};
+use gavel::simulate::{Fixture, FixtureErrors, Playback};
 use gavel::store::postgres::{
     LocalServer, OPERATOR_ROLE, Target, VIEWER_ROLE, audit_rows, ensure_roles, grant, history,
     migrate, revoke, simulate,
@@ -300,24 +300,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             speed,
             postgres,
         } => {
+            let fixtures = load_fixtures(&fixtures, &config.limits)?;
             terminal::require()?;
             let _guard = logging::init(&log_dir)?;
-            let fixtures = load_fixtures(&fixtures, &config.limits)?;
             let playback = Playback {
                 paused: false,
                 speed,
             };
             let rt = runtime()?;
             let ended = if postgres {
-                let source = "demo --postgres: throwaway local database".to_owned();
-                let (mut model, theme_file) = console_model(source, &console, &config, true)?;
+                let (mut model, theme_file) =
+                    console_model(String::new(), &console, &config, true)?;
                 model.playback = playback;
                 eprintln!("gavel: starting a throwaway PostgreSQL ...");
                 let server = LocalServer::start()?;
+                // Where the demo's database is (for psql in another terminal), in the header
+                // and again on exit.
+                let source = format!("demo --postgres: {}", server.url("gavel"));
+                model.source = source.clone();
                 let console = Console { model, theme_file };
                 let result = rt.block_on(demo_postgres(&server, fixtures, config, console));
                 rt.shutdown_background();
                 drop(server);
+                print(&format!("{source} (removed on exit)\n"))?;
                 result?
             } else {
                 let source = format!("demo: {} recorded debates", fixtures.len());
@@ -406,23 +411,34 @@ async fn demo_postgres(
     result
 }
 
+/// The recordings `paths` name (files, or folders of `*.jsonl` files), or the bundled ones when
+/// none are named; every problem in every file is reported at once.
 fn load_fixtures(paths: &[PathBuf], limits: &Limits) -> Result<Vec<Fixture>> {
     if paths.is_empty() {
         return Ok(Fixture::bundled()?);
     }
-    Ok(paths
-        .iter()
-        .map(|p| Fixture::load_within(p, limits))
-        .collect::<Result<_, _>>()?)
+    let mut fixtures = Vec::new();
+    let mut problems = Vec::new();
+    for loaded in Fixture::load_each(paths, limits) {
+        match loaded {
+            Ok(fixture) => fixtures.push(fixture),
+            Err(errors) => problems.extend(errors.0),
+        }
+    }
+    if problems.is_empty() {
+        Ok(fixtures)
+    } else {
+        Err(FixtureErrors(problems).into())
+    }
 }
 
 fn check(paths: &[PathBuf], limits: &Limits) -> Result<ExitCode> {
     let mut failed = false;
-    for path in paths {
-        match Fixture::load_within(path, limits) {
+    for loaded in Fixture::load_each(paths, limits) {
+        match loaded {
             Ok(fixture) => print(&format!(
                 "{}: ok ({} turns, {} rounds)\n",
-                path.display(),
+                fixture.source,
                 fixture.turns.len(),
                 fixture.last_round()
             ))?,

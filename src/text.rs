@@ -88,12 +88,13 @@ pub fn compact(n: u64) -> String {
     format!("{:.0}E", n as f64 / 1e18)
 }
 
-/// A wait left, as a clock shows it: `0:05`, `1:23`, `1:02:03`.
+/// A wait left, in at most five characters under 100 hours: `0:05`, `1:23`, `59:59` (seconds
+/// rounded up), then `1h05m`, `23h59m`.
 pub fn countdown(left: std::time::Duration) -> String {
     let secs = u64::try_from(left.as_millis().div_ceil(1000)).unwrap_or(u64::MAX);
     let (hours, minutes, seconds) = (secs / 3600, secs / 60 % 60, secs % 60);
     if hours > 0 {
-        format!("{hours}:{minutes:02}:{seconds:02}")
+        format!("{hours}h{minutes:02}m")
     } else {
         format!("{minutes}:{seconds:02}")
     }

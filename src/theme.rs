@@ -73,7 +73,7 @@ impl Theme {
     pub fn parse(text: &str, origin: &str) -> Result<Theme> {
         toml::from_str(text).map_err(|e| {
             let at = match e.span() {
-                Some(span) => format!(":{}", text[..span.start].matches('\n').count() + 1),
+                Some(span) => format!(":{}", crate::config::line_at(text, span.start)),
                 None => String::new(),
             };
             anyhow::anyhow!("{origin}{at}: invalid theme: {}", e.message().trim())

@@ -354,3 +354,59 @@ fn the_list_says_how_each_finished_demo_debate_ended() {
     );
     assert!(screen_at(&model, 160, 48).contains("override stop_converged"));
 }
+
+#[test]
+fn numbers_are_shortened_never_cut() {
+    use gavel::text::{compact, countdown};
+    let shown: Vec<String> = [
+        0, 950, 999, 1_000, 5_700, 9_949, 9_950, 60_000, 999_499, 999_500,
+    ]
+    .into_iter()
+    .map(compact)
+    .collect();
+    assert_eq!(
+        shown,
+        [
+            "0", "950", "999", "1k", "5.7k", "9.9k", "10k", "60k", "999k", "1M"
+        ]
+    );
+    assert_eq!(compact(u64::MAX), "18E");
+    let waits: Vec<String> = [0, 400, 5_000, 83_000, 3_599_000, 3_600_000, 86_399_000]
+        .into_iter()
+        .map(|ms| countdown(Duration::from_millis(ms)))
+        .collect();
+    assert_eq!(
+        waits,
+        ["0:00", "0:01", "0:05", "1:23", "59:59", "1h00m", "23h59m"]
+    );
+}
+
+proptest::proptest! {
+    /// Cut text fits its width, keeps its start and says it was cut with `…`; wrapped text
+    /// keeps to its lines and width and loses no word unless it says so.
+    #[test]
+    fn cut_and_wrapped_text_fits_and_says_when_it_was_cut(
+        words in proptest::collection::vec("[a-zé日]{1,12}", 0..30),
+        width in 1..40usize,
+        lines in 1..5usize,
+    ) {
+        use gavel::text::{fit, wrap};
+        use unicode_width::UnicodeWidthStr;
+        let text = words.join(" ");
+        let cut = fit(&text, width);
+        proptest::prop_assert!(cut.width() <= width);
+        if text.width() <= width {
+            proptest::prop_assert_eq!(&cut, &text);
+        } else {
+            proptest::prop_assert!(cut.ends_with('…'));
+            proptest::prop_assert!(text.starts_with(cut.trim_end_matches('…')));
+        }
+        let wrapped = wrap(&text, width, lines);
+        proptest::prop_assert!(wrapped.len() <= lines);
+        proptest::prop_assert!(wrapped.iter().all(|line| line.width() <= width));
+        let cut_somewhere = wrapped.iter().any(|line| line.contains('…'));
+        if !cut_somewhere {
+            proptest::prop_assert_eq!(wrapped.join(" "), text);
+        }
+    }
+}

@@ -344,8 +344,9 @@ proptest! {
                 prop_assert!(!errors.0.is_empty());
                 for error in &errors.0 {
                     let shown = error.to_string();
-                    prop_assert!(shown.starts_with(&format!("f.jsonl:{}: ", error.line)), "{shown}");
-                    prop_assert!((1..=lines.len().max(1)).contains(&error.line), "{shown}");
+                    let line = error.line.unwrap_or_default();
+                    prop_assert!(shown.starts_with(&format!("f.jsonl:{line}: ")), "{shown}");
+                    prop_assert!((1..=lines.len().max(1)).contains(&line), "{shown}");
                     prop_assert!(!error.message.trim().is_empty());
                 }
             }
@@ -401,6 +402,13 @@ fn fixture_line() -> impl Strategy<Value = String> {
             json!({"turn": {"round": round, "persona": persona, "tokens": tokens, "content": content}})
                 .to_string()
         }),
+        (integer(), "[ab]", ".{0,4}", "empirical|values|moral|.{0,4}", "[abz]").prop_map(
+            |(round, persona, claim, kind, side)| {
+                json!({"turn": {"round": round, "persona": persona, "tokens": 1, "content": "c",
+                    "aspect": kind, "cruxes": [{"claim": claim, "type": kind, "between": [side]}]}})
+                .to_string()
+            }
+        ),
         (integer(), any::<f64>()).prop_map(|(round, similarity)| {
             json!({"round": {"round": round, "similarity": similarity}}).to_string()
         }),

@@ -35,7 +35,7 @@ fn demo_in_tmux_accept_help_and_quit() {
     ));
 
     let screen = tmux.wait_for("the first gated decision", |s| {
-        s.contains("pending decision") && fasting_row(s).contains("continue_baseline")
+        s.contains("decision waiting for you") && fasting_row(s).contains("continue_baseline")
     });
     for column in [
         "persona(s)",
@@ -51,7 +51,8 @@ fn demo_in_tmux_accept_help_and_quit() {
             "column {column} missing:\n{screen}"
         );
     }
-    assert!(screen.contains("theorist skeptic domain_expert synthesizer"));
+    // Four personas do not fit the column: counted, not cut.
+    assert!(screen.contains("  1 4 personas "), "{screen}");
     assert!(fasting_row(&screen).contains("1/8"));
 
     tmux.keys("a");

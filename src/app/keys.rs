@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::ops::Range;
 use std::str::FromStr;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -184,11 +185,11 @@ impl fmt::Display for Key {
     }
 }
 
-/// The `[keys]` table as written: an action's name and the key or keys that replace its
-/// defaults.
+/// The `[keys]` table as written: an action's name (with where it stands in the file) and the
+/// key or keys that replace its defaults.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(transparent)]
-pub struct KeyOverrides(BTreeMap<String, OneOrMany>);
+pub struct KeyOverrides(BTreeMap<toml::Spanned<String>, OneOrMany>);
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -197,9 +198,15 @@ enum OneOrMany {
     Many(Vec<String>),
 }
 
+/// A `[keys]` entry that cannot be applied, and the byte range of its name in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError {
+    pub message: String,
+    pub span: Range<usize>,
+}
+
 /// Which action each key asks for.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(try_from = "KeyOverrides")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
     bindings: BTreeMap<Action, Vec<Key>>,
 }
@@ -223,33 +230,53 @@ impl Default for Keymap {
 
 impl Keymap {
     /// The defaults with `overrides` applied; an unknown action, an action left without keys
-    /// or a key bound to two actions is an error.
-    pub fn with(overrides: &KeyOverrides) -> Result<Keymap, String> {
+    /// or a key bound to two actions is an error at the entry that makes it (of two entries
+    /// binding one key, the later in the file).
+    pub fn with(overrides: &KeyOverrides) -> Result<Keymap, KeyError> {
         let mut keymap = Keymap::default();
-        for (name, keys) in &overrides.0 {
-            let action: Action = name.parse()?;
+        let mut entries: Vec<_> = overrides.0.iter().collect();
+        entries.sort_by_key(|(name, _)| name.span().start);
+        let mut written: HashMap<Action, Range<usize>> = HashMap::new();
+        for (entry, keys) in entries {
+            let (name, span) = (entry.get_ref(), entry.span());
+            let at = |message: String| KeyError {
+                message,
+                span: span.clone(),
+            };
+            let action: Action = name.parse().map_err(at)?;
             let keys = match keys {
                 OneOrMany::One(key) => std::slice::from_ref(key),
                 OneOrMany::Many(keys) => keys.as_slice(),
             };
             let keys = keys
                 .iter()
-                .map(|k| k.parse().map_err(|e| format!("{name}: {e}")))
-                .collect::<Result<Vec<Key>, String>>()?;
+                .map(|k| k.parse().map_err(|e| at(format!("{name}: {e}"))))
+                .collect::<Result<Vec<Key>, KeyError>>()?;
             if keys.is_empty() {
-                return Err(format!("{name} has no key: every action needs one"));
+                return Err(at(format!("{name} has no key: every action needs one")));
             }
             keymap.bindings.insert(action, keys);
+            written.insert(action, span);
         }
         let mut owner: HashMap<Key, Action> = HashMap::new();
         for (&action, keys) in &keymap.bindings {
             for &key in keys {
                 if let Some(other) = owner.insert(key, action).filter(|o| *o != action) {
-                    return Err(format!(
-                        "key {key} is bound to both {} and {}",
-                        other.name(),
-                        action.name()
-                    ));
+                    // The bundled defaults share no key, so one of the two was written.
+                    let span = [other, action]
+                        .iter()
+                        .filter_map(|a| written.get(a))
+                        .max_by_key(|span| span.start)
+                        .cloned()
+                        .unwrap_or_default();
+                    return Err(KeyError {
+                        message: format!(
+                            "key {key} is bound to both {} and {}",
+                            other.name(),
+                            action.name()
+                        ),
+                        span,
+                    });
                 }
             }
         }
@@ -269,12 +296,5 @@ impl Keymap {
     pub fn keys(&self, action: Action) -> String {
         let keys: Vec<String> = self.bindings[&action].iter().map(Key::to_string).collect();
         keys.join(" ")
-    }
-}
-
-impl TryFrom<KeyOverrides> for Keymap {
-    type Error = String;
-    fn try_from(overrides: KeyOverrides) -> Result<Keymap, String> {
-        Keymap::with(&overrides)
     }
 }

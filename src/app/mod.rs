@@ -15,7 +15,7 @@ mod update;
 pub use clock::{Clock, Instant};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
-pub use keys::{Action, Key, Keymap};
+pub use keys::{Action, Key, KeyError, KeyOverrides, Keymap};
 pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };

@@ -13,18 +13,21 @@
 //! {"action": {"round": 2, "action": "override", "decision": "continue_baseline", "operator": "ana"}}
 //! ```
 //!
-//! Every problem is reported as `file:line: what is wrong`, all of them at once.
+//! Every problem is reported as `file:line: what is wrong`, all of them at once; a file that
+//! cannot be read as `file: cannot read (why)`. Wherever recordings are named, a folder stands for
+//! the `*.jsonl` files directly in it ([`Fixture::load_each`]).
 
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::domain::limits::{agents, tokens};
 use crate::domain::{
-    ActionKind, ControllerMode, Crux, Decision, Limits, Phase, PmidCheck, SessionMetadata,
+    ActionKind, ControllerMode, Crux, Decision, Disagreement, Limits, Phase, PmidCheck, Reported,
+    SessionMetadata,
 };
 use crate::policy::JudgeFlag;
 
@@ -157,13 +160,28 @@ pub struct Fixture {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixtureError {
     pub source: String,
-    pub line: usize,
+    /// The 1-based line at fault; `None` for the file (or folder) as a whole.
+    pub line: Option<usize>,
     pub message: String,
+}
+
+impl FixtureError {
+    /// A problem with the file or folder `path` as a whole.
+    fn whole(path: &Path, message: String) -> FixtureError {
+        FixtureError {
+            source: path.display().to_string(),
+            line: None,
+            message,
+        }
+    }
 }
 
 impl fmt::Display for FixtureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.source, self.line, self.message)
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.source, self.message),
+            None => write!(f, "{}: {}", self.source, self.message),
+        }
     }
 }
 
@@ -188,15 +206,29 @@ impl Fixture {
 
     /// Reads and validates a fixture file; rounds and counts must lie within `limits`.
     pub fn load_within(path: &Path, limits: &Limits) -> Result<Fixture, FixtureErrors> {
-        let source = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
-            FixtureErrors(vec![FixtureError {
-                source: source.clone(),
-                line: 0,
-                message: format!("cannot read: {e}"),
-            }])
+            FixtureErrors(vec![FixtureError::whole(
+                path,
+                format!("cannot read ({e})"),
+            )])
         })?;
-        Fixture::parse_within(&source, &text, limits)
+        Fixture::parse_within(&path.display().to_string(), &text, limits)
+    }
+
+    /// Reads and validates the recordings `paths` name, each on its own: a file as given, a
+    /// folder as the `*.jsonl` files directly in it (not in its subfolders, not hidden ones), in
+    /// name order. A folder that cannot be listed or holds no recording is one error naming it.
+    pub fn load_each(paths: &[PathBuf], limits: &Limits) -> Vec<Result<Fixture, FixtureErrors>> {
+        paths
+            .iter()
+            .flat_map(|path| match recordings(path) {
+                Ok(files) => files
+                    .iter()
+                    .map(|file| Fixture::load_within(file, limits))
+                    .collect(),
+                Err(e) => vec![Err(FixtureErrors(vec![e]))],
+            })
+            .collect()
     }
 
     /// The fixtures bundled with gavel.
@@ -344,6 +376,33 @@ impl Fixture {
     }
 }
 
+/// The recordings `path` stands for: itself, or when it is a folder the `*.jsonl` files directly
+/// in it, hidden ones left out, sorted by name.
+fn recordings(path: &Path) -> Result<Vec<PathBuf>, FixtureError> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let cannot_list = |e: std::io::Error| FixtureError::whole(path, format!("cannot read ({e})"));
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(cannot_list)? {
+        let file = entry.map_err(cannot_list)?.path();
+        let hidden = file
+            .file_name()
+            .is_some_and(|name| name.as_encoded_bytes().starts_with(b"."));
+        if !hidden && file.extension().is_some_and(|e| e == "jsonl") && file.is_file() {
+            files.push(file);
+        }
+    }
+    if files.is_empty() {
+        return Err(FixtureError::whole(
+            path,
+            "a folder with no recordings (no *.jsonl files in it)".to_owned(),
+        ));
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// serde_json's message without its "at line 1 column N" tail, with the column in front.
 fn json_error(e: &serde_json::Error) -> String {
     let message = e.to_string();
@@ -363,7 +422,7 @@ impl Checker<'_> {
     fn fail(&mut self, line: usize, message: impl Into<String>) {
         self.errors.push(FixtureError {
             source: self.source.to_owned(),
-            line,
+            line: Some(line),
             message: message.into(),
         });
     }
@@ -466,6 +525,37 @@ impl Checker<'_> {
         self.errors.len() == before
     }
 
+    /// Checks the cruxes a turn names: a known type, a claim, and sides from the roster.
+    fn cruxes(&mut self, line: usize, session: &SessionSpec, cruxes: &[Crux]) {
+        for crux in cruxes {
+            if let Reported::Unknown(kind) = &crux.kind {
+                let known: Vec<&str> = Disagreement::ALL.iter().map(|d| d.as_str()).collect();
+                self.fail(
+                    line,
+                    format!(
+                        "unknown crux type {kind:?} (expected one of: {})",
+                        known.join(", ")
+                    ),
+                );
+            }
+            if crux.claim.trim().is_empty() {
+                self.fail(line, "a crux with an empty claim");
+            }
+            for persona in crux
+                .between
+                .iter()
+                .filter(|p| !session.personas.contains(p))
+            {
+                self.fail(
+                    line,
+                    format!(
+                        "crux between persona {persona:?}, who is not in the session's personas"
+                    ),
+                );
+            }
+        }
+    }
+
     fn turns(&mut self, session: &SessionSpec, turns: &[TurnSpec]) {
         if turns.is_empty() {
             self.fail(1, "no turn records");
@@ -531,6 +621,20 @@ impl Checker<'_> {
                 && !(judge.score.is_finite() && (0.0..=1.0).contains(&judge.score))
             {
                 self.fail(line, format!("judge score {} is outside 0..1", judge.score));
+            }
+            self.cruxes(line, session, &turn.cruxes);
+            let aspects = &session.metadata.aspects;
+            if let Some(aspect) = &turn.aspect
+                && !aspects.is_empty()
+                && !aspects.contains(aspect)
+            {
+                self.fail(
+                    line,
+                    format!(
+                        "aspect {aspect:?} is not in the session's metadata.aspects ({})",
+                        aspects.join(", ")
+                    ),
+                );
             }
         }
         if !turns.iter().any(|t| t.round == 1 && t.replaces.is_none()) {

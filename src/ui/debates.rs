@@ -26,7 +26,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         .debates
         .window(model.selected, usize::from(area.height.saturating_sub(3)));
     let mut widths = vec![
-        Constraint::Length(6),
+        Constraint::Length(7),
         Constraint::Length(26),
         Constraint::Fill(1),
         Constraint::Length(9),

@@ -254,7 +254,7 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         link,
         access,
         Span::styled("│ ", theme.muted()),
-        Span::styled(fit(&one_line(&model.source), 48), theme.text()),
+        Span::styled(one_line(&model.source), theme.text()),
         Span::raw(" "),
         playback,
         Span::styled("│ operator ", theme.muted()),

@@ -146,7 +146,7 @@ impl Target {
             None => ["USER", "LOGNAME"]
                 .iter()
                 .find_map(|v| env(v).filter(|u| !u.is_empty()))
-                .or_else(super::local::login_name)
+                .or_else(|| whoami::username().ok())
                 .ok_or_else(|| {
                     anyhow!(
                         "user: no user name given (user=, PGUSER) and none known for this process"

@@ -280,15 +280,6 @@ fn postgres_owner() -> Result<Option<(u32, u32)>> {
         .context("running as root, but there is no `postgres` user to run the server as")
 }
 
-/// The name of the user this process runs as (libpq's default user name), from /etc/passwd.
-pub(super) fn login_name() -> Option<String> {
-    let uid = effective_uid().ok()?;
-    users()
-        .ok()?
-        .into_iter()
-        .find_map(|(name, id, _)| (id == uid).then_some(name))
-}
-
 fn effective_uid() -> std::io::Result<u32> {
     // /proc/self belongs to the effective user.
     std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m))
