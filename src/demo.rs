@@ -82,8 +82,6 @@ async fn execute(
             }
             // The demo's debates are few: the console holds every one it was shown.
             Command::Search(_) => {}
-            // The console's own terminal carries it out.
-            Command::Notify(_) => {}
             // The console lets go of the rows of debates off screen; here they are again.
             Command::LoadHistory(id) => {
                 for row in store.history(&id) {

@@ -66,8 +66,6 @@ async fn execute(
                     playback.send_replace(setting);
                 }
             }
-            // The console's own terminal carries it out.
-            Command::Notify(_) => {}
         }
     }
 }

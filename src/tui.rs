@@ -173,11 +173,8 @@ async fn draw_loop(
                     continue;
                 }
                 for command in update(&mut model, event) {
-                    match command {
-                        Command::Notify(text) => notify(&mut terminal, model.notify, &text),
-                        // The backend outlives the console; a closed channel means it is gone.
-                        command => drop(commands.send(command)),
-                    }
+                    // The backend outlives the console; a closed channel means it is gone.
+                    let _ = commands.send(command);
                 }
             }
             let wait = FRAME.saturating_sub(last_draw.elapsed());
@@ -188,6 +185,9 @@ async fn draw_loop(
         }
         if model.quit {
             return Ok(Ended::Quit);
+        }
+        if let Some(text) = model.announcement() {
+            notify(&mut terminal, model.notify, &text);
         }
         model.settle();
         if !model.take_dirty() && !suspending {

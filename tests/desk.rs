@@ -28,14 +28,14 @@ fn at(seconds: i64) -> DateTime<Utc> {
 }
 
 /// A running debate `id` in `mode` with the controller's decision of round 1 pending.
-fn pending_in(model: &mut Model, id: &str, mode: ControllerMode) -> Vec<Command> {
+fn pending_in(model: &mut Model, id: &str, mode: ControllerMode) {
     let mut running = session(id, SessionStatus::Running);
     running.controller_mode = mode.into();
     store(model, Change::Session(running));
     store(
         model,
         Change::Decision(decision(id, 1, Decision::ContinueBaseline.into())),
-    )
+    );
 }
 
 fn time_left(model: &Model, id: &str) -> Option<Duration> {
@@ -181,22 +181,27 @@ fn p_jumps_to_the_decisions_waiting_oldest_first_and_round_again() {
 }
 
 #[test]
-fn a_decision_that_starts_waiting_is_announced_only_when_asked() {
+fn decisions_that_start_waiting_are_announced_once_a_frame_only_when_asked() {
     let mut quiet = Model::new("test".into(), "alice".into(), &Config::default());
-    let commands = pending_in(&mut quiet, "g", ControllerMode::Gated);
-    assert!(!commands.iter().any(|c| matches!(c, Command::Notify(_))));
+    pending_in(&mut quiet, "g", ControllerMode::Gated);
+    assert_eq!(quiet.announcement(), None);
 
     let config = Config::parse("[ui]\nnotify = \"osc9\"", "test").unwrap();
     let mut model = Model::new("test".into(), "alice".into(), &config);
-    let commands = pending_in(&mut model, "g", ControllerMode::Gated);
+    pending_in(&mut model, "g", ControllerMode::Gated);
     assert_eq!(
-        commands,
-        [Command::Notify(
-            "gavel: a decision waiting for you (1 in all)".into()
-        )]
+        model.announcement().as_deref(),
+        Some("gavel: a decision waiting for you (1 in all)")
     );
-    let advisory = pending_in(&mut model, "s", ControllerMode::Shadow);
-    assert!(advisory.is_empty(), "{advisory:?}");
+    assert_eq!(model.announcement(), None, "announced once");
+    pending_in(&mut model, "s", ControllerMode::Shadow);
+    assert_eq!(model.announcement(), None, "advisory");
+    pending_in(&mut model, "h", ControllerMode::Gated);
+    pending_in(&mut model, "i", ControllerMode::Gated);
+    assert_eq!(
+        model.announcement().as_deref(),
+        Some("gavel: 2 decisions waiting for you (3 in all)")
+    );
     assert!(Config::parse("[ui]\nnotify = \"siren\"", "test").is_err());
 }
 

@@ -57,7 +57,4 @@ pub enum Command {
     /// filter confirmed), as the start window loads them: debates the console let go of, or
     /// never loaded, come back.
     Search(String),
-    /// Announce decisions that started waiting for an operator (the console's own terminal
-    /// carries this out, as `[ui] notify` says): the text to show.
-    Notify(String),
 }

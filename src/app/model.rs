@@ -414,9 +414,20 @@ impl Model {
         self.dirty = true;
     }
 
-    /// How many decisions started waiting since the last call.
-    pub fn take_arrivals(&mut self) -> usize {
-        std::mem::take(&mut self.arrivals)
+    /// What to announce, as `[ui] notify` asks, of the decisions that started waiting for an
+    /// operator since the last call (once a frame: a burst of rows rings once).
+    pub fn announcement(&mut self) -> Option<String> {
+        let arrived = std::mem::take(&mut self.arrivals);
+        if arrived == 0 || self.notify == Notify::Off {
+            return None;
+        }
+        let what = if arrived == 1 {
+            "a decision".to_owned()
+        } else {
+            format!("{arrived} decisions")
+        };
+        let waiting = self.debates.waiting();
+        Some(format!("gavel: {what} waiting for you ({waiting} in all)"))
     }
 
     /// How long the decision `summary` waits on has left; `None` unless one waits.

@@ -10,7 +10,6 @@ use super::fleet::Seq;
 use super::keys::Action;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
 use super::reports::Watched;
-use crate::config::Notify;
 use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
 use crate::text::one_line;
@@ -43,7 +42,6 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         model.reports.watch(after);
     }
     commands.extend(model.take_wanted().map(Command::LoadHistory));
-    commands.extend(announcement(model).map(Command::Notify));
     commands
 }
 
@@ -58,21 +56,6 @@ fn countdown_shown(model: &Model) -> bool {
     model.drawn_rows().iter().any(|&seq| waits(seq))
         || model.selected.is_some_and(waits)
         || dialog.is_some_and(waits)
-}
-
-/// What to announce of the decisions that started waiting, when the operator asked for it.
-fn announcement(model: &mut Model) -> Option<String> {
-    let arrived = model.take_arrivals();
-    if arrived == 0 || model.notify == Notify::Off {
-        return None;
-    }
-    let waiting = model.debates.waiting();
-    let what = if arrived == 1 {
-        "a decision".to_owned()
-    } else {
-        format!("{arrived} decisions")
-    };
-    Some(format!("gavel: {what} waiting for you ({waiting} in all)"))
 }
 
 /// The report the open window shows, if any.
