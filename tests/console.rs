@@ -255,17 +255,13 @@ fn read_only_refuses_every_action_until_unlocked() {
             .held(0)
             .unwrap()
             .pending()
-            .map(|d| gavel::domain::OperatorAction {
-                session_id: d.session_id.clone(),
-                round_index: d.round_index,
-                action: gavel::domain::ActionKind::Accept.into(),
-                decision: d.decision.clone(),
-                persona: None,
-                operator: "alice".into(),
-                role: None,
-                note: None,
-                created_at: None,
-                issues: Vec::new(),
+            .map(|d| {
+                common::rows::action(
+                    &d.session_id,
+                    d.round_index,
+                    gavel::domain::ActionKind::Accept,
+                    d.decision.clone(),
+                )
             }),
     )
     .flatten();

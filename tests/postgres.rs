@@ -577,18 +577,12 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
         assert!(Instant::now() < deadline, "no decision written");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let stop = OperatorAction {
-        session_id: "waits-for-alice".into(),
-        round_index: 1,
-        action: ActionKind::Override.into(),
-        decision: Decision::StopSafety.into(),
-        persona: None,
-        operator: "alice".into(),
-        role: None,
-        note: None,
-        created_at: None,
-        issues: Vec::new(),
-    };
+    let stop = common::rows::action(
+        "waits-for-alice",
+        1,
+        ActionKind::Override,
+        Decision::StopSafety.into(),
+    );
     record(&client, &stop).await.unwrap().unwrap();
     tokio::time::timeout(Duration::from_secs(20), waiting)
         .await

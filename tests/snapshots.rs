@@ -246,16 +246,13 @@ fn a_confirmation_closed_because_another_operator_resolved_its_decision() {
     update(&mut model, char('a'));
     let pending = model.selected_debate().unwrap().pending().unwrap().clone();
     let theirs = gavel::domain::OperatorAction {
-        session_id: pending.session_id.clone(),
-        round_index: pending.round_index,
-        action: gavel::domain::ActionKind::Override.into(),
-        decision: gavel::domain::Decision::StopConverged.into(),
-        persona: None,
         operator: "bob".into(),
-        role: None,
-        note: None,
-        created_at: None,
-        issues: Vec::new(),
+        ..common::rows::action(
+            &pending.session_id,
+            pending.round_index,
+            gavel::domain::ActionKind::Override,
+            gavel::domain::Decision::StopConverged.into(),
+        )
     };
     update(&mut model, Event::Store(Box::new(Change::Action(theirs))));
     snapshot_both("closed_elsewhere", &model);
