@@ -312,6 +312,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let source = "demo --postgres: throwaway local database".to_owned();
                 let (mut model, theme_file) = console_model(source, &console, &config, true)?;
                 model.playback = playback;
+                model.simulated = true;
                 eprintln!("gavel: starting a throwaway PostgreSQL ...");
                 let server = LocalServer::start()?;
                 let console = Console { model, theme_file };

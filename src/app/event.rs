@@ -38,6 +38,8 @@ pub enum Event {
     Access(Access),
     /// The calibration or shadow-week figures changed (see [`super::Reports`]).
     Reports,
+    /// A [`Command::Page`] ended: the pager ran, or why it could not.
+    Paged(Result<(), String>),
 }
 
 /// What the console asks a backend to do.
@@ -53,4 +55,9 @@ pub enum Command {
     /// filter confirmed), as the start window loads them: debates the console let go of, or
     /// never loaded, come back.
     Search(String),
+    /// Put this text on the clipboard (OSC 52). The draw loop does it, not a backend.
+    Copy(String),
+    /// Show this text in the operator's pager, the console's terminal modes left meanwhile. The
+    /// draw loop does it, not a backend.
+    Page { title: String, text: String },
 }

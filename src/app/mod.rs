@@ -4,13 +4,18 @@
 //! with [`Command`]s for a backend to carry out (record an operator action, change playback).
 //! The results come back as events. Nothing here does I/O.
 
+pub mod command_line;
+mod copy;
 mod event;
+pub mod filter;
 mod fleet;
 mod keys;
 mod model;
+pub mod prompt;
 mod reports;
 mod update;
 
+pub use copy::{COPY_LIMIT, capped, round_text};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use keys::{Action, Key, Keymap};
@@ -18,4 +23,4 @@ pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, Watched};
-pub use update::{HELD_BACK, update};
+pub use update::{HELD_BACK, MAX_LINE, update};

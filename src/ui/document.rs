@@ -5,7 +5,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::format::{one_line, panel};
 use crate::app::Model;
@@ -58,6 +58,22 @@ impl<'a> Document<'a> {
             .line_count(width)
     }
 
+    /// The head's area and the body's inside the panel's `inner` area.
+    fn split(&self, inner: Rect) -> [Rect; 2] {
+        let head_height = Paragraph::new(self.head.clone())
+            .wrap(Wrap { trim: false })
+            .line_count(inner.width)
+            .min(usize::from(inner.height / 2)) as u16;
+        Layout::vertical([Constraint::Length(head_height), Constraint::Fill(1)]).areas(inner)
+    }
+
+    /// The scroll that shows the body's last page in a panel drawn in `area`.
+    pub fn bottom(&self, model: &Model, area: Rect) -> usize {
+        let [_, body] = self.split(Block::bordered().inner(area));
+        self.rows(model, body.width)
+            .saturating_sub(usize::from(body.height))
+    }
+
     pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
         let theme = &model.theme;
         let from = model.selected_round().unwrap_or(1);
@@ -71,12 +87,7 @@ impl<'a> Document<'a> {
         let block = panel(one_line(&self.title), theme, focused).title_bottom(hint);
         let inner = block.inner(area);
         frame.render_widget(block, area);
-        let head_height = Paragraph::new(self.head.clone())
-            .wrap(Wrap { trim: false })
-            .line_count(inner.width)
-            .min(usize::from(inner.height / 2)) as u16;
-        let [head, body] =
-            Layout::vertical([Constraint::Length(head_height), Constraint::Fill(1)]).areas(inner);
+        let [head, body] = self.split(inner);
         frame.render_widget(
             Paragraph::new(self.head.clone()).wrap(Wrap { trim: false }),
             head,

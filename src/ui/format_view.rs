@@ -57,8 +57,19 @@ pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
 
 /// Rows the text under the cards takes, for scrolling.
 pub fn rows(model: &Model, area: Rect) -> usize {
+    text_rows(model, area).0
+}
+
+/// The scroll that shows the last page of the text under the cards.
+pub fn bottom(model: &Model, area: Rect) -> usize {
+    let (rows, height) = text_rows(model, area);
+    rows.saturating_sub(usize::from(height))
+}
+
+/// Rows the text under the cards takes, and the rows it is shown in.
+fn text_rows(model: &Model, area: Rect) -> (usize, u16) {
     let Some(debate) = model.selected_debate() else {
-        return 0;
+        return (0, 0);
     };
     let inner = panel(String::new(), &model.theme, false).inner(area);
     let takes = model.selected_round().map_or(0, |n| {
@@ -70,9 +81,10 @@ pub fn rows(model: &Model, area: Rect) -> usize {
             .count()
     });
     let (_, text) = split(inner, takes);
-    Paragraph::new(lines(debate, &model.theme))
+    let rows = Paragraph::new(lines(debate, &model.theme))
         .wrap(Wrap { trim: false })
-        .line_count(text.width)
+        .line_count(text.width);
+    (rows, text.height)
 }
 
 /// The cards' area (when a round has parallel takes) and the text's.

@@ -9,6 +9,7 @@ mod calibration;
 mod charts;
 mod debates;
 mod document;
+mod footer;
 mod format;
 mod format_view;
 mod judge;
@@ -23,7 +24,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::app::{DetailView, Focus, Link, Model, Overlay};
+use crate::app::{DetailView, Focus, Link, Model};
 use crate::theme::Theme;
 
 pub use format::{inert, one_line};
@@ -107,7 +108,7 @@ pub fn view(model: &Model, frame: &mut Frame) {
         charts::budget(debate, &model.controller, theme, frame, budget);
     }
     pending::render(model, debate, theme, frame, areas.pending);
-    render_footer(model, theme, frame, areas.footer);
+    footer::render(model, theme, frame, areas.footer);
     if let Some(overlay) = &model.overlay {
         overlay::render(model, overlay, theme, frame);
     }
@@ -168,6 +169,21 @@ pub fn detail_rows(model: &Model) -> Option<usize> {
     match (model.view, text_view(model)) {
         (_, Some(document)) => Some(document.rows(model, detail.width.saturating_sub(2))),
         (DetailView::Format, None) => Some(format_view::rows(model, detail)),
+        (_, None) => None,
+    }
+}
+
+/// The scroll that shows the last page of the current detail view's text; `None` when the
+/// screen size is not known yet or the view is a table.
+pub fn detail_bottom(model: &Model) -> Option<usize> {
+    let (width, height) = model.screen;
+    if width == 0 || height == 0 {
+        return None;
+    }
+    let detail = areas(model, Rect::new(0, 0, width, height)).detail;
+    match (model.view, text_view(model)) {
+        (_, Some(document)) => Some(document.bottom(model, detail)),
+        (DetailView::Format, None) => Some(format_view::bottom(model, detail)),
         (_, None) => None,
     }
 }
@@ -246,41 +262,5 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         ),
         Span::styled(" │ ? help  q quit", theme.muted()),
     ]);
-    frame.render_widget(line, area);
-}
-
-fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let line = match (&model.overlay, &model.flash) {
-        (Some(Overlay::Filter), _) => Line::from(vec![
-            Span::styled(" filter /", theme.pending()),
-            Span::styled(one_line(model.filter()), theme.text()),
-            Span::styled("▏", theme.pending()),
-            Span::styled(
-                "  topic, id, persona, status · Enter keep · Esc clear",
-                theme.muted(),
-            ),
-        ]),
-        (Some(Overlay::Command(text)), _) => Line::from(vec![
-            Span::styled(" :", theme.pending()),
-            Span::styled(one_line(text), theme.text()),
-            Span::styled("▏", theme.pending()),
-            Span::styled(
-                "  debate id to jump to · q quits · Esc cancel",
-                theme.muted(),
-            ),
-        ]),
-        (_, Some(flash)) => Line::styled(
-            format!(" {}", one_line(&flash.text)),
-            if flash.error {
-                theme.danger()
-            } else {
-                theme.ok()
-            },
-        ),
-        (_, None) => Line::styled(
-            " ↑↓ move  Enter drill in  Tab focus  1-5 views  / filter  : jump  a accept  o override  e escalate  space pause  ? help",
-            theme.muted(),
-        ),
-    };
     frame.render_widget(line, area);
 }
