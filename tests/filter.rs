@@ -83,7 +83,7 @@ fn every_term_must_match() {
 #[test]
 fn a_search_uses_the_longest_term_that_must_match() {
     assert_eq!(
-        Filter::parse("is:pending id:old-37 !shadow q:cardio").search_text(),
+        Filter::parse("is:pending id:old-37 !shadow q:card").search_text(),
         Some("old-37")
     );
     assert_eq!(Filter::parse("is:pending -mode:gated").search_text(), None);

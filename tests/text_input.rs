@@ -231,11 +231,15 @@ fn the_note_is_edited_in_place_and_kept_on_enter() {
     press(&mut model, ctrl('w'));
     press(&mut model, plain(KeyCode::Enter));
     assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
-    assert_eq!(note_of(&model).as_deref(), Some("stop early"));
+    assert_eq!(
+        note_of(&model).as_deref(),
+        Some("do stop early"),
+        "Ctrl-W took the word before the cursor"
+    );
     // Editing again starts from the note kept, the cursor at its end.
     update(&mut model, char('n'));
     type_text(&mut model, "!");
-    assert_eq!(note_of(&model).as_deref(), Some("stop early!"));
+    assert_eq!(note_of(&model).as_deref(), Some("do stop early!"));
     press(&mut model, plain(KeyCode::Esc));
     assert_eq!(note_of(&model), None, "Esc drops the note");
 }

@@ -58,15 +58,15 @@ actions! {
     Escalate = "escalate", ["e"], "force escalation (choose the persona)";
     Retry = "retry", ["r"], "retry an action whose write failed";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
-    Filter = "filter", ["/"], "filter debates: words all match; id: q: persona: status: mode: is:pending; ! negates";
-    Command = "command", [":"], "command: pending, mode, sort, theme, help, q, or a debate id (Tab completes, ↑↓ recall)";
+    Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
+    Command = "command", [":"], ":pending :mode :sort :theme :help :q or a debate id; Tab completes";
     Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
     Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay)";
     Faster = "faster", ["+", "="], "playback speed x2";
     Slower = "slower", ["-"], "playback speed ÷2";
     Calibration = "calibration", ["c"], "calibration: the threshold grid over finished debates";
     ShadowWeek = "shadow_week", ["w"], "shadow week: would-stop vs fixed loop, savings, agreement";
-    Copy = "copy", ["y"], "copy to the clipboard (OSC 52): the debate id; in the detail the round's turns, the trace";
+    Copy = "copy", ["y"], "copy (OSC 52): the debate id, the round's turns, the trace";
     Pager = "pager", ["P"], "open the round's turns (the trace in the trace view) in $PAGER";
     Help = "help", ["?"], "this help";
     Quit = "quit", ["q"], "quit (Ctrl-C always quits)";

@@ -151,6 +151,12 @@ pub fn wrap(text: &str, cursor: usize, width: u16) -> (Vec<&str>, (usize, u16)) 
             starts.push(start);
             used = text[start..at].width();
             space = None;
+            if used + w > width && at > start {
+                // What follows the space does not fit with this character either.
+                start = at;
+                starts.push(start);
+                used = 0;
+            }
         }
         used += w;
         if c == ' ' {

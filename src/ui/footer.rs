@@ -21,12 +21,19 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     match (&model.overlay, &model.flash) {
         (Some(Overlay::Filter), _) => {
             let prompt = synced(&model.prompt, model.filter(), MAX_LINE);
-            let hint = "  words all match · id: q: persona: status: mode: is:pending · ! negates · Enter keep · Esc clear";
-            line_prompt(&prompt, " filter /", hint, theme, frame, area);
+            let hints = [
+                "  words all match · id: q: persona: status: mode: is:pending · ! negates · Enter keep · Esc clear",
+                "  id: q: persona: mode: is:pending !not · Enter keep · Esc clear",
+                "  Enter keep · Esc clear",
+            ];
+            line_prompt(&prompt, " filter /", &hints, theme, frame, area);
         }
         (Some(Overlay::Command), _) => {
-            let hint = "  Tab complete · ↑↓ earlier · Enter run · Esc cancel";
-            line_prompt(&model.prompt, " :", hint, theme, frame, area);
+            let hints = [
+                "  Tab complete · ↑↓ earlier · Enter run · Esc cancel",
+                "  Tab complete · Esc cancel",
+            ];
+            line_prompt(&model.prompt, " :", &hints, theme, frame, area);
             completions(model, theme, frame, area);
         }
         (_, Some(flash)) => frame.render_widget(
@@ -56,21 +63,25 @@ pub(super) fn synced(prompt: &Prompt, text: &str, max: usize) -> Prompt {
     }
 }
 
-/// A one-line prompt: its label, the text scrolled to keep the cursor in view, the hint when
-/// there is room for it beside at least 24 columns of text, and the terminal's cursor.
+/// A one-line prompt: its label, the text scrolled to keep the cursor in view, the first of
+/// `hints` (longest first) that leaves at least 24 columns of text, and the terminal's cursor.
 fn line_prompt(
     prompt: &Prompt,
     label: &str,
-    hint: &str,
+    hints: &[&str],
     theme: &Theme,
     frame: &mut Frame,
     area: Rect,
 ) {
     let label_width = label.width() as u16;
     let rest = area.width.saturating_sub(label_width);
+    let hint = hints
+        .iter()
+        .find(|h| rest >= h.width() as u16 + 24)
+        .copied()
+        .unwrap_or("");
     let hint_width = hint.width() as u16;
-    let show_hint = rest >= hint_width + 24;
-    let text_width = if show_hint { rest - hint_width } else { rest };
+    let text_width = rest - hint_width;
     frame.render_widget(Span::styled(label.to_owned(), theme.pending()), area);
     let text = Rect {
         x: area.x + label_width,
@@ -84,7 +95,7 @@ fn line_prompt(
             .scroll((0, scroll)),
         text,
     );
-    if show_hint {
+    if hint_width > 0 {
         let at = Rect {
             x: text.x + text_width,
             width: hint_width,
@@ -170,11 +181,11 @@ fn hints(model: &Model, width: usize) -> String {
     };
     let mut all: Vec<Hint> = vec![
         (0, format!("{}{} move", key(Action::Up), key(Action::Down))),
-        (3, format!("{} drill in", key(Action::DrillIn))),
+        (4, format!("{} drill in", key(Action::DrillIn))),
         (6, format!("{} focus", key(Action::SwitchFocus))),
         (5, format!("{views} views")),
-        (4, format!("{} filter", key(Action::Filter))),
-        (4, format!("{} command", key(Action::Command))),
+        (3, format!("{} filter", key(Action::Filter))),
+        (3, format!("{} command", key(Action::Command))),
         (1, format!("{} accept", key(Action::Accept))),
         (1, format!("{} override", key(Action::Override))),
         (1, format!("{} escalate", key(Action::Escalate))),
