@@ -195,6 +195,12 @@ fn draw(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
     terminal
 }
 
+/// The screen's last row: the footer.
+fn last_line(terminal: &Terminal<TestBackend>) -> String {
+    let screen = terminal.backend().to_string();
+    screen.lines().last().unwrap_or_default().to_owned()
+}
+
 fn press(model: &mut Model, event: KeyEvent) {
     update(model, Event::Key(event));
 }
@@ -297,13 +303,7 @@ fn the_filter_line_scrolls_sideways_and_draws_the_cursor() {
     let Position { x, y } = terminal.get_cursor_position().unwrap();
     assert_eq!(y, 23, "the footer row");
     assert!(x < 80);
-    let footer = terminal
-        .backend()
-        .to_string()
-        .lines()
-        .last()
-        .unwrap()
-        .to_owned();
+    let footer = last_line(&terminal);
     assert!(footer.contains(" filter /"));
     assert!(
         footer.contains("zzzz"),
@@ -311,13 +311,7 @@ fn the_filter_line_scrolls_sideways_and_draws_the_cursor() {
     );
     assert!(!footer.contains("q:"), "its start scrolled off: {footer}");
     update(&mut model, key(KeyCode::Home));
-    let footer = draw(&model, 80, 24)
-        .backend()
-        .to_string()
-        .lines()
-        .last()
-        .unwrap()
-        .to_owned();
+    let footer = last_line(&draw(&model, 80, 24));
     assert!(footer.contains("/q:zzz"), "{footer}");
     assert_eq!(model.filter().chars().count(), long.chars().count());
     type_text(&mut model, &"y".repeat(300));

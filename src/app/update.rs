@@ -19,7 +19,7 @@ use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
 use crate::text::{one_line, thousands};
 use crate::theme::Theme;
-use crate::ui::{Region, detail_bottom, detail_rows, list_rows, region_at};
+use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
 const PAGE: i32 = 20;
@@ -390,8 +390,8 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             }
             (Focus::Detail, DetailView::Rounds) => move_round(model, i32::MAX),
             (Focus::Detail, _) => {
-                if let Some(bottom) = detail_bottom(model) {
-                    model.detail_scroll = i32::try_from(bottom).unwrap_or(i32::MAX);
+                if let Some(rows) = detail_rows(model) {
+                    model.detail_scroll = i32::try_from(rows.bottom()).unwrap_or(i32::MAX);
                 }
             }
         },
@@ -514,7 +514,7 @@ fn move_round(model: &mut Model, step: i32) {
 /// Keeps the detail's scroll within its text, when the screen size is known.
 fn clamp_scroll(model: &mut Model) {
     if let Some(rows) = detail_rows(model) {
-        model.detail_scroll = model.detail_scroll.min(rows.saturating_sub(1) as i32);
+        model.detail_scroll = model.detail_scroll.min(rows.total.saturating_sub(1) as i32);
     }
 }
 

@@ -7,6 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use super::TextRows;
 use super::format::{one_line, panel};
 use crate::app::Model;
 use crate::domain::Debate;
@@ -51,13 +52,6 @@ impl<'a> Document<'a> {
             .collect()
     }
 
-    /// Rows the body takes, wrapped at `width`.
-    pub fn rows(&self, model: &Model, width: u16) -> usize {
-        Paragraph::new(self.body(model))
-            .wrap(Wrap { trim: false })
-            .line_count(width)
-    }
-
     /// The head's area and the body's inside the panel's `inner` area.
     fn split(&self, inner: Rect) -> [Rect; 2] {
         let head_height = Paragraph::new(self.head.clone())
@@ -67,11 +61,15 @@ impl<'a> Document<'a> {
         Layout::vertical([Constraint::Length(head_height), Constraint::Fill(1)]).areas(inner)
     }
 
-    /// The scroll that shows the body's last page in a panel drawn in `area`.
-    pub fn bottom(&self, model: &Model, area: Rect) -> usize {
+    /// The rows the body takes in a panel drawn in `area`, and the rows it is shown in.
+    pub fn extent(&self, model: &Model, area: Rect) -> TextRows {
         let [_, body] = self.split(Block::bordered().inner(area));
-        self.rows(model, body.width)
-            .saturating_sub(usize::from(body.height))
+        TextRows {
+            total: Paragraph::new(self.body(model))
+                .wrap(Wrap { trim: false })
+                .line_count(body.width),
+            shown: usize::from(body.height),
+        }
     }
 
     pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {

@@ -10,6 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 
+use super::TextRows;
 use super::format::{inert, one_line, panel, thousands};
 use crate::app::Model;
 use crate::domain::{Debate, Disagreement, Reported, RoundRow, Turn};
@@ -55,21 +56,10 @@ pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
     );
 }
 
-/// Rows the text under the cards takes, for scrolling.
-pub fn rows(model: &Model, area: Rect) -> usize {
-    text_rows(model, area).0
-}
-
-/// The scroll that shows the last page of the text under the cards.
-pub fn bottom(model: &Model, area: Rect) -> usize {
-    let (rows, height) = text_rows(model, area);
-    rows.saturating_sub(usize::from(height))
-}
-
-/// Rows the text under the cards takes, and the rows it is shown in.
-fn text_rows(model: &Model, area: Rect) -> (usize, u16) {
+/// Rows the text under the cards takes, and the rows it is shown in, for scrolling.
+pub fn extent(model: &Model, area: Rect) -> TextRows {
     let Some(debate) = model.selected_debate() else {
-        return (0, 0);
+        return TextRows::default();
     };
     let inner = panel(String::new(), &model.theme, false).inner(area);
     let takes = model.selected_round().map_or(0, |n| {
@@ -81,10 +71,12 @@ fn text_rows(model: &Model, area: Rect) -> (usize, u16) {
             .count()
     });
     let (_, text) = split(inner, takes);
-    let rows = Paragraph::new(lines(debate, &model.theme))
-        .wrap(Wrap { trim: false })
-        .line_count(text.width);
-    (rows, text.height)
+    TextRows {
+        total: Paragraph::new(lines(debate, &model.theme))
+            .wrap(Wrap { trim: false })
+            .line_count(text.width),
+        shown: usize::from(text.height),
+    }
 }
 
 /// The cards' area (when a round has parallel takes) and the text's.

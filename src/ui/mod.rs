@@ -158,32 +158,31 @@ pub fn list_rows(model: &Model) -> usize {
     table_rows(areas(model, Rect::new(0, 0, width, height)).list)
 }
 
-/// How many rows the text of the current detail view takes from the selected round on, at the
-/// current screen size; `None` when the size is not known yet or the view is a table.
-pub fn detail_rows(model: &Model) -> Option<usize> {
-    let (width, height) = model.screen;
-    if width == 0 || height == 0 {
-        return None;
-    }
-    let detail = areas(model, Rect::new(0, 0, width, height)).detail;
-    match (model.view, text_view(model)) {
-        (_, Some(document)) => Some(document.rows(model, detail.width.saturating_sub(2))),
-        (DetailView::Format, None) => Some(format_view::rows(model, detail)),
-        (_, None) => None,
+/// How far a text view scrolls: the rows its text takes, and the rows shown at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextRows {
+    pub total: usize,
+    pub shown: usize,
+}
+
+impl TextRows {
+    /// The scroll that shows the last page.
+    pub fn bottom(self) -> usize {
+        self.total.saturating_sub(self.shown)
     }
 }
 
-/// The scroll that shows the last page of the current detail view's text; `None` when the
-/// screen size is not known yet or the view is a table.
-pub fn detail_bottom(model: &Model) -> Option<usize> {
+/// The rows of the current detail view's text from the selected round on, at the current
+/// screen size; `None` when the size is not known yet or the view is a table.
+pub fn detail_rows(model: &Model) -> Option<TextRows> {
     let (width, height) = model.screen;
     if width == 0 || height == 0 {
         return None;
     }
     let detail = areas(model, Rect::new(0, 0, width, height)).detail;
     match (model.view, text_view(model)) {
-        (_, Some(document)) => Some(document.bottom(model, detail)),
-        (DetailView::Format, None) => Some(format_view::bottom(model, detail)),
+        (_, Some(document)) => Some(document.extent(model, detail)),
+        (DetailView::Format, None) => Some(format_view::extent(model, detail)),
         (_, None) => None,
     }
 }

@@ -52,7 +52,7 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         })
         .collect();
     lines.push(Line::styled(
-        " keys are remappable in the config's [keys] table; y confirms, n adds a note",
+        " remap keys in the config's [keys] table; in a confirmation y confirms, n adds a note",
         theme.muted(),
     ));
     let mut block = panel("keys".to_owned(), theme, true);
