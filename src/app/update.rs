@@ -345,10 +345,12 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::Calibration => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
         Action::ShadowWeek => model.overlay = Some(Overlay::ShadowWeek { scroll: 0 }),
         Action::Filter => {
+            model.flash = None;
             model.prompt = Prompt::new(model.filter(), MAX_LINE);
             model.overlay = Some(Overlay::Filter);
         }
         Action::Command => {
+            model.flash = None;
             model.prompt = Prompt::new("", MAX_LINE);
             model.history.restart();
             model.completion = None;
