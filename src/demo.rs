@@ -82,6 +82,8 @@ async fn execute(
             }
             // The demo's debates are few: the console holds every one it was shown.
             Command::Search(_) => {}
+            // The console's draw loop carries these out on its terminal.
+            Command::Copy(_) | Command::Page { .. } => {}
             // The console lets go of the rows of debates off screen; here they are again.
             Command::LoadHistory(id) => {
                 for row in store.history(&id) {

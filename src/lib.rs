@@ -17,6 +17,7 @@ pub mod domain;
 pub mod live;
 pub mod logging;
 pub mod memory;
+pub mod pager;
 pub mod policy;
 pub mod signals;
 pub mod simulate;

@@ -61,6 +61,8 @@ async fn execute(
             Command::Search(text) => {
                 let _ = wants.send(Wanted::Search(text));
             }
+            // The console's draw loop carries these out on its terminal.
+            Command::Copy(_) | Command::Page { .. } => {}
             Command::SetPlayback(setting) => {
                 if let Some(playback) = &playback {
                     playback.send_replace(setting);

@@ -312,6 +312,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let (mut model, theme_file) =
                     console_model(String::new(), &console, &config, true)?;
                 model.playback = playback;
+                model.simulated = true;
                 eprintln!("gavel: starting a throwaway PostgreSQL ...");
                 let server = LocalServer::start()?;
                 // Where the demo's database is (for psql in another terminal), in the header

@@ -106,8 +106,9 @@ pub fn suspend(mouse: bool) -> io::Result<()> {
     enter(mouse)
 }
 
-/// Raises SIGTSTP with its default action in place, then puts the console's handler back.
-fn stop() -> io::Result<()> {
+/// Raises SIGTSTP with its default action in place, then puts the console's handler back: the
+/// process stops until continued.
+pub fn stop() -> io::Result<()> {
     let check = |result: libc::c_int| {
         if result == 0 {
             Ok(())
@@ -126,6 +127,15 @@ fn stop() -> io::Result<()> {
         let restored = check(libc::sigaction(SIGTSTP, &handler, std::ptr::null_mut()));
         raised.and(restored)
     }
+}
+
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard (the `c` selection): ESC ]
+/// 52 ; c ; base64 BEL. Inside tmux it reaches the outer terminal (and a tmux paste buffer) when
+/// tmux's `set-clipboard` is `on`.
+pub fn clipboard(text: &str) -> String {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    format!("\x1b]52;c;{encoded}\x07")
 }
 
 /// Ctrl-Z pressed, which suspends the console (raw input delivers it as a key, not as

@@ -43,6 +43,16 @@ pub fn stand_in(c: char) -> Option<char> {
     }
 }
 
+/// `text` with its line breaks kept and each line made [`inert`] (a tab as four spaces): for
+/// text handed out whole, to a pager or the clipboard.
+pub fn inert_lines(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| inert(&line.replace('\t', "    ")))
+        .collect();
+    lines.join("\n")
+}
+
 /// `text` on one line: runs of whitespace (newlines included) become one space, then
 /// [`inert`].
 pub fn one_line(text: &str) -> String {

@@ -25,6 +25,11 @@ const BUNDLED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The names of the themes built into the binary.
+pub fn bundled_names() -> impl Iterator<Item = &'static str> {
+    BUNDLED.iter().map(|(name, _)| *name)
+}
+
 /// Where the themes of the checkout this binary was built from live.
 const SOURCE_THEMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/themes");
 

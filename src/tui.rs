@@ -12,8 +12,8 @@ use std::io::{self, BufWriter, Stdout, Write};
 use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -25,8 +25,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use crate::app::{Command, Event, Model, update};
 use crate::config::Notify;
 use crate::terminal::{self, Panicked, Request, Signals};
-use crate::theme;
 use crate::ui::view;
+use crate::{pager, theme};
 
 const FRAME: Duration = Duration::from_millis(16);
 
@@ -91,9 +91,19 @@ pub async fn run(
     let stop = Arc::new(AtomicBool::new(false));
     let entered = terminal::enter(model.mouse);
     model.reports.wake(sender.clone());
-    let reader = spawn_key_reader(sender, stop.clone());
+    let reading = Arc::new(Reading::default());
+    let reader = spawn_key_reader(sender, stop.clone(), reading.clone());
     let result = match entered {
-        Ok(()) => draw_loop(model, receiver, commands, signals, panicked).await,
+        Ok(()) => {
+            let parts = Parts {
+                receiver,
+                commands,
+                signals,
+                panicked,
+                reading,
+            };
+            draw_loop(model, parts).await
+        }
         Err(e) => Err(e.into()),
     };
     stop.store(true, Ordering::Relaxed);
@@ -112,14 +122,26 @@ pub async fn run(
     }
 }
 
-/// Applies events and draws until the console ends.
-async fn draw_loop(
-    mut model: Model,
-    mut receiver: UnboundedReceiver<Event>,
+/// What the draw loop works with besides the model.
+struct Parts {
+    receiver: UnboundedReceiver<Event>,
     commands: UnboundedSender<Command>,
-    mut signals: Signals,
-    mut panicked: Panicked,
-) -> Result<Ended> {
+    signals: Signals,
+    panicked: Panicked,
+    reading: Arc<Reading>,
+}
+
+/// Applies events and draws until the console ends. [`Command::Copy`] and [`Command::Page`]
+/// are the terminal's business: the loop carries them out itself; every other command goes to
+/// the backend.
+async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
+    let Parts {
+        mut receiver,
+        commands,
+        mut signals,
+        mut panicked,
+        reading,
+    } = parts;
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
     // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
     // (`eprintln!` to a terminal gone).
@@ -153,6 +175,7 @@ async fn draw_loop(
         };
         let mut pending = vec![event];
         let mut suspending = false;
+        let mut paging = None;
         loop {
             match signals.next().now_or_never() {
                 Some(Request::End(number)) => return Ok(Ended::Signal(number)),
@@ -173,12 +196,18 @@ async fn draw_loop(
                     continue;
                 }
                 for command in update(&mut model, event) {
-                    // The backend outlives the console; a closed channel means it is gone.
-                    let _ = commands.send(command);
+                    match command {
+                        Command::Copy(text) => copy(&mut terminal, &text),
+                        Command::Page { title, text } => paging = Some((title, text)),
+                        // The backend outlives the console; a closed channel means it is gone.
+                        command => {
+                            let _ = commands.send(command);
+                        }
+                    }
                 }
             }
             let wait = FRAME.saturating_sub(last_draw.elapsed());
-            if wait.is_zero() || model.quit || suspending {
+            if wait.is_zero() || model.quit || suspending || paging.is_some() {
                 break;
             }
             tokio::time::sleep(wait).await;
@@ -188,6 +217,22 @@ async fn draw_loop(
         }
         if let Some(text) = model.announcement() {
             notify(&mut terminal, model.notify, &text);
+        }
+        if let Some((title, text)) = paging {
+            reading.pause();
+            terminal::leave()?;
+            let shown = pager::show(&title, &text, &mut signals).await;
+            terminal::enter(model.mouse)?;
+            reading.resume();
+            terminal.clear()?;
+            match shown {
+                Ok(outcome) => {
+                    for command in update(&mut model, Event::Paged(outcome)) {
+                        let _ = commands.send(command);
+                    }
+                }
+                Err(number) => return Ok(Ended::Signal(number)),
+            }
         }
         model.settle();
         if !model.take_dirty() && !suspending {
@@ -252,13 +297,69 @@ fn suspend(terminal: &mut Screen, model: &Model) -> Result<()> {
     Ok(())
 }
 
-/// Reads terminal input (keys, mouse, resizes) on a thread of its own and forwards it as events.
+/// Puts `text` on the clipboard with OSC 52 (see [`terminal::clipboard`]).
+fn copy(terminal: &mut Screen, text: &str) {
+    let out = terminal.backend_mut();
+    let written = out
+        .write_all(terminal::clipboard(text).as_bytes())
+        .and_then(|()| out.flush());
+    if let Err(e) = written {
+        tracing::warn!("copying to the clipboard failed: {e}");
+    }
+}
+
+/// Whether the key reader may read the terminal: not while a pager has it.
+#[derive(Default)]
+struct Reading {
+    paused: Mutex<bool>,
+    changed: Condvar,
+    /// The reader is waiting, not reading.
+    idle: AtomicBool,
+}
+
+/// How long [`Reading::pause`] waits for a read under way to end (a read polls for 100 ms).
+const READ_GRACE: Duration = Duration::from_millis(500);
+
+impl Reading {
+    /// Stops the reader and waits until it is not reading.
+    fn pause(&self) {
+        *self.paused.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        let start = Instant::now();
+        while !self.idle.load(Ordering::Acquire) && start.elapsed() < READ_GRACE {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn resume(&self) {
+        *self.paused.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        self.changed.notify_all();
+    }
+
+    /// Waits while paused (or until `stop`).
+    fn wait(&self, stop: &AtomicBool) {
+        let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+        while *paused && !stop.load(Ordering::Relaxed) {
+            self.idle.store(true, Ordering::Release);
+            paused = self
+                .changed
+                .wait_timeout(paused, Duration::from_millis(100))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        self.idle.store(false, Ordering::Release);
+    }
+}
+
+/// Reads terminal input (keys, mouse, resizes) on a thread of its own and forwards it as events;
+/// it holds off while `reading` is paused.
 fn spawn_key_reader(
     events: UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
+    reading: Arc<Reading>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
+            reading.wait(&stop);
             match event::poll(Duration::from_millis(100)) {
                 Ok(false) => continue,
                 Ok(true) => {}

@@ -250,20 +250,14 @@ fn colon_asks_a_live_database_for_a_debate_not_on_screen() {
 fn read_only_refuses_every_action_until_unlocked() {
     let (mut model, _) = demo_model();
     model.read_only = true;
-    model.retry = Some(
-        model
-            .held(0)
-            .unwrap()
-            .pending()
-            .map(|d| {
-                common::rows::action(
-                    &d.session_id,
-                    d.round_index,
-                    gavel::domain::ActionKind::Accept,
-                    d.decision.clone(),
-                )
-            }),
-    )
+    model.retry = Some(model.held(0).unwrap().pending().map(|d| {
+        common::rows::action(
+            &d.session_id,
+            d.round_index,
+            gavel::domain::ActionKind::Accept,
+            d.decision.clone(),
+        )
+    }))
     .flatten();
     for refused in ['a', 'o', 'e', 'r'] {
         assert!(update(&mut model, char(refused)).is_empty(), "{refused}");

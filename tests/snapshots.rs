@@ -257,3 +257,37 @@ fn a_confirmation_closed_because_another_operator_resolved_its_decision() {
     update(&mut model, Event::Store(Box::new(Change::Action(theirs))));
     snapshot_both("closed_elsewhere", &model);
 }
+
+#[test]
+fn command_prompt_with_its_completions() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char(':'));
+    for c in "mode ".chars() {
+        update(&mut model, char(c));
+    }
+    update(&mut model, key(KeyCode::Tab));
+    update(&mut model, key(KeyCode::Tab));
+    update(&mut model, key(KeyCode::Tab));
+    insta::assert_snapshot!(
+        "command_completion_small",
+        screen_at(&model, 80, 24).backend()
+    );
+}
+
+#[test]
+fn note_editor_with_a_long_note() {
+    let (mut model, _) = demo_model();
+    update(&mut model, char('a'));
+    update(&mut model, char('n'));
+    let note = "The skeptic's objection about the insulin clamp protocol was answered in round 1 \
+                by the domain expert; the synthesizer already folds it in. Continuing costs another \
+                round of tokens for no new claim, but the theorist asked for one more look at the \
+                fasting window, so accept and let the next round decide. Checked with ana.";
+    for c in note.chars() {
+        update(&mut model, char(c));
+    }
+    for _ in 0..30 {
+        update(&mut model, key(KeyCode::Left));
+    }
+    insta::assert_snapshot!("note_editor_small", screen_at(&model, 80, 24).backend());
+}

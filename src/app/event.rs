@@ -42,6 +42,8 @@ pub enum Event {
     Reports,
     /// The wall clock, once a second: gated countdowns move.
     Tick(DateTime<Utc>),
+    /// A [`Command::Page`] ended: the pager ran, or why it could not.
+    Paged(Result<(), String>),
 }
 
 /// What the console asks a backend to do.
@@ -57,4 +59,9 @@ pub enum Command {
     /// filter confirmed), as the start window loads them: debates the console let go of, or
     /// never loaded, come back.
     Search(String),
+    /// Put this text on the clipboard (OSC 52). The draw loop does it, not a backend.
+    Copy(String),
+    /// Show this text in the operator's pager, the console's terminal modes left meanwhile. The
+    /// draw loop does it, not a backend.
+    Page { title: String, text: String },
 }

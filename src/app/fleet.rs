@@ -16,6 +16,8 @@ use crate::domain::{
 };
 use crate::text::one_line;
 
+use super::filter::{Filter, Subject};
+
 /// A debate's number in the order debates first appeared: never reused, never moved.
 pub type Seq = u64;
 
@@ -246,19 +248,18 @@ impl Summary {
         !self.flagged.is_empty()
     }
 
-    /// Whether `filter` matches: its id, question, status, mode or a persona contains the
-    /// text.
+    /// Whether `filter` lets it through.
     fn matches(&self, filter: &Filter) -> bool {
-        let contains = |text: &str| text.to_lowercase().contains(&filter.needle);
-        filter.needle.is_empty()
-            || contains(&self.id)
-            || contains(&self.question)
-            || contains(&self.status.to_string())
-            || contains(&self.mode.to_string())
-            || self
-                .personas
-                .iter()
-                .any(|&p| filter.names.get(p as usize).copied().unwrap_or(false))
+        filter.is_empty()
+            || filter.matches(&Subject {
+                id: &self.id,
+                question: &self.question,
+                status: &self.status.to_string(),
+                mode: &self.mode.to_string(),
+                personas: &self.personas,
+                pending: self.pending().is_some(),
+                waiting: self.waiting(),
+            })
     }
 }
 
@@ -312,16 +313,6 @@ impl SortOrder {
 
 /// A place in the list: a class, an id (for the id order) and the arrival number.
 type ListKey = (u8, Option<Arc<str>>, Seq);
-
-/// A filter as the list applies it: lower-case, and which persona names it matches.
-#[derive(Debug, Clone, Default)]
-struct Filter {
-    /// As typed.
-    text: String,
-    needle: String,
-    /// Whether each persona name (by its number) contains the needle.
-    names: Vec<bool>,
-}
 
 /// The rows of the list a screen shows: those drawn, and which of them is selected.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -521,11 +512,7 @@ impl Fleet {
 
     /// Notes which persona names remembered since the filter was set it matches.
     fn match_new_names(&mut self) {
-        let known = self.filter.names.len();
-        for name in &self.names.names[known..] {
-            let matches = name.to_lowercase().contains(&self.filter.needle);
-            self.filter.names.push(matches);
-        }
+        self.filter.note_names(&self.names.names);
     }
 
     /// The list's order.
@@ -535,7 +522,12 @@ impl Fleet {
 
     /// The filter as typed.
     pub fn filter(&self) -> &str {
-        &self.filter.text
+        self.filter.text()
+    }
+
+    /// The filter as the list applies it.
+    pub fn filter_terms(&self) -> &Filter {
+        &self.filter
     }
 
     /// Drops the longest-finished debates beyond what is kept, except `keep` (the selection,
@@ -574,17 +566,13 @@ impl Fleet {
 
     /// Orders and filters the list anew (`filter` in any case).
     pub fn arrange(&mut self, sort: SortOrder, filter: &str) {
-        if sort == self.sort && filter == self.filter.text {
+        if sort == self.sort && filter == self.filter.text() {
             return;
         }
         self.sort = sort;
-        self.filter = Filter {
-            text: filter.to_owned(),
-            needle: filter.to_lowercase(),
-            names: Vec::new(),
-        };
+        self.filter = Filter::parse(filter);
         self.match_new_names();
-        let every = sort == SortOrder::Arrival && self.filter.needle.is_empty();
+        let every = sort == SortOrder::Arrival && self.filter.is_empty();
         let mut ordered = (!every).then(BTreeSet::new);
         self.listed = 0;
         for summary in self.summaries.values_mut() {
@@ -723,6 +711,24 @@ impl Fleet {
     /// The first debate the list shows.
     pub fn first(&self) -> Option<Seq> {
         self.first_n(1).first().copied()
+    }
+
+    /// The last debate the list shows.
+    pub fn last(&self) -> Option<Seq> {
+        match &self.ordered {
+            Some(ordered) => ordered.last().map(|key| key.2),
+            None => self.summaries.arrival.last().copied(),
+        }
+    }
+
+    /// Up to `limit` ids of debates held that start with `prefix`, in no particular order.
+    pub fn ids_starting(&self, prefix: &str, limit: usize) -> Vec<&str> {
+        self.summaries
+            .values()
+            .map(|s| &*s.id)
+            .filter(|id| id.starts_with(prefix))
+            .take(limit)
+            .collect()
     }
 
     /// The debate `step` places from `from` in the list, stopping at its ends; the first one

@@ -43,6 +43,7 @@ actions! {
     PageUp = "page_up", ["pageup"], "scroll a page up";
     PageDown = "page_down", ["pagedown"], "scroll a page down";
     Top = "top", ["home"], "back to the top";
+    Bottom = "bottom", ["end", "G"], "to the bottom: the last debate, the last round, the end of a text";
     DrillIn = "drill_in", ["enter", "right", "l"], "debates -> the detail; a round -> its transcript";
     Back = "back", ["esc", "left", "h"], "back to the debates list";
     SwitchFocus = "switch_focus", ["tab"], "switch between the debates list and the detail";
@@ -59,14 +60,16 @@ actions! {
     NextWaiting = "next_waiting", ["p"], "jump to the next decision waiting for you (oldest first)";
     Retry = "retry", ["r"], "retry an action whose write failed";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
-    Filter = "filter", ["/"], "filter debates by topic, id, persona or status";
-    Command = "command", [":"], "command: :<debate id> jumps to it, :q quits";
+    Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
+    Command = "command", [":"], ":pending :mode :sort :theme :help :q or a debate id; Tab completes";
     Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
     Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay)";
     Faster = "faster", ["+", "="], "playback speed x2";
     Slower = "slower", ["-"], "playback speed ÷2";
     Calibration = "calibration", ["c"], "calibration: the threshold grid over finished debates";
     ShadowWeek = "shadow_week", ["w"], "shadow week: would-stop vs fixed loop, savings, agreement";
+    Copy = "copy", ["y"], "copy (OSC 52): the debate id, the round's turns, the trace";
+    Pager = "pager", ["P"], "open the round's turns (the trace in the trace view) in $PAGER";
     Help = "help", ["?"], "this help";
     Quit = "quit", ["q"], "quit (Ctrl-C always quits)";
 }
@@ -290,6 +293,24 @@ impl Keymap {
             .iter()
             .find(|(_, keys)| keys.contains(&key))
             .map(|(action, _)| *action)
+    }
+
+    /// The first key of an action, as short as the footer shows it: `↑`, `Enter`, `a`.
+    pub fn hint(&self, action: Action) -> String {
+        let Some(key) = self.bindings[&action].first() else {
+            return String::new();
+        };
+        let plain = !key.ctrl && !key.alt;
+        match key.code {
+            KeyCode::Up if plain => "↑".to_owned(),
+            KeyCode::Down if plain => "↓".to_owned(),
+            KeyCode::Left if plain => "←".to_owned(),
+            KeyCode::Right if plain => "→".to_owned(),
+            KeyCode::Enter if plain => "Enter".to_owned(),
+            KeyCode::Esc if plain => "Esc".to_owned(),
+            KeyCode::Tab if plain => "Tab".to_owned(),
+            _ => key.to_string(),
+        }
     }
 
     /// The keys of an action as shown to the operator, e.g. `up k`.

@@ -5,14 +5,19 @@
 //! The results come back as events. Nothing here does I/O.
 
 mod clock;
+pub mod command_line;
+mod copy;
 mod event;
+pub mod filter;
 mod fleet;
 mod keys;
 mod model;
+pub mod prompt;
 mod reports;
 mod update;
 
 pub use clock::{Clock, Instant};
+pub use copy::{COPY_LIMIT, capped, round_text};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use keys::{Action, Key, KeyError, KeyOverrides, Keymap};
@@ -20,4 +25,4 @@ pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, Watched};
-pub use update::{HELD_BACK, update};
+pub use update::{HELD_BACK, MAX_LINE, update};

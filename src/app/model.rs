@@ -14,9 +14,11 @@ use crate::text::one_line;
 use crate::theme::Theme;
 
 use super::clock::Clock;
+use super::command_line::{Completion, History};
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::keys::Keymap;
+use super::prompt::Prompt;
 use super::reports::Reports;
 
 /// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
@@ -170,8 +172,8 @@ pub enum Overlay {
     },
     /// Typing the debates filter; the list follows each key.
     Filter,
-    /// Typing a command after `:`.
-    Command(String),
+    /// Typing a command after `:` (the text is the model's [`Model::prompt`]).
+    Command,
     /// Asking to confirm that a read-only console may act.
     Unlock,
 }
@@ -271,6 +273,15 @@ pub struct Model {
     /// An action whose write failed, kept for `r` (retry).
     pub retry: Option<OperatorAction>,
     pub flash: Option<Flash>,
+    /// The text being typed in the open prompt: the note, the filter or the `:` line.
+    pub prompt: Prompt,
+    /// The `:` commands run this session.
+    pub history: History,
+    /// The completions the `:` line offers, while they are shown.
+    pub completion: Option<Completion>,
+    /// A simulator's clock is behind the feed (the demo, also with `--postgres`): playback
+    /// speed applies.
+    pub simulated: bool,
     pub quit: bool,
     /// Something on screen may have changed since the last frame.
     pub dirty: bool,
@@ -320,6 +331,10 @@ impl Model {
             held_back: Vec::new(),
             retry: None,
             flash: None,
+            prompt: Prompt::default(),
+            history: History::default(),
+            completion: None,
+            simulated: true,
             quit: false,
             dirty: true,
             drawn: Window::default(),
@@ -333,6 +348,7 @@ impl Model {
             link: Some(Link::Connecting),
             denied: Some(CHECKING_ACCESS.to_owned()),
             gated_timeout: config.ui.gated_timeout(&config.simulator),
+            simulated: false,
             ..Model::new(source, operator, config)
         }
     }

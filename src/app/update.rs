@@ -5,18 +5,26 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
 };
 
+use super::command_line::{self, Colon};
+use super::copy::{COPY_LIMIT, capped, round_text};
 use super::event::{Command, Event};
-use super::fleet::Seq;
+use super::filter::{Field, with_term};
+use super::fleet::{Seq, SortOrder};
 use super::keys::Action;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
+use super::prompt::{Prompt, Typed};
 use super::reports::Watched;
+use crate::audit::Trace;
 use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::store::ResolveError;
-use crate::text::one_line;
+use crate::text::{one_line, thousands};
+use crate::theme::Theme;
 use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
 const PAGE: i32 = 20;
+/// The longest filter and `:` command, in characters.
+pub const MAX_LINE: usize = 200;
 /// Rows a paused live feed holds back at most; the feed resumes when it would hold more.
 pub const HELD_BACK: usize = 50_000;
 
@@ -122,14 +130,13 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             model.flash(refused.to_string(), true);
         }
         Event::Resize(width, height) => model.screen = (width, height),
-        Event::Theme(Ok(theme)) => {
-            model.flash(format!("theme {} applied", theme.name), false);
-            model.theme = *theme;
-        }
+        Event::Theme(Ok(theme)) => apply_theme(model, *theme),
         Event::Theme(Err(why)) => {
             let kept = format!("theme not applied, keeping {}: {why}", model.theme.name);
             model.flash(kept, true);
         }
+        Event::Paged(Ok(())) => {}
+        Event::Paged(Err(why)) => model.flash(format!("the pager did not run: {why}"), true),
         Event::Mouse(mouse) if model.mouse => on_mouse(model, mouse),
         Event::Mouse(_) => {}
         Event::Key(key) if key.kind == KeyEventKind::Release => {}
@@ -150,11 +157,17 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             model.overlay = scrolled(model, action, scroll).map(|scroll| Overlay::Help { scroll });
         }
         Some(Overlay::Note(mut intent)) => {
-            let note = intent.note.get_or_insert_with(String::new);
-            match edit(note, &key, Intent::MAX_NOTE) {
-                Edit::Typing => model.overlay = Some(Overlay::Note(intent)),
-                Edit::Done => model.overlay = Some(Overlay::Confirm(intent)),
-                Edit::Cancelled => {
+            let typed = type_into(
+                model,
+                intent.note.as_deref().unwrap_or(""),
+                Intent::MAX_NOTE,
+                &key,
+            );
+            intent.note = Some(model.prompt.value().to_owned());
+            match typed {
+                Typed::Typing => model.overlay = Some(Overlay::Note(intent)),
+                Typed::Done => model.overlay = Some(Overlay::Confirm(intent)),
+                Typed::Cancelled => {
                     intent.note = None;
                     model.overlay = Some(Overlay::Confirm(intent));
                 }
@@ -165,6 +178,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
                 if intent.note.is_none() {
                     intent.note = model.kept_note.take();
                 }
+                model.prompt = Prompt::new(intent.note.as_deref().unwrap_or(""), Intent::MAX_NOTE);
                 model.overlay = Some(Overlay::Note(intent));
             }
             KeyCode::Char('y') => {
@@ -210,56 +224,126 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
                 scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
         }
         Some(Overlay::Filter) => {
-            let mut filter = model.filter().to_owned();
-            let edited = edit(&mut filter, &key, 200);
-            match edited {
-                Edit::Typing => model.overlay = Some(Overlay::Filter),
-                Edit::Done => {}
-                Edit::Cancelled => filter.clear(),
-            }
+            let filter = model.filter().to_owned();
+            let typed = type_into(model, &filter, MAX_LINE, &key);
+            let filter = match typed {
+                Typed::Typing => {
+                    model.overlay = Some(Overlay::Filter);
+                    model.prompt.value().to_owned()
+                }
+                Typed::Done => model.prompt.value().to_owned(),
+                Typed::Cancelled => String::new(),
+            };
             model.set_filter(filter);
             keep_selection_visible(model);
-            let text = model.filter().trim().to_owned();
-            if matches!(edited, Edit::Done) && model.link.is_some() && !text.is_empty() {
-                model.flash(format!("searching the database for /{text} ..."), false);
+            let search = model
+                .debates
+                .filter_terms()
+                .search_text()
+                .map(str::to_owned);
+            if typed == Typed::Done
+                && model.link.is_some()
+                && let Some(text) = search
+            {
+                model.flash(
+                    format!("searching the database for {} ...", one_line(&text)),
+                    false,
+                );
                 return vec![Command::Search(text)];
             }
         }
-        Some(Overlay::Command(mut text)) => match edit(&mut text, &key, 200) {
-            Edit::Typing => model.overlay = Some(Overlay::Command(text)),
-            Edit::Done => return run_command(model, text.trim()),
-            Edit::Cancelled => {}
-        },
+        Some(Overlay::Command) => return on_command_key(model, &key),
     }
     Vec::new()
 }
 
-/// How a key left a line being typed.
-enum Edit {
-    Typing,
-    Done,
-    Cancelled,
+/// Applies a key to the open prompt, which edits `text` (taken up afresh when it is not what
+/// the prompt holds, e.g. a prompt just opened).
+fn type_into(model: &mut Model, text: &str, max: usize, key: &KeyEvent) -> Typed {
+    if model.prompt.value() != text || model.prompt.max() != max {
+        model.prompt = Prompt::new(text, max);
+    }
+    model.prompt.key(key)
 }
 
-/// Applies a key to a line being typed, keeping it under `max` characters.
-fn edit(text: &mut String, key: &KeyEvent, max: usize) -> Edit {
-    match key.code {
-        KeyCode::Enter => return Edit::Done,
-        KeyCode::Esc => return Edit::Cancelled,
-        KeyCode::Backspace => {
-            text.pop();
+/// A key in the `:` line: Tab and Shift-Tab complete, ↑ and ↓ recall earlier commands, Enter
+/// runs the line, Esc closes it; anything else edits it.
+fn on_command_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
+    model.overlay = Some(Overlay::Command);
+    let recalled = match key.code {
+        KeyCode::Tab => {
+            complete(model, 1);
+            return Vec::new();
         }
-        KeyCode::Char(c)
-            if !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                && text.chars().count() < max =>
-        {
-            text.push(c)
+        KeyCode::BackTab => {
+            complete(model, -1);
+            return Vec::new();
         }
-        _ => {}
+        KeyCode::Up => model.history.older(model.prompt.value()).map(str::to_owned),
+        KeyCode::Down => model.history.newer().map(str::to_owned),
+        _ => {
+            model.completion = None;
+            match model.prompt.key(key) {
+                Typed::Typing => {}
+                Typed::Cancelled => model.overlay = None,
+                Typed::Done => {
+                    model.overlay = None;
+                    let line = model.prompt.value().trim().to_owned();
+                    model.history.push(&line);
+                    return run_command(model, &line);
+                }
+            }
+            return Vec::new();
+        }
+    };
+    model.completion = None;
+    if let Some(line) = recalled {
+        model.prompt.set(&line);
     }
-    Edit::Typing
+    Vec::new()
+}
+
+/// Tab (`step` 1) or Shift-Tab (-1) in the `:` line: with several completions shown, puts the
+/// next (or previous) in the line; else completes the last word as far as its completions
+/// agree, shows them when there are several, and adds a space after a whole command name that
+/// takes an argument.
+fn complete(model: &mut Model, step: isize) {
+    if let Some(shown) = &mut model.completion
+        && shown.candidates.len() > 1
+    {
+        let count = shown.candidates.len() as isize;
+        let next = match shown.chosen {
+            Some(at) => (at as isize + step).rem_euclid(count),
+            None if step > 0 => 0,
+            None => count - 1,
+        } as usize;
+        shown.chosen = Some(next);
+        let line = shown.line(next);
+        model.prompt.set(&line);
+        return;
+    }
+    let fleet = &model.debates;
+    let completion = command_line::complete(model.prompt.value(), |prefix, limit| {
+        fleet.ids_starting(prefix, limit)
+    });
+    match completion.candidates.as_slice() {
+        [] => model.completion = Some(completion),
+        [only] => {
+            let mut line = completion.line(0);
+            if completion.head.is_empty() && command_line::takes_argument(only) {
+                line.push(' ');
+            }
+            model.prompt.set(&line);
+            model.completion = None;
+        }
+        many => {
+            let line = format!("{}{}", completion.head, command_line::common_prefix(many));
+            if line.chars().count() > model.prompt.value().chars().count() {
+                model.prompt.set(&line);
+            }
+            model.completion = Some(completion);
+        }
+    }
 }
 
 /// A scrolling window's keys: the new offset, or `None` when the key closes it (quit also quits).
@@ -284,14 +368,32 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::Calibration => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
         Action::ShadowWeek => model.overlay = Some(Overlay::ShadowWeek { scroll: 0 }),
-        Action::Filter => model.overlay = Some(Overlay::Filter),
-        Action::Command => model.overlay = Some(Overlay::Command(String::new())),
+        Action::Filter => {
+            model.flash = None;
+            model.prompt = Prompt::new(model.filter(), MAX_LINE);
+            model.overlay = Some(Overlay::Filter);
+        }
+        Action::Command => {
+            model.flash = None;
+            model.prompt = Prompt::new("", MAX_LINE);
+            model.history.restart();
+            model.completion = None;
+            model.overlay = Some(Overlay::Command);
+        }
+        Action::Copy => return copy(model),
+        Action::Pager => return page(model),
         Action::Sort => {
             model.set_sort(model.sort().next());
             model.flash(format!("debates sorted by {}", model.sort().label()), false);
         }
         Action::Pause if model.playback.paused => return resume(model),
         Action::Pause => return set_playback(model, model.playback.toggled()),
+        Action::Faster | Action::Slower if !model.simulated => {
+            model.flash(
+                "playback speed is the demo's only: a live feed plays as it comes",
+                false,
+            );
+        }
         Action::Faster => return set_playback(model, model.playback.faster()),
         Action::Slower => return set_playback(model, model.playback.slower()),
         Action::Up => move_by(model, -1),
@@ -305,6 +407,19 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             }
             Focus::Detail => move_round(model, i32::MIN),
+        },
+        Action::Bottom => match (model.focus, model.view) {
+            (Focus::Debates, _) => {
+                if let Some(last) = model.debates.last() {
+                    model.select(last);
+                }
+            }
+            (Focus::Detail, DetailView::Rounds) => move_round(model, i32::MAX),
+            (Focus::Detail, _) => {
+                if let Some(rows) = detail_rows(model) {
+                    model.detail_scroll = i32::try_from(rows.bottom()).unwrap_or(i32::MAX);
+                }
+            }
         },
         Action::SwitchFocus => {
             model.focus = match model.focus {
@@ -444,7 +559,7 @@ fn move_round(model: &mut Model, step: i32) {
 /// Keeps the detail's scroll within its text, when the screen size is known.
 fn clamp_scroll(model: &mut Model) {
     if let Some(rows) = detail_rows(model) {
-        model.detail_scroll = model.detail_scroll.min(rows.saturating_sub(1) as i32);
+        model.detail_scroll = model.detail_scroll.min(rows.total.saturating_sub(1) as i32);
     }
 }
 
@@ -459,15 +574,63 @@ fn keep_selection_visible(model: &mut Model) {
     }
 }
 
-/// Runs a `:` command: `q` quits; anything else is a debate id to jump to.
-fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
-    if text.is_empty() {
-        return Vec::new();
+/// Applies a theme: from the theme file watched, or `:theme`.
+fn apply_theme(model: &mut Model, theme: Theme) {
+    model.flash(format!("theme {} applied", theme.name), false);
+    model.theme = theme;
+}
+
+/// Runs a `:` command line (see [`command_line::parse`]).
+fn run_command(model: &mut Model, line: &str) -> Vec<Command> {
+    let colon = match command_line::parse(line) {
+        Ok(Some(colon)) => colon,
+        Ok(None) => return Vec::new(),
+        Err(why) => {
+            model.flash(why, true);
+            return Vec::new();
+        }
+    };
+    match colon {
+        Colon::Quit => model.quit = true,
+        Colon::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Colon::Pending => filter_by(model, Field::Pending, Some("is:pending".to_owned())),
+        Colon::Waiting => filter_by(model, Field::Waiting, Some("is:waiting".to_owned())),
+        Colon::Mode(mode) => filter_by(model, Field::Mode, mode.map(|m| format!("mode:{m}"))),
+        Colon::Sort(order) => sort_by(model, order),
+        Colon::Theme(name) => match Theme::bundled(&name) {
+            Ok(theme) => apply_theme(model, theme),
+            Err(why) => model.flash(format!("{why:#}"), true),
+        },
+        Colon::Jump(id) => return jump(model, &id),
     }
-    if matches!(text, "q" | "quit") {
-        model.quit = true;
-        return Vec::new();
-    }
+    Vec::new()
+}
+
+/// Puts `term` in the filter in place of its terms on `field` (none: removes them), and says
+/// what the list shows.
+fn filter_by(model: &mut Model, field: Field, term: Option<String>) {
+    let filter = with_term(model.filter(), field, term.as_deref());
+    model.set_filter(filter);
+    keep_selection_visible(model);
+    let shown = model.debates.listed();
+    let message = match model.filter() {
+        "" => format!("every debate listed ({shown})"),
+        filter => format!(
+            "filter /{} lists {shown} debates (/ edits it)",
+            one_line(filter)
+        ),
+    };
+    model.flash(message, false);
+}
+
+fn sort_by(model: &mut Model, order: SortOrder) {
+    model.set_sort(order);
+    model.flash(format!("debates sorted by {}", model.sort().label()), false);
+}
+
+/// `:<id>`: selects the debate with this id, or the one debate whose id contains it; attached
+/// to a database, an id held nowhere is looked up there.
+fn jump(model: &mut Model, text: &str) -> Vec<Command> {
     let exact = model.debates.seq(text);
     let needle = text.to_lowercase();
     let mut near: Vec<(Seq, &str)> = model
@@ -485,18 +648,28 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
         (Some(at), _) | (None, &[(at, _)]) => at,
         (None, []) if model.link.is_some() => {
             model.jump_to = Some(text.to_owned());
-            model.flash(format!("looking up {text} in the database ..."), false);
+            model.flash(
+                format!("looking up {} in the database ...", one_line(text)),
+                false,
+            );
             return vec![Command::LoadHistory(text.to_owned())];
         }
         (None, []) => {
-            model.flash(format!("no debate with id {text}"), true);
+            model.flash(
+                format!(
+                    "no debate with id {} and no such command: the commands are {}",
+                    one_line(text),
+                    command_line::known()
+                ),
+                true,
+            );
             return Vec::new();
         }
         (None, many) => {
             let ids: Vec<&str> = many.iter().take(5).map(|(_, id)| id.as_str()).collect();
             model.flash(
                 format!(
-                    "{} debates match {text}: {} ...",
+                    "{} debates match {text}: {} ... (Tab completes)",
                     many.len(),
                     ids.join(", ")
                 ),
@@ -507,6 +680,76 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
     };
     model.jump(position);
     Vec::new()
+}
+
+/// `y`: the selected debate's id (in the list), the trace (in the trace view) or the selected
+/// round's turns (in the other views) to the clipboard, cut to [`COPY_LIMIT`].
+fn copy(model: &mut Model) -> Vec<Command> {
+    let Some(debate) = model.selected_debate() else {
+        model.flash("nothing to copy: no debate selected", true);
+        return Vec::new();
+    };
+    let id = one_line(&debate.session.id);
+    let (what, text) = match (model.focus, model.view) {
+        (Focus::Debates, _) => ("the id".to_owned(), Some(debate.session.id.to_string())),
+        (Focus::Detail, DetailView::Trace) => {
+            ("the trace".to_owned(), Some(Trace::of(debate).text()))
+        }
+        (Focus::Detail, _) => {
+            let round = model.selected_round().unwrap_or(1);
+            (format!("round {round}'s turns"), round_text(debate, round))
+        }
+    };
+    let Some(text) = text else {
+        model.flash(
+            format!("nothing to copy: {what} of {id} has no turns yet"),
+            true,
+        );
+        return Vec::new();
+    };
+    let text = crate::text::inert_lines(&text);
+    let whole = text.len();
+    let (text, cut) = capped(text, COPY_LIMIT);
+    let message = if cut {
+        format!(
+            "copied the first {} of {} bytes of {what} of {id} (the clipboard takes {} at most; P pages it whole)",
+            thousands(text.len() as u64),
+            thousands(whole as u64),
+            thousands(COPY_LIMIT as u64)
+        )
+    } else {
+        format!("copied {what} of {id} ({} bytes)", thousands(whole as u64))
+    };
+    model.flash(message, false);
+    vec![Command::Copy(text)]
+}
+
+/// `P`: the trace (in the trace view) or the selected round's turns in the pager.
+fn page(model: &mut Model) -> Vec<Command> {
+    let Some(debate) = model.selected_debate() else {
+        model.flash("nothing to page: no debate selected", true);
+        return Vec::new();
+    };
+    let id = one_line(&debate.session.id);
+    if model.focus == Focus::Detail && model.view == DetailView::Trace {
+        let title = format!("trace · {id}");
+        let text = Trace::of(debate).text();
+        return vec![Command::Page { title, text }];
+    }
+    let round = model.selected_round().unwrap_or(1);
+    match round_text(debate, round) {
+        Some(text) => {
+            let title = format!("{id} · round {round}");
+            vec![Command::Page { title, text }]
+        }
+        None => {
+            model.flash(
+                format!("nothing to page: round {round} of {id} has no turns yet"),
+                true,
+            );
+            Vec::new()
+        }
+    }
 }
 
 /// Mouse wheel scrolls where the pointer is (or the open window); a left click selects a

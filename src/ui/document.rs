@@ -5,8 +5,9 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use super::TextRows;
 use super::format::{one_line, panel};
 use crate::app::Model;
 use crate::domain::Debate;
@@ -51,11 +52,24 @@ impl<'a> Document<'a> {
             .collect()
     }
 
-    /// Rows the body takes, wrapped at `width`.
-    pub fn rows(&self, model: &Model, width: u16) -> usize {
-        Paragraph::new(self.body(model))
+    /// The head's area and the body's inside the panel's `inner` area.
+    fn split(&self, inner: Rect) -> [Rect; 2] {
+        let head_height = Paragraph::new(self.head.clone())
             .wrap(Wrap { trim: false })
-            .line_count(width)
+            .line_count(inner.width)
+            .min(usize::from(inner.height / 2)) as u16;
+        Layout::vertical([Constraint::Length(head_height), Constraint::Fill(1)]).areas(inner)
+    }
+
+    /// The rows the body takes in a panel drawn in `area`, and the rows it is shown in.
+    pub fn extent(&self, model: &Model, area: Rect) -> TextRows {
+        let [_, body] = self.split(Block::bordered().inner(area));
+        TextRows {
+            total: Paragraph::new(self.body(model))
+                .wrap(Wrap { trim: false })
+                .line_count(body.width),
+            shown: usize::from(body.height),
+        }
     }
 
     pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
@@ -71,12 +85,7 @@ impl<'a> Document<'a> {
         let block = panel(one_line(&self.title), theme, focused).title_bottom(hint);
         let inner = block.inner(area);
         frame.render_widget(block, area);
-        let head_height = Paragraph::new(self.head.clone())
-            .wrap(Wrap { trim: false })
-            .line_count(inner.width)
-            .min(usize::from(inner.height / 2)) as u16;
-        let [head, body] =
-            Layout::vertical([Constraint::Length(head_height), Constraint::Fill(1)]).areas(inner);
+        let [head, body] = self.split(inner);
         frame.render_widget(
             Paragraph::new(self.head.clone()).wrap(Wrap { trim: false }),
             head,

@@ -10,6 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 
+use super::TextRows;
 use super::format::{inert, one_line, panel, thousands};
 use crate::app::Model;
 use crate::domain::{Debate, Disagreement, Reported, RoundRow, Turn};
@@ -55,10 +56,10 @@ pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
     );
 }
 
-/// Rows the text under the cards takes, for scrolling.
-pub fn rows(model: &Model, area: Rect) -> usize {
+/// Rows the text under the cards takes, and the rows it is shown in, for scrolling.
+pub fn extent(model: &Model, area: Rect) -> TextRows {
     let Some(debate) = model.selected_debate() else {
-        return 0;
+        return TextRows::default();
     };
     let inner = panel(String::new(), &model.theme, false).inner(area);
     let takes = model.selected_round().map_or(0, |n| {
@@ -70,9 +71,12 @@ pub fn rows(model: &Model, area: Rect) -> usize {
             .count()
     });
     let (_, text) = split(inner, takes);
-    Paragraph::new(lines(debate, &model.theme))
-        .wrap(Wrap { trim: false })
-        .line_count(text.width)
+    TextRows {
+        total: Paragraph::new(lines(debate, &model.theme))
+            .wrap(Wrap { trim: false })
+            .line_count(text.width),
+        shown: usize::from(text.height),
+    }
 }
 
 /// The cards' area (when a round has parallel takes) and the text's.

@@ -9,6 +9,7 @@ mod calibration;
 mod charts;
 mod debates;
 mod document;
+mod footer;
 mod format;
 mod format_view;
 mod judge;
@@ -23,7 +24,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::app::{DetailView, Focus, Link, Model, Overlay};
+use crate::app::{DetailView, Focus, Link, Model};
 use crate::theme::Theme;
 
 pub use format::{inert, one_line};
@@ -114,7 +115,7 @@ pub fn view(model: &Model, frame: &mut Frame) {
         charts::budget(debate, &model.controller, theme, frame, budget);
     }
     pending::render(model, debate, theme, frame, areas.pending);
-    render_footer(model, theme, frame, areas.footer);
+    footer::render(model, theme, frame, areas.footer);
     if let Some(overlay) = &model.overlay {
         overlay::render(model, overlay, theme, frame);
     }
@@ -164,17 +165,31 @@ pub fn list_rows(model: &Model) -> usize {
     table_rows(areas(model, Rect::new(0, 0, width, height)).list)
 }
 
-/// How many rows the text of the current detail view takes from the selected round on, at the
-/// current screen size; `None` when the size is not known yet or the view is a table.
-pub fn detail_rows(model: &Model) -> Option<usize> {
+/// How far a text view scrolls: the rows its text takes, and the rows shown at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextRows {
+    pub total: usize,
+    pub shown: usize,
+}
+
+impl TextRows {
+    /// The scroll that shows the last page.
+    pub fn bottom(self) -> usize {
+        self.total.saturating_sub(self.shown)
+    }
+}
+
+/// The rows of the current detail view's text from the selected round on, at the current
+/// screen size; `None` when the size is not known yet or the view is a table.
+pub fn detail_rows(model: &Model) -> Option<TextRows> {
     let (width, height) = model.screen;
     if width == 0 || height == 0 {
         return None;
     }
     let detail = areas(model, Rect::new(0, 0, width, height)).detail;
     match (model.view, text_view(model)) {
-        (_, Some(document)) => Some(document.rows(model, detail.width.saturating_sub(2))),
-        (DetailView::Format, None) => Some(format_view::rows(model, detail)),
+        (_, Some(document)) => Some(document.extent(model, detail)),
+        (DetailView::Format, None) => Some(format_view::extent(model, detail)),
         (_, None) => None,
     }
 }
@@ -262,40 +277,4 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Span::styled(" │ ? help", theme.muted()),
     ]);
     frame.render_widget(fit_line(line, area.width.into()), area);
-}
-
-fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let line = match (&model.overlay, &model.flash) {
-        (Some(Overlay::Filter), _) => Line::from(vec![
-            Span::styled(" filter /", theme.pending()),
-            Span::styled(one_line(model.filter()), theme.text()),
-            Span::styled("▏", theme.pending()),
-            Span::styled(
-                "  topic, id, persona, status · Enter keep · Esc clear",
-                theme.muted(),
-            ),
-        ]),
-        (Some(Overlay::Command(text)), _) => Line::from(vec![
-            Span::styled(" :", theme.pending()),
-            Span::styled(one_line(text), theme.text()),
-            Span::styled("▏", theme.pending()),
-            Span::styled(
-                "  debate id to jump to · q quits · Esc cancel",
-                theme.muted(),
-            ),
-        ]),
-        (_, Some(flash)) => Line::styled(
-            format!(" {}", one_line(&flash.text)),
-            if flash.error {
-                theme.danger()
-            } else {
-                theme.ok()
-            },
-        ),
-        (_, None) => Line::styled(
-            " ↑↓ move  Enter drill in  Tab focus  1-5 views  / filter  : jump  a accept  o override  e escalate  space pause  ? help",
-            theme.muted(),
-        ),
-    };
-    frame.render_widget(line, area);
 }

@@ -3,11 +3,12 @@
 //! (The filter and command prompts are drawn in the footer.)
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListState, Paragraph, Wrap};
 
-use super::format::{fit, fit_line, one_line, panel, time_left};
+use super::footer::synced;
+use super::format::{fit, fit_line, inert, one_line, panel, time_left};
 use super::{calibration, shadow};
 use crate::app::{Action, Chooser, Intent, Model, Overlay};
 use crate::text::wrap;
@@ -18,11 +19,11 @@ pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame
         Overlay::Help { scroll } => help(model, *scroll, theme, frame),
         Overlay::Choose(chooser) => choose(model, chooser, theme, frame),
         Overlay::Confirm(intent) => confirm(model, intent, theme, frame),
-        Overlay::Note(intent) => note(intent, theme, frame),
+        Overlay::Note(intent) => note(model, intent, theme, frame),
         Overlay::Unlock => unlock(theme, frame),
         Overlay::Calibration { scroll } => calibration::render(model, *scroll, theme, frame),
         Overlay::ShadowWeek { scroll } => shadow::render(model, *scroll, theme, frame),
-        Overlay::Filter | Overlay::Command(_) => {}
+        Overlay::Filter | Overlay::Command => {}
     }
 }
 
@@ -52,7 +53,7 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         })
         .collect();
     lines.push(Line::styled(
-        " keys are remappable in the config's [keys] table; y confirms, n adds a note",
+        " remap keys in the config's [keys] table; in a confirmation y confirms, n adds a note",
         theme.muted(),
     ));
     let mut block = panel("keys".to_owned(), theme, true);
@@ -169,22 +170,49 @@ fn confirm(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
     frame.render_widget(Paragraph::new(lines).block(panel(title, theme, true)), area);
 }
 
-fn note(intent: &Intent, theme: &Theme, frame: &mut Frame) {
-    let area = centered(frame, 72, 5);
-    let text = intent.note.as_deref().unwrap_or("");
-    let lines = vec![Line::from(vec![
-        Span::styled(one_line(text), theme.text()),
-        Span::styled("▏", theme.pending()),
-    ])];
+/// Rows of note shown at most; a longer note scrolls with the cursor.
+const NOTE_ROWS: usize = 6;
+
+/// The note editor: the note wrapped, growing to [`NOTE_ROWS`] rows and then scrolling so that
+/// the cursor's row is shown, the terminal's cursor where the text's is, and how much of the
+/// limit is used.
+fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
+    let prompt = synced(
+        &model.prompt,
+        intent.note.as_deref().unwrap_or(""),
+        Intent::MAX_NOTE,
+    );
+    let width = frame.area().width.min(72);
+    let inner_width = width.saturating_sub(2);
+    let (rows, (row, column)) = prompt.rows(inner_width);
+    let shown = rows.len().max(row + 1).clamp(1, NOTE_ROWS);
+    let first = (row + 1).saturating_sub(shown);
+    let area = centered(frame, width, shown as u16 + 3);
+    let mut lines: Vec<Line> = (first..first + shown)
+        .map(|i| Line::styled(inert(rows.get(i).copied().unwrap_or("")), theme.text()))
+        .collect();
+    let count = prompt.value().chars().count();
+    let scrolled = if rows.len() > shown {
+        format!(" · rows {}-{} of {}", first + 1, first + shown, rows.len())
+    } else {
+        String::new()
+    };
+    lines.push(Line::styled(
+        format!(
+            "{count}/{} characters{scrolled} · ←→ Home End move · Ctrl-W word · Ctrl-U line",
+            prompt.max()
+        ),
+        theme.muted(),
+    ));
     let block = panel("note for this action".to_owned(), theme, true)
         .title_bottom(" Enter done · Esc drop the note ");
+    let inner = block.inner(area);
     frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block),
-        area,
-    );
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let y = inner.y + (row - first) as u16;
+    if y < inner.bottom() && column < inner.width {
+        frame.set_cursor_position(Position::new(inner.x + column, y));
+    }
 }
 
 fn unlock(theme: &Theme, frame: &mut Frame) {
