@@ -229,6 +229,8 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Span::styled(" gavel ", theme.title()),
         Span::styled("│ ", theme.muted()),
         Span::styled(one_line(&model.source), theme.text()),
+        Span::styled(" │ sim ", theme.muted()),
+        Span::styled(one_line(&model.similarity), theme.text()),
         Span::styled(" │", theme.muted()),
         playback,
         link,
