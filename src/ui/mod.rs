@@ -229,8 +229,6 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Span::styled(" gavel ", theme.title()),
         Span::styled("│ ", theme.muted()),
         Span::styled(one_line(&model.source), theme.text()),
-        Span::styled(" │ sim ", theme.muted()),
-        Span::styled(one_line(&model.similarity), theme.text()),
         Span::styled(" │", theme.muted()),
         playback,
         link,
@@ -246,7 +244,8 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 theme.muted()
             },
         ),
-        Span::styled(" │ ? help  q quit", theme.muted()),
+        Span::styled(" │ ? help  q quit │ similarity ", theme.muted()),
+        Span::styled(one_line(&model.similarity), theme.text()),
     ]);
     frame.render_widget(line, area);
 }
