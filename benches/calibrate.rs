@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use gavel::calibrate::{self, AxisSpec, Measuring, Report, Setting};
 use gavel::embed::{Encoder, ModelChoice};
-use gavel::signals::Measure;
 use gavel::policy::ControllerConfig;
+use gavel::signals::Measure;
 use gavel::store::postgres::{LocalServer, Target, migrate};
 
 const DEBATES: i64 = 10_000;

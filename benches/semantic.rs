@@ -38,7 +38,10 @@ fn main() {
         started.elapsed(),
         (rss_kib() - rss) / 1024
     );
-    measures.push(("built-in minilm-l3 q4".to_owned(), Measure::Semantic(builtin)));
+    measures.push((
+        "built-in minilm-l3 q4".to_owned(),
+        Measure::Semantic(builtin),
+    ));
     match fetched() {
         Some(dir) => {
             let rss = rss_kib();
@@ -51,7 +54,10 @@ fn main() {
                 started.elapsed(),
                 (rss_kib() - rss) / 1024
             );
-            measures.push(("all-MiniLM-L6-v2 f32".to_owned(), Measure::Semantic(encoder)));
+            measures.push((
+                "all-MiniLM-L6-v2 f32".to_owned(),
+                Measure::Semantic(encoder),
+            ));
         }
         None => println!("all-MiniLM-L6-v2: not fetched (gavel models fetch), not measured"),
     }

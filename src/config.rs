@@ -92,7 +92,9 @@ impl SignalsConfig {
     }
 
     fn validate(&self) -> Result<(), String> {
-        self.model_choice().check().map_err(|e| format!("model: {e}"))
+        self.model_choice()
+            .check()
+            .map_err(|e| format!("model: {e}"))
     }
 }
 

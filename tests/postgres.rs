@@ -692,9 +692,13 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         .await
         .unwrap();
 
-    let mut from_db = calibrate::from_database(&mut client, &Default::default(), &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()))
-        .await
-        .unwrap();
+    let mut from_db = calibrate::from_database(
+        &mut client,
+        &Default::default(),
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    )
+    .await
+    .unwrap();
     let in_session_order = texts(
         &client,
         "SELECT id FROM debate_sessions WHERE status <> 'running'",

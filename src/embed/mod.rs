@@ -31,7 +31,8 @@ pub const CACHE_VECTORS: usize = 16_384;
 pub const BUILTIN_NAME: &str = "paraphrase-minilm-l3-v2-q4";
 /// The built-in model's tokenizer, the very file pocket-encoder compiles in (a test checks its
 /// SHA-256 against the crate's): chunks are counted with it.
-const BUILTIN_TOKENIZER: &[u8] = include_bytes!("../../assets/paraphrase-minilm-l3-v2/tokenizer.json");
+const BUILTIN_TOKENIZER: &[u8] =
+    include_bytes!("../../assets/paraphrase-minilm-l3-v2/tokenizer.json");
 /// The built-in model's window, special tokens included.
 const BUILTIN_WINDOW: usize = 128;
 
@@ -280,8 +281,8 @@ fn load(choice: &ModelChoice) -> Result<Loaded, String> {
         ModelChoice::Dir(dir) => {
             choice.check()?;
             let path = dir.join("tokenizer.json");
-            let tokenizer = Tokenizer::from_file(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let tokenizer =
+                Tokenizer::from_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let model = bert::Bert::load(dir)?;
             let window = model.window;
             (Backend::Bert(model), tokenizer, window)
@@ -289,9 +290,7 @@ fn load(choice: &ModelChoice) -> Result<Loaded, String> {
     };
     let mut tokenizer = tokenizer;
     tokenizer.with_padding(None);
-    tokenizer
-        .with_truncation(None)
-        .map_err(|e| e.to_string())?;
+    tokenizer.with_truncation(None).map_err(|e| e.to_string())?;
     Ok(Loaded {
         backend,
         tokenizer,
