@@ -139,9 +139,11 @@ fn reports_over_hostile_rows_stay_small() {
     let debate = debate(&model);
     let started = Instant::now();
     let trace = Trace::of(debate);
+    // The lexical measure: what the embedding of a huge round costs is bounded by its cap and
+    // tested in tests/semantic.rs (a_huge_round_costs_no_more_than_its_first_32_kib).
     let record = RecordedDebate::from_debate(
         debate,
-        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+        &gavel::calibrate::Measuring::recorded(gavel::signals::Measure::Lexical),
     );
     assert_eq!(trace.rounds.len(), 1);
     assert_eq!(record.rounds.len(), 1);
