@@ -100,7 +100,7 @@ struct Loaded {
 
 enum Backend {
     Builtin(pocket_encoder::Encoder),
-    Bert(bert::Bert),
+    Bert(Box<bert::Bert>),
 }
 
 impl std::fmt::Debug for Encoder {
@@ -285,7 +285,7 @@ fn load(choice: &ModelChoice) -> Result<Loaded, String> {
                 Tokenizer::from_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let model = bert::Bert::load(dir)?;
             let window = model.window;
-            (Backend::Bert(model), tokenizer, window)
+            (Backend::Bert(Box::new(model)), tokenizer, window)
         }
     };
     let mut tokenizer = tokenizer;
