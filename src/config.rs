@@ -13,7 +13,9 @@ use crate::app::{KeyOverrides, Keymap};
 use crate::calibrate::Setting;
 use crate::calibrate::grid::{AxisSpec, default_grid, settings};
 use crate::domain::Limits;
+use crate::embed::{self, Encoder, ModelChoice};
 use crate::policy::{ControllerConfig, JudgeConfig};
+use crate::signals::Measure;
 
 /// The validated configuration.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -23,6 +25,7 @@ pub struct Config {
     pub operator: Option<String>,
     pub controller: ControllerConfig,
     pub judge: JudgeConfig,
+    pub signals: SignalsConfig,
     pub simulator: SimulatorConfig,
     pub calibration: CalibrationConfig,
     pub ui: UiConfig,
@@ -35,6 +38,69 @@ pub struct Config {
     /// Key bindings: the bundled defaults with the `[keys]` table's actions rebound.
     #[serde(skip)]
     pub keys: Keymap,
+}
+
+/// Which similarity the controller's first signal measures: `[signals]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SignalsConfig {
+    /// `semantic` (sentence embeddings, the default) or `lexical` (TF-IDF).
+    pub similarity: SimilarityKind,
+    /// The embedding model: `builtin` (paraphrase-MiniLM-L3-v2, compiled in), or a directory
+    /// holding model.safetensors, config.json and tokenizer.json. Unset: the all-MiniLM-L6-v2
+    /// `gavel models fetch` put in the data dir when it is there (see
+    /// [`SignalsConfig::with_fetched_model`]), else the built-in one.
+    pub model: Option<String>,
+}
+
+/// The two similarity measures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SimilarityKind {
+    #[default]
+    Semantic,
+    Lexical,
+}
+
+impl SignalsConfig {
+    /// The embedding model chosen.
+    pub fn model_choice(&self) -> ModelChoice {
+        match self.model.as_deref() {
+            None | Some("builtin") => ModelChoice::Builtin,
+            Some(dir) => ModelChoice::Dir(PathBuf::from(dir)),
+        }
+    }
+
+    /// The measure in force; its model (shared by the whole process) loads on first use.
+    pub fn measure(&self) -> Measure {
+        match self.similarity {
+            SimilarityKind::Lexical => Measure::Lexical,
+            SimilarityKind::Semantic => self.semantic(),
+        }
+    }
+
+    /// The semantic measure with the chosen model, whichever measure is in force.
+    pub fn semantic(&self) -> Measure {
+        Measure::Semantic(Encoder::shared(&self.model_choice()))
+    }
+
+    /// With no model set, the all-MiniLM-L6-v2 `gavel models fetch` put in the data dir, when
+    /// all its files are there.
+    pub fn with_fetched_model(mut self) -> SignalsConfig {
+        if self.model.is_none()
+            && let Some(dir) = embed::fetch::default_dir()
+            && embed::missing_file(&dir).is_none()
+        {
+            self.model = Some(dir.display().to_string());
+        }
+        self
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.model_choice()
+            .check()
+            .map_err(|e| format!("model: {e}"))
+    }
 }
 
 /// How the console looks and what input it takes.
@@ -180,6 +246,10 @@ impl Config {
                 .validate()
                 .map_err(|e| format!("[controller] {e}")),
             config.judge.validate().map_err(|e| format!("[judge] {e}")),
+            config
+                .signals
+                .validate()
+                .map_err(|e| format!("[signals] {e}")),
             config
                 .limits
                 .validate()

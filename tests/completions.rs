@@ -29,6 +29,7 @@ const SUBCOMMANDS: &[&str] = &[
     "check",
     "completions",
     "man",
+    "models",
 ];
 
 #[test]
@@ -109,7 +110,7 @@ fn man_pages_come_from_the_same_definitions() {
     let mut expected: Vec<String> = SUBCOMMANDS
         .iter()
         .map(|name| format!("gavel-{name}.1"))
-        .chain(["gavel.1".to_owned()])
+        .chain(["gavel.1", "gavel-models-fetch.1", "gavel-models-list.1"].map(str::to_owned))
         .collect();
     expected.sort();
     assert_eq!(written, expected);

@@ -127,6 +127,7 @@ fn signals(similarity: Option<f64>, verdict: &str, split: bool, new_claims: u32)
         verdict_split: split,
         new_claims,
         open_disputes: None,
+        ..RoundSignals::default()
     }
 }
 

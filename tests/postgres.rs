@@ -686,9 +686,13 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         .await
         .unwrap();
 
-    let mut from_db = calibrate::from_database(&mut client, &Default::default())
-        .await
-        .unwrap();
+    let mut from_db = calibrate::from_database(
+        &mut client,
+        &Default::default(),
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    )
+    .await
+    .unwrap();
     let in_session_order = texts(
         &client,
         "SELECT id FROM debate_sessions WHERE status <> 'running'",
@@ -713,6 +717,7 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
     let from_files = calibrate::from_fixtures(
         &fixtures,
         &std::sync::Arc::new(gavel::config::Config::default()),
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     );
     assert_eq!(from_db[2..], from_files[..]);
     assert_eq!(from_db[2].labels.len(), 2, "the recorded labels came back");

@@ -113,6 +113,9 @@ fn a_custom_similarity_plugs_in_and_sees_each_round_once() {
         fn latest(&mut self) -> f64 {
             self.0.len() as f64 / 10.0
         }
+        fn model(&self) -> &str {
+            "counting"
+        }
     }
     let texts = [
         RoundText {

@@ -139,7 +139,12 @@ fn reports_over_hostile_rows_stay_small() {
     let debate = debate(&model);
     let started = Instant::now();
     let trace = Trace::of(debate);
-    let record = RecordedDebate::from_debate(debate);
+    // The lexical measure: what the embedding of a huge round costs is bounded by its cap and
+    // tested in tests/semantic.rs (a_huge_round_costs_no_more_than_its_first_32_kib).
+    let record = RecordedDebate::from_debate(
+        debate,
+        &gavel::calibrate::Measuring::recorded(gavel::signals::Measure::Lexical),
+    );
     assert_eq!(trace.rounds.len(), 1);
     assert_eq!(record.rounds.len(), 1);
     assert!(trace.issues.iter().any(|i| i.contains(HUGE)));
@@ -375,7 +380,10 @@ fn recorded_token_counts_that_go_down_do_not_break_a_replay() {
         "2",
         r#"{"tokens_used": 5, "new_claims": 3, "verdict_split": false}"#,
     ));
-    let record = RecordedDebate::from_debate(&debate);
+    let record = RecordedDebate::from_debate(
+        &debate,
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    );
     assert_eq!(record.tokens_after(1), 95);
     assert_eq!(record.tokens_after(2), 95, "spent tokens never go down");
     let current = gavel::calibrate::Setting::current(&config.controller);

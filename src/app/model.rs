@@ -20,6 +20,7 @@ use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::keys::Keymap;
 use super::prompt::Prompt;
 use super::reports::Reports;
+use crate::calibrate::Measuring;
 
 /// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
 /// unknown ruling ranks above all, so that it is seen), and of the turns given that ruling, the
@@ -215,6 +216,8 @@ struct Held {
 pub struct Model {
     /// What the console is attached to, e.g. "demo: 8 recorded debates".
     pub source: String,
+    /// The similarity measure gavel's own controller and calibration use, in a few words.
+    pub similarity: String,
     /// The name recorded with this console's actions.
     pub operator: String,
     /// The thresholds drawn on charts.
@@ -302,7 +305,12 @@ impl Model {
             source,
             operator,
             controller: config.controller.clone(),
-            reports: Reports::start(&config.calibration.grid, &config.controller),
+            reports: Reports::start(
+                &config.calibration.grid,
+                &config.controller,
+                Measuring::recorded(config.signals.measure()),
+            ),
+            similarity: config.signals.measure().short().to_owned(),
             debates: Fleet::new(config.ui.keep_finished),
             held: HashMap::new(),
             touches: 0,

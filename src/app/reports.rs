@@ -20,7 +20,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::event::Event;
 use crate::audit::{ShadowRow, ShadowWeek};
 use crate::calibrate::grid::{self, AxisSpec};
-use crate::calibrate::{RecordedDebate, Report, Setting};
+use crate::calibrate::{Measuring, RecordedDebate, Report, Setting};
 use crate::domain::{Change, Debate};
 use crate::policy::ControllerConfig;
 
@@ -90,10 +90,12 @@ impl std::fmt::Debug for Feed {
 }
 
 impl Reports {
-    /// Starts the worker replaying the grid `specs` over `base`, the configuration in force; a
-    /// grid that cannot be used leaves the setting in force alone, and says why.
-    pub fn start(specs: &[AxisSpec], base: &ControllerConfig) -> Reports {
-        let worker = Worker::new(specs, base);
+    /// Starts the worker replaying the grid `specs` over `base`, the configuration in force,
+    /// with similarities found as `measuring` says (embeddings, when it measures them, are
+    /// computed on the worker); a grid that cannot be used leaves the setting in force alone,
+    /// and says why.
+    pub fn start(specs: &[AxisSpec], base: &ControllerConfig, measuring: Measuring) -> Reports {
+        let worker = Worker::new(specs, base, measuring);
         let figures = Arc::new(Mutex::new(worker.figures()));
         let (feed, receiver) = sync_channel(QUEUED);
         let shared = figures.clone();
@@ -156,6 +158,7 @@ const TRIM: Duration = Duration::from_secs(10);
 
 /// The worker's state.
 struct Worker {
+    measuring: Measuring,
     settings: Vec<Setting>,
     skipped: usize,
     current: Setting,
@@ -196,7 +199,7 @@ struct Worker {
 }
 
 impl Worker {
-    fn new(specs: &[AxisSpec], base: &ControllerConfig) -> Worker {
+    fn new(specs: &[AxisSpec], base: &ControllerConfig, measuring: Measuring) -> Worker {
         let current = Setting::current(base);
         let (settings, skipped, problem) = match grid::settings(specs, &current) {
             Ok((settings, skipped)) => (settings, skipped, None),
@@ -211,6 +214,7 @@ impl Worker {
             false,
         ));
         Worker {
+            measuring,
             settings,
             skipped,
             current,
@@ -421,7 +425,7 @@ impl Worker {
                 }
                 continue;
             }
-            let record = RecordedDebate::from_debate(debate);
+            let record = RecordedDebate::from_debate(debate, &self.measuring);
             if self.records.insert(id.clone(), record).is_none() {
                 self.finished.push_back(id.clone());
             }

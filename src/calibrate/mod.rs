@@ -12,7 +12,7 @@ pub mod report;
 pub mod source;
 
 pub use grid::{AxisSpec, default_grid, settings};
-pub use record::{Class, Label, RecordedDebate, RoundFacts};
+pub use record::{Class, Label, Measuring, RecordedDebate, RoundFacts, SimilaritySource};
 pub use replay::{DebateOutcome, Setting, replay};
 pub use report::{Report, Row, Stops};
 pub use source::{from_database, from_fixtures};

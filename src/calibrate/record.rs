@@ -2,10 +2,76 @@
 //! signals (recorded where a decision row holds them, measured from the turns where not), the
 //! format's own check, tokens spent, who had spoken, the verdict standing, and the operators'
 //! labels. Nothing here depends on a threshold, so one record serves every setting of a grid.
+//! Which similarity a record holds is chosen per record ([`Measuring`]): the recorded one, or
+//! every round measured again (lexical or semantic), so one grid can be read under each.
 
 use crate::domain::{ActionKind, Debate, Decision, Reported, RoundRow, TIMEOUT_OPERATOR, Turn};
 use crate::policy::{self, Convergence};
-use crate::signals::{self, DebateSignals, RoundSignals, RoundText};
+use crate::signals::{self, DebateSignals, Measure, RoundSignals, RoundText};
+
+/// Where a replay's similarity comes from: `gavel calibrate --similarity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SimilaritySource {
+    /// What each decision row recorded; measured with the configured measure where nothing is.
+    Recorded,
+    /// Every round with turns measured again with the TF-IDF cosine.
+    Lexical,
+    /// Every round with turns measured again with sentence embeddings.
+    Semantic,
+}
+
+impl SimilaritySource {
+    pub const ALL: [SimilaritySource; 3] = [
+        SimilaritySource::Recorded,
+        SimilaritySource::Lexical,
+        SimilaritySource::Semantic,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SimilaritySource::Recorded => "recorded",
+            SimilaritySource::Lexical => "lexical",
+            SimilaritySource::Semantic => "semantic",
+        }
+    }
+}
+
+impl std::str::FromStr for SimilaritySource {
+    type Err = String;
+    fn from_str(raw: &str) -> Result<Self, String> {
+        SimilaritySource::ALL
+            .into_iter()
+            .find(|s| s.name() == raw.trim())
+            .ok_or_else(|| format!("{raw:?}: expected recorded, lexical or semantic"))
+    }
+}
+
+/// How a record's similarities are found: the measure for rounds measured from their turns,
+/// and whether a similarity a decision row recorded is used instead.
+#[derive(Debug, Clone)]
+pub struct Measuring {
+    pub measure: Measure,
+    pub recorded_first: bool,
+}
+
+impl Measuring {
+    /// Recorded similarities where present, `measure` elsewhere.
+    pub fn recorded(measure: Measure) -> Measuring {
+        Measuring {
+            measure,
+            recorded_first: true,
+        }
+    }
+
+    /// Every round with turns measured with `measure`.
+    pub fn remeasured(measure: Measure) -> Measuring {
+        Measuring {
+            measure,
+            recorded_first: false,
+        }
+    }
+}
 
 /// What a replay needs of one round.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +84,8 @@ pub struct RoundFacts {
     pub spoken: Vec<String>,
     /// The latest verdict any round up to this one stated.
     pub standing_verdict: Option<String>,
+    /// What the controller recorded for this round, by class.
+    pub recorded: Option<Class>,
 }
 
 /// What an operator's action says the decision should have been.
@@ -65,7 +133,7 @@ pub struct RecordedDebate {
 
 impl RecordedDebate {
     /// Reduces a debate's rows. Rounds run are the highest round any turn or decision names.
-    pub fn from_debate<'a>(debate: &'a Debate) -> RecordedDebate {
+    pub fn from_debate<'a>(debate: &'a Debate, measuring: &Measuring) -> RecordedDebate {
         let session = &debate.session;
         let run = debate.latest_round();
         let mut issues: Vec<String> = debate.issues().map(str::to_owned).collect();
@@ -85,11 +153,17 @@ impl RecordedDebate {
                     precomputed_similarity: None,
                 })
                 .into_iter()
-                .chain(by_round.iter().map(|row| RoundText {
-                    turns: live(row).iter().map(|t| t.content.as_str()).collect(),
-                    precomputed_similarity: row.decision.and_then(|d| d.signals.similarity),
+                .chain(by_round.iter().map(|row| {
+                    RoundText {
+                        turns: live(row).iter().map(|t| t.content.as_str()).collect(),
+                        precomputed_similarity: row
+                            .decision
+                            .and_then(|d| d.signals.similarity)
+                            .filter(|_| measuring.recorded_first),
+                    }
                 }))
                 .collect(),
+            &measuring.measure,
         );
         let offset = usize::from(prior_text.is_some());
 
@@ -102,9 +176,10 @@ impl RecordedDebate {
             let round = row.number;
             let turns = live(row);
             let recorded = row.decision.map(|d| &d.signals);
-            let signals = match recorded {
+            let mut signals = match recorded {
                 Some(s) if s.new_claims.is_some() && s.verdict_split.is_some() => RoundSignals {
                     similarity: s.similarity,
+                    similarity_model: s.similarity_model.clone(),
                     verdict: s.verdict.clone(),
                     verdict_split: s.verdict_split.unwrap_or_default(),
                     new_claims: s.new_claims.unwrap_or_default(),
@@ -119,10 +194,16 @@ impl RecordedDebate {
                     ));
                     RoundSignals {
                         similarity: recorded.and_then(|s| s.similarity),
+                        similarity_model: recorded.and_then(|s| s.similarity_model.clone()),
                         ..RoundSignals::default()
                     }
                 }
             };
+            if !measuring.recorded_first && !turns.is_empty() {
+                let measured = measured.upto(offset + round as usize - 1);
+                signals.similarity = measured.similarity;
+                signals.similarity_model = measured.similarity_model;
+            }
             let format_check = if turns.is_empty() {
                 signals.open_disputes.map(|open| Convergence {
                     converged: open == 0,
@@ -159,6 +240,7 @@ impl RecordedDebate {
                 tokens_after,
                 spoken: spoken.clone(),
                 standing_verdict: standing_verdict.clone(),
+                recorded: row.decision.and_then(|d| d.decision.known()).map(Class::of),
             });
         }
 
@@ -201,31 +283,33 @@ impl RecordedDebate {
 }
 
 /// A debate's rounds, fed to its signals only as far as a round without recorded signals needs:
-/// a debate whose decisions hold their signals is never read again.
+/// a debate whose decisions hold their signals is never read again (unless its similarities
+/// are measured again).
 struct Measured<'a> {
     rounds: Vec<RoundText<'a>>,
     fed: usize,
     signals: DebateSignals,
+    latest: RoundSignals,
 }
 
 impl<'a> Measured<'a> {
-    fn new(rounds: Vec<RoundText<'a>>) -> Measured<'a> {
+    fn new(rounds: Vec<RoundText<'a>>, measure: &Measure) -> Measured<'a> {
         Measured {
             rounds,
             fed: 0,
-            signals: DebateSignals::default(),
+            signals: DebateSignals::new(measure.similarity()),
+            latest: RoundSignals::default(),
         }
     }
 
     /// The signals of round `index` (0 is the prior, when there is one), feeding the rounds
-    /// before it first; rounds are asked for in order, each at most once.
+    /// before it first; rounds are asked for in order.
     fn upto(&mut self, index: usize) -> RoundSignals {
-        let mut latest = RoundSignals::default();
         while self.fed <= index {
-            latest = self.signals.push(&self.rounds[self.fed]);
+            self.latest = self.signals.push(&self.rounds[self.fed]);
             self.fed += 1;
         }
-        latest
+        self.latest.clone()
     }
 }
 

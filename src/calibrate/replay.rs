@@ -76,6 +76,10 @@ pub struct DebateOutcome {
     pub labels: u32,
     /// Labels whose kind (stop, continue, escalate) the setting's decision shares.
     pub agreed: u32,
+    /// Rounds with a recorded controller decision.
+    pub decisions_recorded: u32,
+    /// Of those, rounds where the setting decides the same (stop, continue or escalate).
+    pub decisions_agreed: u32,
 }
 
 /// Replays `setting` (already turned into `config`) over `debate`.
@@ -92,6 +96,7 @@ pub fn replay(
     let mut stop = None;
     let mut escalations = 0;
     let mut agreed = 0;
+    let (mut decisions_recorded, mut decisions_agreed) = (0, 0);
     for (index, facts) in debate.rounds.iter().enumerate() {
         let round = index as u32 + 1;
         let used_personas = if brought_in.is_empty() {
@@ -127,6 +132,10 @@ pub fn replay(
             config,
         );
         let persona = persona.cloned();
+        if let Some(recorded) = facts.recorded {
+            decisions_recorded += 1;
+            decisions_agreed += u32::from(recorded == Class::of(decision));
+        }
         agreed += debate
             .labels
             .iter()
@@ -159,5 +168,7 @@ pub fn replay(
         escalations,
         labels: debate.labels.len() as u32,
         agreed,
+        decisions_recorded,
+        decisions_agreed,
     }
 }

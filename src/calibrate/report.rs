@@ -46,6 +46,9 @@ pub struct Row {
     pub labels_agreed: u32,
     /// Share of labels agreed with; `None` without labels.
     pub agreement: Option<f64>,
+    /// Rounds with a recorded controller decision, and how many the setting decides alike.
+    pub decisions_recorded: u32,
+    pub decisions_agreed: u32,
     /// Each debate's outcome, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcomes: Option<Vec<DebateOutcome>>,
@@ -77,6 +80,8 @@ impl Row {
             labels: 0,
             labels_agreed: 0,
             agreement: None,
+            decisions_recorded: 0,
+            decisions_agreed: 0,
             outcomes: keep_outcomes.then(Vec::new),
         };
         let (mut used, mut run) = (0u64, 0u64);
@@ -90,6 +95,8 @@ impl Row {
             row.escalations += outcome.escalations;
             row.labels += outcome.labels;
             row.labels_agreed += outcome.agreed;
+            row.decisions_recorded += outcome.decisions_recorded;
+            row.decisions_agreed += outcome.decisions_agreed;
             match outcome.stop {
                 Some(Decision::StopConverged) => row.stops.converged += 1,
                 Some(Decision::StopMaxRounds) => row.stops.max_rounds += 1,
@@ -223,6 +230,22 @@ impl Report {
                 .flat_map(|r| r.borrow().issues.clone())
                 .collect(),
         }
+    }
+
+    /// The setting whose decisions agree with the recorded decisions most often (the first of
+    /// equals, the setting in force before others); `None` without recorded decisions.
+    pub fn closest_to_recorded(&self) -> Option<&Row> {
+        let mut best: Option<&Row> = None;
+        for row in self.rows.iter().filter(|r| r.decisions_recorded > 0) {
+            let better = best.is_none_or(|b| {
+                row.decisions_agreed > b.decisions_agreed
+                    || (row.decisions_agreed == b.decisions_agreed && row.current && !b.current)
+            });
+            if better {
+                best = Some(row);
+            }
+        }
+        best
     }
 
     /// The table as text, columns padded, the legend under it.

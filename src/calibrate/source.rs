@@ -8,7 +8,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use tokio_postgres::Client;
 
-use super::record::RecordedDebate;
+use super::record::{Measuring, RecordedDebate};
 use crate::config::Config;
 use crate::domain::{ControllerMode, Debate, Limits};
 use crate::simulate::{DebateRun, Fixture, Ids};
@@ -16,10 +16,14 @@ use crate::store::postgres::finished_debates;
 
 /// Plays each fixture to its end and reduces it to a record, debates in parallel, records in
 /// the fixtures' order.
-pub fn from_fixtures(fixtures: &[Fixture], config: &Arc<Config>) -> Vec<RecordedDebate> {
+pub fn from_fixtures(
+    fixtures: &[Fixture],
+    config: &Arc<Config>,
+    measuring: &Measuring,
+) -> Vec<RecordedDebate> {
     fixtures
         .par_iter()
-        .map(|fixture| RecordedDebate::from_debate(&played(fixture, config)))
+        .map(|fixture| RecordedDebate::from_debate(&played(fixture, config), measuring))
         .collect()
 }
 
@@ -39,13 +43,18 @@ fn played(fixture: &Fixture, config: &Arc<Config>) -> Debate {
 /// Every debate of the database that is no longer running, each reduced on the thread pool as
 /// soon as its rows are read (so reading and measuring overlap), records in the order of the
 /// session rows. Rows are read within `limits`.
-pub async fn from_database(client: &mut Client, limits: &Limits) -> Result<Vec<RecordedDebate>> {
+pub async fn from_database(
+    client: &mut Client,
+    limits: &Limits,
+    measuring: &Measuring,
+) -> Result<Vec<RecordedDebate>> {
     let (sender, receiver) = std::sync::mpsc::channel();
     finished_debates(client, limits, |position, debate| {
         let sender = sender.clone();
+        let measuring = measuring.clone();
         rayon::spawn(move || {
             // The receiver is gone only when reading failed, and that error is returned.
-            let _ = sender.send((position, RecordedDebate::from_debate(&debate)));
+            let _ = sender.send((position, RecordedDebate::from_debate(&debate, &measuring)));
         });
     })
     .await?;

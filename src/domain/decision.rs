@@ -32,6 +32,10 @@ impl Decision {
 pub struct Signals {
     #[serde(default)]
     pub similarity: Option<f64>,
+    /// What measured `similarity`: gavel writes its measure's name (`tfidf`, the embedding
+    /// model's), or `precomputed` for an orchestrator's figure; absent from older rows.
+    #[serde(default)]
+    pub similarity_model: Option<String>,
     #[serde(default)]
     pub similarity_threshold: Option<f64>,
     #[serde(default)]

@@ -277,6 +277,7 @@ pub fn should_continue(state: &ControllerState<'_>, config: &ControllerConfig) -
         decision,
         signals: Signals {
             similarity: current.similarity,
+            similarity_model: current.similarity_model.clone(),
             similarity_threshold: Some(config.similarity_threshold),
             verdict: current.verdict.clone(),
             previous_verdict: previous.and_then(|p| p.verdict.clone()),

@@ -1,8 +1,8 @@
 //! Signals from text: what the round controller reads off a debate's rounds.
 //!
-//! Deterministic and local (no model download): a lexical similarity between consecutive rounds
-//! (TF-IDF cosine, replaceable through [`Similarity`] and overridden by a precomputed value an
-//! orchestrator wrote with an embedding model), the count of new claims, the round's verdict and
+//! Local (no model download): the similarity between consecutive rounds ([`Measure`]: the
+//! semantic cosine of sentence embeddings, or the lexical TF-IDF cosine; overridden by a
+//! precomputed value an orchestrator wrote), the count of new claims, the round's verdict and
 //! the open DISPUTE/MISSED items. [`DebateSignals`] takes a debate one round at a time and reads
 //! each turn once, so a round costs the same at round 30 as at round 3; [`reference`] keeps the
 //! straightforward definitions it is tested against. Nothing here touches I/O.
@@ -10,17 +10,71 @@
 mod claims;
 mod markdown;
 pub mod reference;
+mod semantic;
 mod similarity;
 mod terms;
 mod text;
 mod verdict;
 
 pub use markdown::{findings, open_items};
-pub use similarity::{MeasuredRound, Similarity, TfIdfCosine};
+pub use semantic::SemanticCosine;
+pub use similarity::{LEXICAL_NAME, MeasuredRound, Similarity, TfIdfCosine};
 pub use verdict::verdict;
 
 use claims::ClaimIndex;
 use terms::Vocabulary;
+
+use crate::embed::Encoder;
+
+/// `similarity_model` of a round whose similarity an orchestrator computed.
+pub const PRECOMPUTED_NAME: &str = "precomputed";
+
+/// Which similarity a debate's rounds are measured with. Clones share the model.
+#[derive(Debug, Clone)]
+pub enum Measure {
+    /// The TF-IDF cosine ([`TfIdfCosine`]).
+    Lexical,
+    /// The cosine of sentence embeddings ([`SemanticCosine`]).
+    Semantic(Encoder),
+}
+
+impl Measure {
+    /// A fresh similarity state for one debate.
+    pub fn similarity(&self) -> Box<dyn Similarity> {
+        match self {
+            Measure::Lexical => Box::<TfIdfCosine>::default(),
+            Measure::Semantic(encoder) => Box::new(SemanticCosine::new(encoder.clone())),
+        }
+    }
+
+    /// The measure's name, as `similarity_model` records it.
+    pub fn name(&self) -> &str {
+        match self {
+            Measure::Lexical => LEXICAL_NAME,
+            Measure::Semantic(encoder) => encoder.name(),
+        }
+    }
+
+    /// The header's few words: "lexical", or the embedding model ("minilm-l3" for the
+    /// built-in one).
+    pub fn short(&self) -> &str {
+        match self {
+            Measure::Lexical => "lexical",
+            Measure::Semantic(encoder) if encoder.name() == crate::embed::BUILTIN_NAME => {
+                "minilm-l3"
+            }
+            Measure::Semantic(encoder) => encoder.name(),
+        }
+    }
+
+    /// What an operator reads: "semantic (model)" or "lexical (tfidf)".
+    pub fn label(&self) -> String {
+        match self {
+            Measure::Lexical => format!("lexical ({LEXICAL_NAME})"),
+            Measure::Semantic(encoder) => format!("semantic ({})", encoder.name()),
+        }
+    }
+}
 
 /// The text of one round: its live (not superseded) turns, in order.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +90,8 @@ pub struct RoundText<'a> {
 pub struct RoundSignals {
     /// Similarity to the previous round; `None` for the first round.
     pub similarity: Option<f64>,
+    /// What measured it: the measure's name, or [`PRECOMPUTED_NAME`]; `None` with no similarity.
+    pub similarity_model: Option<String>,
     /// The round's verdict: the one verdict its turns agree on, or every distinct verdict
     /// joined with " | " when they split.
     pub verdict: Option<String>,
@@ -79,15 +135,19 @@ impl DebateSignals {
         let terms = self.vocabulary.round(&round.turns);
         self.similarity
             .push(MeasuredRound::new(&round.turns, &terms));
-        let similarity = (self.rounds > 0).then(|| {
-            round
-                .precomputed_similarity
-                .unwrap_or_else(|| self.similarity.latest())
-        });
+        let (similarity, similarity_model) = match round.precomputed_similarity {
+            _ if self.rounds == 0 => (None, None),
+            Some(precomputed) => (Some(precomputed), Some(PRECOMPUTED_NAME.to_owned())),
+            None => (
+                Some(self.similarity.latest()),
+                Some(self.similarity.model().to_owned()),
+            ),
+        };
         self.rounds += 1;
         let (verdict, verdict_split, open_disputes) = round_verdicts(&round.turns);
         RoundSignals {
             similarity,
+            similarity_model,
             verdict,
             verdict_split,
             new_claims: self.claims.round(terms.claims),

@@ -21,14 +21,18 @@ pub fn extract(rounds: &[RoundText<'_>]) -> RoundSignals {
     };
     let joined: Vec<String> = rounds.iter().map(|r| r.turns.join("\n")).collect();
     let texts: Vec<&str> = joined.iter().map(String::as_str).collect();
-    let similarity = (rounds.len() >= 2).then(|| {
-        current
-            .precomputed_similarity
-            .unwrap_or_else(|| tfidf_similarity(&texts))
-    });
+    let (similarity, similarity_model) = match current.precomputed_similarity {
+        _ if rounds.len() < 2 => (None, None),
+        Some(precomputed) => (Some(precomputed), Some(super::PRECOMPUTED_NAME.to_owned())),
+        None => (
+            Some(tfidf_similarity(&texts)),
+            Some(super::LEXICAL_NAME.to_owned()),
+        ),
+    };
     let (verdict, verdict_split, open_disputes) = round_verdicts(&current.turns);
     RoundSignals {
         similarity,
+        similarity_model,
         verdict,
         verdict_split,
         new_claims: new_claims(&texts),

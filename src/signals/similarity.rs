@@ -29,7 +29,12 @@ pub trait Similarity: Send + std::fmt::Debug {
     fn push(&mut self, round: MeasuredRound<'_>);
     /// How alike the last round pushed is to the one before it; 0 with fewer than two rounds.
     fn latest(&mut self) -> f64;
+    /// The measure's name, as `signal_json.similarity_model` records it.
+    fn model(&self) -> &str;
 }
+
+/// The name of the TF-IDF cosine in `similarity_model`.
+pub const LEXICAL_NAME: &str = "tfidf";
 
 /// TF-IDF cosine: rounds are documents, weighted by smoothed inverse document frequency over
 /// the rounds so far (so later rounds never change an earlier round's figure). Document
@@ -95,5 +100,9 @@ impl Similarity for TfIdfCosine {
         } else {
             (dot / denominator).clamp(0.0, 1.0)
         }
+    }
+
+    fn model(&self) -> &str {
+        LEXICAL_NAME
     }
 }

@@ -164,7 +164,16 @@ pub async fn drive<S: Stage>(
                 }
             }
         }
-        for change in run.play_round() {
+        // A round's signals may embed its text with a model: off the async threads (the
+        // console's draw loop shares the runtime).
+        let (returned, changes) = tokio::task::spawn_blocking(move || {
+            let changes = run.play_round();
+            (run, changes)
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("a round of the simulation failed: {e}"))?;
+        run = returned;
+        for change in changes {
             let landed_turn = matches!(&change, Change::Turn(t) if !t.superseded);
             stage.write(vec![change]).await?;
             if landed_turn {

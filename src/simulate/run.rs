@@ -78,7 +78,7 @@ impl DebateRun {
             verdict: signals::verdict(text),
             ..RoundSignals::default()
         });
-        let mut measures = DebateSignals::default();
+        let mut measures = DebateSignals::new(config.signals.measure().similarity());
         if let Some(text) = spec.metadata.prior.as_deref() {
             measures.push(&RoundText {
                 turns: vec![text],

@@ -274,6 +274,8 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         playback,
         Span::styled("│ operator ", theme.muted()),
         Span::styled(fit(&one_line(&model.operator), 24), theme.text()),
+        Span::styled(" │ similarity ", theme.muted()),
+        Span::styled(one_line(&model.similarity), theme.text()),
         Span::styled(" │ ? help", theme.muted()),
     ]);
     frame.render_widget(fit_line(line, area.width.into()), area);

@@ -344,6 +344,7 @@ pub fn signal_json(raw: &str) -> (Signals, Vec<String>) {
     };
     let signals = Signals {
         similarity: keys.float("similarity"),
+        similarity_model: keys.text("similarity_model"),
         similarity_threshold: keys.float("similarity_threshold"),
         verdict: keys.text("verdict"),
         previous_verdict: keys.text("previous_verdict"),

