@@ -51,6 +51,9 @@ pub struct SignalsConfig {
     /// `gavel models fetch` put in the data dir when it is there (see
     /// [`SignalsConfig::with_fetched_model`]), else the built-in one.
     pub model: Option<String>,
+    /// Where round vectors are kept between runs (a file per model): a directory, or `off`.
+    /// Unset: the data dir's `vectors`.
+    pub vectors: Option<String>,
 }
 
 /// The two similarity measures.
@@ -82,6 +85,15 @@ impl SignalsConfig {
     /// The semantic measure with the chosen model, whichever measure is in force.
     pub fn semantic(&self) -> Measure {
         Measure::Semantic(Encoder::shared(&self.model_choice()))
+    }
+
+    /// The directory round vectors are kept in, if they are kept.
+    pub fn vector_dir(&self) -> Option<PathBuf> {
+        match self.vectors.as_deref() {
+            Some("off") => None,
+            Some(dir) => Some(PathBuf::from(dir)),
+            None => embed::default_vector_dir(),
+        }
     }
 
     /// With no model set, the all-MiniLM-L6-v2 `gavel models fetch` put in the data dir, when

@@ -76,6 +76,22 @@ fn print(text: &str) -> io::Result<()> {
     out.flush()
 }
 
+/// How the semantic measure got its round vectors, for calibration's notes.
+fn vectors_note(tally: &gavel::embed::Tally) -> String {
+    match &tally.kept_in {
+        Some(path) => format!(
+            "similarity vectors: {} rounds embedded, {} read back from {}",
+            tally.embedded,
+            tally.read_back,
+            path.display()
+        ),
+        None => format!(
+            "similarity vectors: {} rounds embedded (none kept between runs)",
+            tally.embedded
+        ),
+    }
+}
+
 /// Prints each of `warnings` on stderr.
 fn warn_all(warnings: &[String]) {
     for warning in warnings {
@@ -89,6 +105,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         config.signals.model = Some(model);
     }
     config.signals = config.signals.with_fetched_model();
+    if let Some(dir) = config.signals.vector_dir() {
+        gavel::embed::keep_vectors_in(dir);
+    }
     config
         .signals
         .model_choice()
@@ -217,6 +236,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 for issue in &report.issues {
                     eprintln!("gavel: note: {}", inert(issue));
+                }
+                if let (SimilaritySource::Semantic, gavel::signals::Measure::Semantic(encoder)) =
+                    (source, &measuring.measure)
+                {
+                    eprintln!("gavel: note: {}", vectors_note(&encoder.tally()));
                 }
                 if titled {
                     let measure = match source {

@@ -18,6 +18,8 @@ pub struct Bert {
     model: BertModel,
     /// Tokens per input, special tokens included.
     pub window: usize,
+    /// The length of its vectors.
+    pub dimensions: usize,
 }
 
 impl Bert {
@@ -39,6 +41,7 @@ impl Bert {
             .map_err(|e| format!("{}: {e}", dir.join("model.safetensors").display()))?;
         Ok(Bert {
             window: MAX_SEQ_LENGTH.min(config.max_position_embeddings),
+            dimensions: config.hidden_size,
             model,
         })
     }

@@ -8,19 +8,23 @@
 //! window, counted with the model's own tokenizer; the chunk vectors are averaged (weighted by
 //! their tokens) into the round's unit vector. Vectors are cached by a SHA-256 of the round's
 //! text, at most [`CACHE_VECTORS`] of them, so a round is embedded once however many debates,
-//! replays or calibrations read it.
+//! replays or calibrations read it; and, once a command has called [`keep_vectors_in`], on disk
+//! ([`vectors`]), so a later process reads them back instead of embedding again.
 
 mod bert;
 mod chunk;
 pub mod fetch;
+pub mod vectors;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tokenizers::Tokenizer;
 
 pub use chunk::{Chunk, pack, sentences};
+use vectors::VectorFile;
 
 /// The most text of one round that is embedded (the rest is not read): bounds the time and
 /// memory an untrusted round can cost, about half a second with the built-in model.
@@ -88,6 +92,41 @@ struct Shared {
     name: String,
     loaded: OnceLock<Result<Loaded, String>>,
     cache: Mutex<Cache>,
+    disk: Mutex<Disk>,
+    embedded: AtomicU64,
+    read_back: AtomicU64,
+}
+
+/// What an encoder has done so far: rounds embedded, and rounds whose vector was read back from
+/// the file of kept vectors (`kept_in`) instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    pub embedded: u64,
+    pub read_back: u64,
+    pub kept_in: Option<PathBuf>,
+}
+
+/// Where an encoder keeps its vectors beyond the process.
+enum Disk {
+    /// Nowhere: no command asked for it, or the file failed (said once, in the log).
+    Off,
+    /// In this file, opened on first use (the model gives the vectors' length).
+    Closed(PathBuf),
+    Open(VectorFile),
+}
+
+/// The directory every encoder made from now on keeps its vectors in, a file per model
+/// (`<model name>.vectors`). Commands that embed call it once, at start; tests do not, so they
+/// write nothing.
+pub fn keep_vectors_in(dir: PathBuf) {
+    let _ = VECTOR_DIR.set(dir);
+}
+
+static VECTOR_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Where vectors are kept when the configuration does not say: the data dir's `vectors`.
+pub fn default_vector_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("gavel").join("vectors"))
 }
 
 struct Loaded {
@@ -96,6 +135,8 @@ struct Loaded {
     tokenizer: Tokenizer,
     /// Tokens per input, special tokens included.
     window: usize,
+    /// The length of its vectors.
+    dimensions: usize,
 }
 
 enum Backend {
@@ -118,11 +159,18 @@ impl Encoder {
         if let Some(found) = encoders.iter().find(|e| &e.0.choice == choice) {
             return found.clone();
         }
+        let disk = match VECTOR_DIR.get() {
+            Some(dir) => Disk::Closed(dir.join(format!("{}.vectors", choice.name()))),
+            None => Disk::Off,
+        };
         let encoder = Encoder(Arc::new(Shared {
             name: choice.name(),
             choice: choice.clone(),
             loaded: OnceLock::new(),
             cache: Mutex::new(Cache::default()),
+            disk: Mutex::new(disk),
+            embedded: AtomicU64::new(0),
+            read_back: AtomicU64::new(0),
         }));
         encoders.push(encoder.clone());
         encoder
@@ -156,15 +204,79 @@ impl Encoder {
         if let Some(found) = self.cache().get(&key) {
             return Ok(Some(found));
         }
+        if let Some(kept) = self.kept(&key) {
+            self.0.read_back.fetch_add(1, Ordering::Relaxed);
+            let vector: Arc<[f32]> = kept.into();
+            self.cache().insert(key, vector.clone());
+            return Ok(Some(vector));
+        }
         let Some(vector) = self.embed(&text)? else {
             return Ok(None);
         };
+        self.0.embedded.fetch_add(1, Ordering::Relaxed);
         self.cache().insert(key, vector.clone());
+        self.keep(key, &vector);
         Ok(Some(vector))
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, Cache> {
         self.0.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What the encoder has done so far.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            embedded: self.0.embedded.load(Ordering::Relaxed),
+            read_back: self.0.read_back.load(Ordering::Relaxed),
+            kept_in: match &*self.0.disk.lock().unwrap_or_else(|e| e.into_inner()) {
+                Disk::Open(file) => Some(file.path().to_owned()),
+                _ => None,
+            },
+        }
+    }
+
+    /// The vector kept on disk for `key`.
+    fn kept(&self, key: &[u8; 32]) -> Option<Vec<f32>> {
+        match &*self.disk() {
+            Disk::Open(file) => file.get(key),
+            _ => None,
+        }
+    }
+
+    /// Keeps `vector` on disk; a file that cannot take it is said in the log and not used again.
+    fn keep(&self, key: [u8; 32], vector: &[f32]) {
+        let mut disk = self.disk();
+        if let Disk::Open(file) = &mut *disk
+            && let Err(error) = file.put(key, vector)
+        {
+            tracing::warn!("similarity vectors are no longer kept: {error}");
+            *disk = Disk::Off;
+        }
+    }
+
+    /// The vector file, opened on first use once the model is loaded (a file that fails to open
+    /// is said in the log and not tried again).
+    fn disk(&self) -> std::sync::MutexGuard<'_, Disk> {
+        let mut disk = self.0.disk.lock().unwrap_or_else(|e| e.into_inner());
+        if let Disk::Closed(path) = &*disk
+            && let Ok(loaded) = self.loaded()
+        {
+            *disk = match VectorFile::open(path, loaded.dimensions) {
+                Ok(file) => {
+                    tracing::info!(
+                        "similarity vectors: {} kept in {}",
+                        file.len(),
+                        path.display()
+                    );
+                    Disk::Open(file)
+                }
+                Err(error) => {
+                    tracing::warn!("similarity vectors are not kept: {error}");
+                    Disk::Off
+                }
+            };
+        }
+        disk
     }
 
     /// The chunks `text` is embedded as.
@@ -272,11 +384,12 @@ fn floor_char(text: &str, at: usize) -> usize {
 }
 
 fn load(choice: &ModelChoice) -> Result<Loaded, String> {
-    let (backend, tokenizer, window) = match choice {
+    let (backend, tokenizer, window, dimensions) = match choice {
         ModelChoice::Builtin => (
             Backend::Builtin(pocket_encoder::Encoder::new().map_err(|e| e.to_string())?),
             Tokenizer::from_bytes(BUILTIN_TOKENIZER).map_err(|e| e.to_string())?,
             BUILTIN_WINDOW,
+            pocket_encoder::model_info().dimensions,
         ),
         ModelChoice::Dir(dir) => {
             choice.check()?;
@@ -284,8 +397,13 @@ fn load(choice: &ModelChoice) -> Result<Loaded, String> {
             let tokenizer =
                 Tokenizer::from_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let model = bert::Bert::load(dir)?;
-            let window = model.window;
-            (Backend::Bert(Box::new(model)), tokenizer, window)
+            let (window, dimensions) = (model.window, model.dimensions);
+            (
+                Backend::Bert(Box::new(model)),
+                tokenizer,
+                window,
+                dimensions,
+            )
         }
     };
     let mut tokenizer = tokenizer;
@@ -295,6 +413,7 @@ fn load(choice: &ModelChoice) -> Result<Loaded, String> {
         backend,
         tokenizer,
         window,
+        dimensions,
     })
 }
 
