@@ -2,7 +2,8 @@
 //! input, the alternate screen, a hidden cursor, mouse capture) entered and always left again,
 //! whether the console quits, fails, panics (on any thread) or is signalled; a suspend (Ctrl-Z,
 //! SIGTSTP) that hands the shell a restored terminal and takes the modes back on `fg`; the
-//! signals that end the console; and the check that there is a terminal at all.
+//! signals that end the console; the check that there is a terminal at all; and the wait for
+//! input that notices a terminal that hung up.
 
 use std::io::{self, IsTerminal};
 use std::task::Poll;
@@ -153,6 +154,39 @@ pub enum Request {
     Suspend,
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT (its number): restore the terminal and end.
     End(i32),
+}
+
+/// What waiting on the terminal's input found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// There is input to read.
+    Ready,
+    /// Nothing came in time.
+    Idle,
+    /// The terminal hung up (its window closed, its tmux server or ssh connection went away).
+    HungUp,
+}
+
+/// Waits up to `timeout` for input on standard input, the console's terminal (see
+/// [`require`]). crossterm's reader must not be called on a terminal that hung up: it then reads
+/// nothing in a loop that never returns, spinning a core, so the key reader asks here first.
+pub fn wait_for_input(timeout: std::time::Duration) -> Input {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+    // SAFETY: one valid pollfd, for the duration of the call.
+    match unsafe { libc::poll(&mut fd, 1, millis) } {
+        0 => Input::Idle,
+        n if n < 0 => match io::Error::last_os_error().kind() {
+            io::ErrorKind::Interrupted => Input::Idle,
+            _ => Input::HungUp,
+        },
+        _ if fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 => Input::HungUp,
+        _ => Input::Ready,
+    }
 }
 
 /// The signals the console answers, caught from [`Signals::listen`] on.

@@ -24,7 +24,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Command, Event, Model, update};
 use crate::config::Notify;
-use crate::terminal::{self, Panicked, Request, Signals};
+use crate::terminal::{self, Input, Panicked, Request, Signals};
 use crate::ui::view;
 use crate::{pager, theme};
 
@@ -360,26 +360,45 @@ fn spawn_key_reader(
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             reading.wait(&stop);
-            match event::poll(Duration::from_millis(100)) {
-                Ok(false) => continue,
-                Ok(true) => {}
-                Err(e) => {
-                    tracing::error!("reading the terminal failed: {e}");
+            match terminal::wait_for_input(Duration::from_millis(100)) {
+                Input::Idle => continue,
+                Input::Ready => {}
+                Input::HungUp => {
+                    // As the kernel says it to a terminal's foreground job; a job started from a
+                    // script (`gavel demo; echo done`) is not told, so it is said here.
+                    tracing::info!("the terminal hung up");
+                    let _ = signal_hook::low_level::raise(signal_hook::consts::SIGHUP);
                     return;
                 }
             }
-            let forwarded = match event::read() {
-                Ok(TermEvent::Key(key)) => events.send(Event::Key(key)),
-                Ok(TermEvent::Resize(width, height)) => events.send(Event::Resize(width, height)),
-                Ok(TermEvent::Mouse(mouse)) => events.send(Event::Mouse(mouse)),
-                Ok(_) => Ok(()),
-                Err(e) => {
-                    tracing::error!("reading the terminal failed: {e}");
+            // Everything crossterm has ready, while the terminal is still there.
+            loop {
+                match event::poll(Duration::ZERO) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        tracing::error!("reading the terminal failed: {e}");
+                        return;
+                    }
+                }
+                let forwarded = match event::read() {
+                    Ok(TermEvent::Key(key)) => events.send(Event::Key(key)),
+                    Ok(TermEvent::Resize(width, height)) => {
+                        events.send(Event::Resize(width, height))
+                    }
+                    Ok(TermEvent::Mouse(mouse)) => events.send(Event::Mouse(mouse)),
+                    Ok(_) => Ok(()),
+                    Err(e) => {
+                        tracing::error!("reading the terminal failed: {e}");
+                        return;
+                    }
+                };
+                if forwarded.is_err() {
                     return;
                 }
-            };
-            if forwarded.is_err() {
-                return;
+                if terminal::wait_for_input(Duration::ZERO) == Input::HungUp {
+                    break;
+                }
             }
         }
     })

@@ -266,6 +266,34 @@ fn a_terminal_that_hangs_up_while_the_console_draws_ends_it_with_129() {
 }
 
 #[test]
+fn a_terminal_that_hangs_up_unannounced_ends_an_idle_console_with_129() {
+    let tmux = Tmux::new();
+    let status = tmux.dir.join("status");
+    // Started from a script, the console is not the session's leader: when the terminal hangs
+    // up the kernel sends SIGHUP to the script alone (which traps it, to record the status),
+    // and reading the dead terminal returns nothing forever. Paused, the console draws
+    // nothing either, so only its key reader can notice; it once spun a core for good instead.
+    tmux.start(&format!(
+        "trap : HUP; {BINARY} demo --log-dir {}; echo $? > {}",
+        tmux.dir.join("logs").display(),
+        status.display()
+    ));
+    wait_for_console(&tmux);
+    tmux.keys("Space");
+    tmux.wait_for("the pause", |s| s.contains("paused"));
+    tmux.run(&["kill-server"]);
+    let started = Instant::now();
+    while !std::fs::read_to_string(&status).is_ok_and(|s| s.ends_with('\n')) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no status recorded: the console is still running"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&status).unwrap().trim(), "129");
+}
+
+#[test]
 fn a_panic_on_another_thread_runs_the_hook_and_tells_the_console() {
     let left = Arc::new(AtomicBool::new(false));
     let mut panicked = {
