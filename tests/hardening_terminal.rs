@@ -254,15 +254,7 @@ fn a_terminal_that_hangs_up_while_the_console_draws_ends_it_with_129() {
     ));
     wait_for_console(&tmux);
     tmux.run(&["kill-session", "-t", "smoke"]);
-    let started = Instant::now();
-    while !std::fs::read_to_string(&status).is_ok_and(|s| s.ends_with('\n')) {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no status recorded"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(std::fs::read_to_string(&status).unwrap().trim(), "129");
+    assert_eq!(recorded_status(&status), "129");
 }
 
 #[test]
@@ -282,15 +274,21 @@ fn a_terminal_that_hangs_up_unannounced_ends_an_idle_console_with_129() {
     tmux.keys("Space");
     tmux.wait_for("the pause", |s| s.contains("paused"));
     tmux.run(&["kill-server"]);
+    assert_eq!(recorded_status(&status), "129");
+}
+
+/// The exit status a wrapper wrote to `status` once the console ended; fails after 20 s (the
+/// console still running).
+fn recorded_status(status: &std::path::Path) -> String {
     let started = Instant::now();
-    while !std::fs::read_to_string(&status).is_ok_and(|s| s.ends_with('\n')) {
+    while !std::fs::read_to_string(status).is_ok_and(|s| s.ends_with('\n')) {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "no status recorded: the console is still running"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(std::fs::read_to_string(&status).unwrap().trim(), "129");
+    std::fs::read_to_string(status).unwrap().trim().to_owned()
 }
 
 #[test]

@@ -131,25 +131,18 @@ fn a_vector_that_is_not_a_unit_vector_is_not_trusted_and_is_put_anew() {
 fn a_file_that_is_not_a_vector_file_is_refused_by_name() {
     let scratch = Scratch::new("foreign");
     std::fs::create_dir_all(&scratch.0).unwrap();
-    std::fs::write(scratch.file(), "these are not vectors at all").unwrap();
-    let error = VectorFile::open(&scratch.file(), 4).unwrap_err();
-    assert_eq!(
-        error,
-        format!(
-            "{}: not a gavel vector file of version 1 (remove it to start anew)",
-            scratch.file().display()
-        )
-    );
-    // Shorter than a header.
-    std::fs::write(scratch.file(), "gavel").unwrap();
-    let error = VectorFile::open(&scratch.file(), 4).unwrap_err();
-    assert_eq!(
-        error,
-        format!(
-            "{}: not a gavel vector file of version 1 (remove it to start anew)",
-            scratch.file().display()
-        )
-    );
+    // Another file, and one shorter than a header.
+    for content in ["these are not vectors at all", "gavel"] {
+        std::fs::write(scratch.file(), content).unwrap();
+        let error = VectorFile::open(&scratch.file(), 4).unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{}: not a gavel vector file of version 1 (remove it to start anew)",
+                scratch.file().display()
+            )
+        );
+    }
 }
 
 #[test]

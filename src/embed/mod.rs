@@ -27,7 +27,7 @@ pub use chunk::{Chunk, pack, sentences};
 use vectors::VectorFile;
 
 /// The most text of one round that is embedded (the rest is not read): bounds the time and
-/// memory an untrusted round can cost, about half a second with the built-in model.
+/// memory an untrusted round can cost, about a second with the built-in model.
 pub const MAX_ROUND_BYTES: usize = 32 * 1024;
 /// Round vectors kept (1.5 KiB each: about 25 MiB at most).
 pub const CACHE_VECTORS: usize = 16_384;

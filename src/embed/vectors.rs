@@ -139,7 +139,7 @@ impl VectorFile {
         })?;
         if header != header_of(self.dimensions) {
             let declared = u32::from_le_bytes(header[12..16].try_into().expect("4 bytes"));
-            return Err(if &header[..12] == &header_of(self.dimensions)[..12] {
+            return Err(if header[..12] == header_of(self.dimensions)[..12] {
                 format!(
                     "{path}: holds vectors of {declared} dimensions, the model's have {}",
                     self.dimensions
