@@ -18,7 +18,7 @@ use gavel::calibrate::{Measuring, SimilaritySource};
 use gavel::cli::{Cli, Commands, ModelsCommand};
 use gavel::config::Config;
 use gavel::domain::{Change, Debates, Limits};
-use gavel::simulate::{Fixture, FixtureErrors, Playback};
+use gavel::simulate::{DebateRun, Fixture, FixtureErrors, Ids, Playback};
 use gavel::store::postgres::{
     LocalServer, OPERATOR_ROLE, Target, VIEWER_ROLE, audit_rows, ensure_roles, grant, history,
     migrate, revoke, simulate,
@@ -201,7 +201,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                             calibrate::from_database(&mut client, &config.limits, &measuring).await
                         })?
                     }
-                    None => calibrate::from_fixtures(&fixtures, &shared, &measuring),
+                    None => calibrate::from_fixtures(
+                        &fixtures,
+                        |f| DebateRun::new(f, shared.clone(), Ids::default()),
+                        &measuring,
+                    ),
                 };
                 let report = calibrate::Report::run(
                     &records,

@@ -17,10 +17,10 @@ use super::clock::Clock;
 use super::command_line::{Completion, History};
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
-use super::keys::Keymap;
 use super::prompt::Prompt;
 use super::reports::Reports;
 use crate::calibrate::Measuring;
+use crate::keymap::Keymap;
 
 /// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
 /// unknown ruling ranks above all, so that it is seen), and of the turns given that ruling, the
