@@ -10,6 +10,7 @@ mod copy;
 mod event;
 pub mod filter;
 mod fleet;
+mod geometry;
 mod model;
 pub mod prompt;
 mod reports;
@@ -20,6 +21,7 @@ pub use clock::{Clock, Instant};
 pub use copy::{COPY_LIMIT, capped, round_text};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
+pub use geometry::{Geometry, Region, TextRows, table_rows};
 pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };

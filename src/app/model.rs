@@ -17,6 +17,7 @@ use super::clock::Clock;
 use super::command_line::{Completion, History};
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
+use super::geometry::Geometry;
 use super::prompt::Prompt;
 use super::reports::Reports;
 use crate::calibrate::Measuring;
@@ -263,8 +264,11 @@ pub struct Model {
     pub round_cursor: Option<u32>,
     /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
     pub detail_scroll: i32,
-    /// The terminal's size, for placing mouse clicks.
+    /// The terminal's size, for laying out the next frame.
     pub screen: (u16, u16),
+    /// The last frame's layout, recorded by the draw loop: where mouse clicks land, how far
+    /// the detail scrolls.
+    pub geometry: Geometry,
     /// A debate asked for by `:` that the database is still loading; selected when it lands.
     pub jump_to: Option<String>,
     pub overlay: Option<Overlay>,
@@ -332,6 +336,7 @@ impl Model {
             round_cursor: None,
             detail_scroll: 0,
             screen: (0, 0),
+            geometry: Geometry::default(),
             jump_to: None,
             overlay: None,
             playback: Playback::default(),
@@ -501,9 +506,19 @@ impl Model {
     /// debates beyond what is kept, and noting which debates the list draws.
     pub fn settle(&mut self) {
         self.debates.retain(self.selected);
+        self.note_drawn();
+    }
+
+    /// Records the frame about to be drawn: its layout, and which debates its list shows.
+    pub fn record_frame(&mut self, geometry: Geometry) {
+        self.geometry = geometry;
+        self.note_drawn();
+    }
+
+    fn note_drawn(&mut self) {
         self.drawn = self
             .debates
-            .window(self.selected, crate::ui::list_rows(self));
+            .window(self.selected, self.geometry.list_rows());
     }
 
     /// The debates the list drew last frame.

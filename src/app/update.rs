@@ -10,6 +10,7 @@ use super::copy::{COPY_LIMIT, capped, round_text};
 use super::event::{Command, Event};
 use super::filter::{Field, with_term};
 use super::fleet::{Seq, SortOrder};
+use super::geometry::Region;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
 use super::prompt::{Prompt, Typed};
 use super::reports::Watched;
@@ -19,7 +20,6 @@ use crate::keymap::Action;
 use crate::store::ResolveError;
 use crate::text::{one_line, thousands};
 use crate::theme::Theme;
-use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
 const PAGE: i32 = 20;
@@ -416,7 +416,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             }
             (Focus::Detail, DetailView::Rounds) => move_round(model, i32::MAX),
             (Focus::Detail, _) => {
-                if let Some(rows) = detail_rows(model) {
+                if let Some(rows) = model.geometry.detail_text {
                     model.detail_scroll = i32::try_from(rows.bottom()).unwrap_or(i32::MAX);
                 }
             }
@@ -556,9 +556,9 @@ fn move_round(model: &mut Model, step: i32) {
     model.detail_scroll = 0;
 }
 
-/// Keeps the detail's scroll within its text, when the screen size is known.
+/// Keeps the detail's scroll within its text as last drawn, once a frame was.
 fn clamp_scroll(model: &mut Model) {
-    if let Some(rows) = detail_rows(model) {
+    if let Some(rows) = model.geometry.detail_text {
         model.detail_scroll = model.detail_scroll.min(rows.total.saturating_sub(1) as i32);
     }
 }
@@ -770,7 +770,7 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
         }
         return;
     }
-    let Some((region, row)) = region_at(model, mouse.column, mouse.row) else {
+    let Some((region, row)) = model.geometry.region_at(mouse.column, mouse.row) else {
         return;
     };
     model.focus = match region {
@@ -783,7 +783,9 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
     }
     match (region, row) {
         (Region::Debates, Some(row)) => {
-            let window = model.debates.window(model.selected, list_rows(model));
+            let window = model
+                .debates
+                .window(model.selected, model.geometry.list_rows());
             if let Some(&seq) = window.rows.get(row) {
                 model.select(seq);
             }
