@@ -103,17 +103,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             per_debate,
             similarity,
-        } => {
-            let request = commands::calibrate::Request {
-                fixtures,
-                db,
-                grid,
-                json,
-                per_debate,
-                similarity,
-            };
-            commands::calibrate::run(request, &config)
-        }
+        } => commands::calibrate::run(
+            &fixtures,
+            db.as_deref(),
+            grid,
+            (json, per_debate),
+            similarity,
+            &config,
+        ),
         Commands::Models { command } => commands::models::run(command, &config),
         Commands::Migrate { db } => commands::migrate::run(db.db.as_deref()),
         Commands::Grant {

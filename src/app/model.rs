@@ -375,7 +375,7 @@ impl Model {
         self.dirty |=
             filed.reordered || self.selected == Some(seq) || self.drawn.rows.contains(&seq);
         self.arrivals += usize::from(filed.waits);
-        self.close_settled_dialog(&change);
+        self.close_resolved_dialog(&change);
         self.touches += 1;
         let whole = self.link.is_none();
         let held = self.held.entry(seq).or_insert_with(|| Held {
@@ -398,10 +398,10 @@ impl Model {
         }
     }
 
-    /// Closes a dialog on a decision that `change` shows settled: resolved (by another console,
+    /// Closes a dialog on a decision that `change` shows resolved: resolved (by another console,
     /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
     /// finished. Says by whom, and keeps the typed note for the next dialog.
-    fn close_settled_dialog(&mut self, change: &Change) {
+    fn close_resolved_dialog(&mut self, change: &Change) {
         let Some((session_id, round, note)) = self.overlay.as_ref().and_then(Overlay::deciding)
         else {
             return;

@@ -183,7 +183,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             }
             KeyCode::Char('y') => {
                 let action = intent.into_action(&model.operator);
-                if let Err(why) = actionable(model, &action) {
+                if let Err(why) = may_send(model, &action) {
                     model.flash(format!("not sent, nothing was recorded: {why}"), true);
                     return Vec::new();
                 }
@@ -252,7 +252,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
                 return vec![Command::Search(text)];
             }
         }
-        Some(Overlay::Command) => return on_command_key(model, &key),
+        Some(Overlay::Command) => return on_colon_line_key(model, &key),
     }
     Vec::new()
 }
@@ -268,7 +268,7 @@ fn type_into(model: &mut Model, text: &str, max: usize, key: &KeyEvent) -> Typed
 
 /// A key in the `:` line: Tab and Shift-Tab complete, ↑ and ↓ recall earlier commands, Enter
 /// runs the line, Esc closes it; anything else edits it.
-fn on_command_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
+fn on_colon_line_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
     model.overlay = Some(Overlay::Command);
     let recalled = match key.code {
         KeyCode::Tab => {
@@ -290,7 +290,7 @@ fn on_command_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
                     model.overlay = None;
                     let line = model.prompt.value().trim().to_owned();
                     model.history.push(&line);
-                    return run_command(model, &line);
+                    return run_colon_line(model, &line);
                 }
             }
             return Vec::new();
@@ -464,7 +464,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             Some(action) if landed(model, &action) => {
                 model.flash(recorded("recorded after all", &action), false);
             }
-            Some(action) => match actionable(model, &action) {
+            Some(action) => match may_send(model, &action) {
                 Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
                 Ok(()) => {
                     model.flash("retrying ...", false);
@@ -491,9 +491,9 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             }
         },
-        Action::Accept => start_action(model, ActionKind::Accept),
-        Action::Override => start_action(model, ActionKind::Override),
-        Action::Escalate => start_action(model, ActionKind::Escalate),
+        Action::Accept => open_decision_dialog(model, ActionKind::Accept),
+        Action::Override => open_decision_dialog(model, ActionKind::Override),
+        Action::Escalate => open_decision_dialog(model, ActionKind::Escalate),
     }
     Vec::new()
 }
@@ -581,7 +581,7 @@ fn apply_theme(model: &mut Model, theme: Theme) {
 }
 
 /// Runs a `:` command line (see [`command_line::parse`]).
-fn run_command(model: &mut Model, line: &str) -> Vec<Command> {
+fn run_colon_line(model: &mut Model, line: &str) -> Vec<Command> {
     let colon = match command_line::parse(line) {
         Ok(Some(colon)) => colon,
         Ok(None) => return Vec::new(),
@@ -803,7 +803,7 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
 
 /// Opens the confirmation (accept) or the pick list (override, escalate) for the selected
 /// debate's pending decision.
-fn start_action(model: &mut Model, action: ActionKind) {
+fn open_decision_dialog(model: &mut Model, action: ActionKind) {
     let Some(debate) = model.selected_debate() else {
         return;
     };
@@ -824,7 +824,7 @@ fn start_action(model: &mut Model, action: ActionKind) {
                 persona: pending.signals.escalate_persona.clone(),
                 note: None,
             };
-            match actionable(model, &intent.clone().into_action(&model.operator)) {
+            match may_send(model, &intent.clone().into_action(&model.operator)) {
                 Ok(()) => model.overlay = Some(Overlay::Confirm(intent)),
                 Err(why) => model.flash(format!("cannot accept: {why}"), true),
             }
@@ -873,7 +873,7 @@ fn landed(model: &Model, action: &OperatorAction) -> bool {
 
 /// Whether `action` may be sent, as far as the console knows: not read-only, its debate on
 /// screen, its decision not yet resolved and still open (the store checks again when it writes).
-fn actionable(model: &Model, action: &OperatorAction) -> Result<(), String> {
+fn may_send(model: &Model, action: &OperatorAction) -> Result<(), String> {
     if let Some(why) = &model.denied {
         return Err(why.clone());
     }

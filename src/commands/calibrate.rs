@@ -14,54 +14,53 @@ use gavel::text::inert;
 
 use super::{load_fixtures, print, runtime, target};
 
-/// What `gavel calibrate` was asked for.
-pub struct Request {
-    pub fixtures: Vec<PathBuf>,
-    pub db: Option<String>,
-    pub grid: Vec<AxisSpec>,
-    pub json: bool,
-    pub per_debate: bool,
-    pub similarity: Vec<SimilaritySource>,
-}
-
-/// One report per similarity source, as tables or (`--json`) JSON.
-pub fn run(request: Request, config: &Config) -> Result<ExitCode> {
-    let grid = if request.grid.is_empty() {
+/// One report per similarity source (the recorded one when none is named) over `grid` (the
+/// configured one when empty), as tables or, `json`, as JSON; `per_debate` adds each debate's
+/// outcomes. The debates are the database's when `db` is given, else `fixtures`.
+pub fn run(
+    fixtures: &[PathBuf],
+    db: Option<&str>,
+    grid: Vec<AxisSpec>,
+    (json, per_debate): (bool, bool),
+    similarity: Vec<SimilaritySource>,
+    config: &Config,
+) -> Result<ExitCode> {
+    let grid = if grid.is_empty() {
         config.calibration.grid.clone()
     } else {
-        request.grid
+        grid
     };
     let current = calibrate::Setting::current(&config.controller);
     let (settings, skipped) = calibrate::settings(&grid, &current).map_err(anyhow::Error::msg)?;
-    let fixtures = match request.db {
+    let fixtures = match db {
         Some(_) => Vec::new(),
-        None => load_fixtures(&request.fixtures, &config.limits)?,
+        None => load_fixtures(fixtures, &config.limits)?,
     };
-    let sources = if request.similarity.is_empty() {
+    let sources = if similarity.is_empty() {
         vec![SimilaritySource::Recorded]
     } else {
-        request.similarity
+        similarity
     };
     let titled = sources.len() > 1 || sources[0] != SimilaritySource::Recorded;
     let mut reports = serde_json::Map::new();
     for source in sources {
         let measuring = measuring(source, config);
-        let records = records(request.db.as_deref(), &fixtures, &measuring, config)?;
+        let records = records(db, &fixtures, &measuring, config)?;
         let report = Report::run(
             &records,
             settings.clone(),
             skipped,
             &current,
             &config.controller,
-            request.per_debate,
+            per_debate,
         );
-        if request.json {
+        if json {
             reports.insert(source.name().to_owned(), serde_json::to_value(&report)?);
         } else {
-            print_report(&report, source, &measuring, titled, request.per_debate)?;
+            print_report(&report, source, &measuring, titled, per_debate)?;
         }
     }
-    if request.json {
+    if json {
         // One source prints its report as before; several, one report per source.
         let value = if reports.len() == 1 {
             reports

@@ -35,11 +35,19 @@ pub fn run(
         paused: false,
         speed,
     };
+    let source = if postgres {
+        String::new()
+    } else {
+        format!("demo: {} recorded debates", fixtures.len())
+    };
+    let (mut model, theme_file) = console_model(source, console, &config, postgres)?;
+    model.playback = playback;
+    let console = Console { model, theme_file };
     let rt = runtime()?;
     let ended = if postgres {
-        on_postgres(rt, fixtures, console, playback, config)?
+        on_postgres(rt, fixtures, config, console)?
     } else {
-        in_memory(rt, fixtures, console, playback, config)?
+        in_memory(rt, fixtures, config, console)?
     };
     Ok(ended.exit_code())
 }
@@ -48,20 +56,16 @@ pub fn run(
 fn on_postgres(
     rt: Runtime,
     fixtures: Vec<Fixture>,
-    console: &cli::Console,
-    playback: Playback,
     config: Config,
+    mut console: Console,
 ) -> Result<tui::Ended> {
-    let (mut model, theme_file) = console_model(String::new(), console, &config, true)?;
-    model.playback = playback;
-    model.simulated = true;
+    console.model.simulated = true;
     eprintln!("gavel: starting a throwaway PostgreSQL ...");
     let server = LocalServer::start()?;
     // Where the demo's database is (for psql in another terminal), in the header
     // and again on exit.
     let source = format!("demo --postgres: {}", server.url("gavel"));
-    model.source = source.clone();
-    let console = Console { model, theme_file };
+    console.model.source = source.clone();
     let result = rt.block_on(demo_postgres(&server, fixtures, config, console));
     rt.shutdown_background();
     drop(server);
@@ -73,18 +77,16 @@ fn on_postgres(
 fn in_memory(
     rt: Runtime,
     fixtures: Vec<Fixture>,
-    console: &cli::Console,
-    playback: Playback,
     config: Config,
+    console: Console,
 ) -> Result<tui::Ended> {
-    let source = format!("demo: {} recorded debates", fixtures.len());
-    let (mut model, theme_file) = console_model(source, console, &config, false)?;
-    model.playback = playback;
+    let playback = console.model.playback;
     let ended = rt.block_on(async {
         let (events, receiver) = unbounded_channel();
         let commands = demo::start(fixtures, Arc::new(config), events.clone());
         let _ = commands.send(Command::SetPlayback(playback));
-        tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
+        let theme_file = console.theme_file.as_deref();
+        tui::run(console.model, theme_file, (events, receiver), commands).await
     })?;
     rt.shutdown_background();
     Ok(ended)

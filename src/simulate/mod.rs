@@ -1,9 +1,9 @@
 //! The orchestrator stand-in: plays recorded debates ([`Fixture`]) round by round through the
 //! round controller and the judge policy, honouring the controller mode and operator actions.
 //!
-//! [`DebateRun`] is the pure state machine (its timestamps from a [`TimeSource`]); [`drive`] paces it on a
-//! [`Clock`] the operator can pause and speed up, writing every row to a [`Stage`]; [`play`]
-//! opens several debates in order and drives them at once.
+//! [`DebateRun`] is the pure state machine (its timestamps from a [`TimeSource`]); [`drive`]
+//! paces it on a [`Clock`] the operator can pause and speed up, writing every row to a
+//! [`Stage`]; [`play`] opens several debates in order and drives them at once.
 
 mod clock;
 mod driver;
