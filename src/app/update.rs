@@ -156,45 +156,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         Some(Overlay::Help { scroll }) => {
             model.overlay = scrolled(model, action, scroll).map(|scroll| Overlay::Help { scroll });
         }
-        Some(Overlay::Note(mut intent)) => {
-            let typed = type_into(
-                model,
-                intent.note.as_deref().unwrap_or(""),
-                Intent::MAX_NOTE,
-                &key,
-            );
-            intent.note = Some(model.prompt.value().to_owned());
-            match typed {
-                Typed::Typing => model.overlay = Some(Overlay::Note(intent)),
-                Typed::Done => model.overlay = Some(Overlay::Confirm(intent)),
-                Typed::Cancelled => {
-                    intent.note = None;
-                    model.overlay = Some(Overlay::Confirm(intent));
-                }
-            }
-        }
-        Some(Overlay::Confirm(mut intent)) => match key.code {
-            KeyCode::Char('n') => {
-                if intent.note.is_none() {
-                    intent.note = model.kept_note.take();
-                }
-                model.prompt = Prompt::new(intent.note.as_deref().unwrap_or(""), Intent::MAX_NOTE);
-                model.overlay = Some(Overlay::Note(intent));
-            }
-            KeyCode::Char('y') => {
-                let action = intent.into_action(&model.operator);
-                if let Err(why) = may_send(model, &action) {
-                    model.flash(format!("not sent, nothing was recorded: {why}"), true);
-                    return Vec::new();
-                }
-                model.flash(
-                    format!("sending {} {} ...", action.action, action.decision),
-                    false,
-                );
-                return vec![Command::Resolve(action)];
-            }
-            _ => model.flash("cancelled: nothing was recorded", false),
-        },
+        Some(Overlay::Note(intent)) => on_note_key(model, intent, &key),
+        Some(Overlay::Confirm(intent)) => return on_confirm_key(model, intent, &key),
         Some(Overlay::Unlock) => {
             if key.code == KeyCode::Char('y') {
                 model.read_only = false;
@@ -223,36 +186,89 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             model.overlay =
                 scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
         }
-        Some(Overlay::Filter) => {
-            let filter = model.filter().to_owned();
-            let typed = type_into(model, &filter, MAX_LINE, &key);
-            let filter = match typed {
-                Typed::Typing => {
-                    model.overlay = Some(Overlay::Filter);
-                    model.prompt.value().to_owned()
-                }
-                Typed::Done => model.prompt.value().to_owned(),
-                Typed::Cancelled => String::new(),
-            };
-            model.set_filter(filter);
-            keep_selection_visible(model);
-            let search = model
-                .debates
-                .filter_terms()
-                .search_text()
-                .map(str::to_owned);
-            if typed == Typed::Done
-                && model.link.is_some()
-                && let Some(text) = search
-            {
-                model.flash(
-                    format!("searching the database for {} ...", one_line(&text)),
-                    false,
-                );
-                return vec![Command::Search(text)];
-            }
-        }
+        Some(Overlay::Filter) => return on_filter_key(model, &key),
         Some(Overlay::Command) => return on_colon_line_key(model, &key),
+    }
+    Vec::new()
+}
+
+/// A key while the note of an operator action is typed: Enter and Esc go back to its
+/// confirmation (Esc without the note).
+fn on_note_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) {
+    let typed = type_into(
+        model,
+        intent.note.as_deref().unwrap_or(""),
+        Intent::MAX_NOTE,
+        key,
+    );
+    intent.note = Some(model.prompt.value().to_owned());
+    match typed {
+        Typed::Typing => model.overlay = Some(Overlay::Note(intent)),
+        Typed::Done => model.overlay = Some(Overlay::Confirm(intent)),
+        Typed::Cancelled => {
+            intent.note = None;
+            model.overlay = Some(Overlay::Confirm(intent));
+        }
+    }
+}
+
+/// A key in the confirmation of an operator action: `y` sends it, `n` types a note, anything
+/// else cancels.
+fn on_confirm_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) -> Vec<Command> {
+    match key.code {
+        KeyCode::Char('n') => {
+            if intent.note.is_none() {
+                intent.note = model.kept_note.take();
+            }
+            model.prompt = Prompt::new(intent.note.as_deref().unwrap_or(""), Intent::MAX_NOTE);
+            model.overlay = Some(Overlay::Note(intent));
+        }
+        KeyCode::Char('y') => {
+            let action = intent.into_action(&model.operator);
+            if let Err(why) = may_send(model, &action) {
+                model.flash(format!("not sent, nothing was recorded: {why}"), true);
+                return Vec::new();
+            }
+            model.flash(
+                format!("sending {} {} ...", action.action, action.decision),
+                false,
+            );
+            return vec![Command::Resolve(action)];
+        }
+        _ => model.flash("cancelled: nothing was recorded", false),
+    }
+    Vec::new()
+}
+
+/// A key in the filter line: the filter follows the typing; Enter on a live feed also searches
+/// the database for the text terms.
+fn on_filter_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
+    let filter = model.filter().to_owned();
+    let typed = type_into(model, &filter, MAX_LINE, key);
+    let filter = match typed {
+        Typed::Typing => {
+            model.overlay = Some(Overlay::Filter);
+            model.prompt.value().to_owned()
+        }
+        Typed::Done => model.prompt.value().to_owned(),
+        Typed::Cancelled => String::new(),
+    };
+    model.set_filter(filter);
+    keep_selection_visible(model);
+    let search = model
+        .debates
+        .filter_terms()
+        .search_text()
+        .map(str::to_owned);
+    if typed == Typed::Done
+        && model.link.is_some()
+        && let Some(text) = search
+    {
+        model.flash(
+            format!("searching the database for {} ...", one_line(&text)),
+            false,
+        );
+        return vec![Command::Search(text)];
     }
     Vec::new()
 }
@@ -396,6 +412,35 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         }
         Action::Faster => return set_playback(model, model.playback.faster()),
         Action::Slower => return set_playback(model, model.playback.slower()),
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+        | Action::SwitchFocus
+        | Action::DrillIn
+        | Action::Back
+        | Action::NextView
+        | Action::PreviousView
+        | Action::ViewRounds
+        | Action::ViewTranscript
+        | Action::ViewJudge
+        | Action::ViewTrace
+        | Action::ViewFormat => navigate(model, action),
+        Action::Unlock
+        | Action::Accept
+        | Action::Override
+        | Action::Escalate
+        | Action::Retry
+        | Action::NextWaiting => return on_decision_action(model, action),
+    }
+    Vec::new()
+}
+
+/// Moving in the list, the rounds table or a text, and switching focus and views.
+fn navigate(model: &mut Model, action: Action) {
+    match action {
         Action::Up => move_by(model, -1),
         Action::Down => move_by(model, 1),
         Action::PageUp => move_by(model, -PAGE),
@@ -443,6 +488,14 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::ViewJudge => set_view(model, DetailView::Judge),
         Action::ViewTrace => set_view(model, DetailView::Trace),
         Action::ViewFormat => set_view(model, DetailView::Format),
+        _ => {}
+    }
+}
+
+/// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one
+/// waiting.
+fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
+    match action {
         Action::Unlock if model.denied.is_some() => {
             let why = model.denied.clone().unwrap_or_default();
             model.flash(format!("still read-only: {why}"), true);
@@ -494,6 +547,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::Accept => open_decision_dialog(model, ActionKind::Accept),
         Action::Override => open_decision_dialog(model, ActionKind::Override),
         Action::Escalate => open_decision_dialog(model, ActionKind::Escalate),
+        _ => {}
     }
     Vec::new()
 }
