@@ -9,11 +9,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
 
-use crate::app::{KeyOverrides, Keymap};
 use crate::calibrate::Setting;
 use crate::calibrate::grid::{AxisSpec, default_grid, settings};
 use crate::domain::Limits;
 use crate::embed::{self, Encoder, ModelChoice};
+use crate::keymap::{KeyOverrides, Keymap};
 use crate::policy::{ControllerConfig, JudgeConfig};
 use crate::signals::Measure;
 

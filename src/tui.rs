@@ -25,7 +25,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use crate::app::{Command, Event, Model, update};
 use crate::config::Notify;
 use crate::terminal::{self, Input, Panicked, Request, Signals};
-use crate::ui::view;
+use crate::ui::{self, view};
 use crate::{pager, theme};
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -154,7 +154,7 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     model.settle();
     model.take_dirty();
-    terminal.draw(|frame| view(&model, frame))?;
+    draw(&mut terminal, &mut model)?;
     let mut last_draw = Instant::now();
     loop {
         let event = tokio::select! {
@@ -162,7 +162,7 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
             request = signals.next() => match request {
                 Request::End(number) => return Ok(Ended::Signal(number)),
                 Request::Suspend => {
-                    suspend(&mut terminal, &model)?;
+                    suspend(&mut terminal, &mut model)?;
                     continue;
                 }
             },
@@ -239,12 +239,9 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
             continue;
         }
         let drawn = if suspending {
-            suspend(&mut terminal, &model)
+            suspend(&mut terminal, &mut model)
         } else {
-            terminal
-                .draw(|frame| view(&model, frame))
-                .map(drop)
-                .map_err(Into::into)
+            draw(&mut terminal, &mut model).map_err(Into::into)
         };
         if let Err(e) = drawn {
             return hung_up(&mut signals).await.ok_or(e);
@@ -286,14 +283,20 @@ async fn hung_up(signals: &mut Signals) -> Option<Ended> {
     }
 }
 
+/// Draws a frame of `model`, first recording its layout in the model for `update` to read.
+fn draw(terminal: &mut Screen, model: &mut Model) -> io::Result<()> {
+    model.record_frame(ui::geometry(model));
+    terminal.draw(|frame| view(model, frame)).map(drop)
+}
+
 /// Suspends the console (see [`terminal::suspend`]) and, once it is continued, redraws the
 /// whole screen.
-fn suspend(terminal: &mut Screen, model: &Model) -> Result<()> {
+fn suspend(terminal: &mut Screen, model: &mut Model) -> Result<()> {
     tracing::info!("suspended");
     terminal::suspend(model.mouse)?;
     tracing::info!("resumed");
     terminal.clear()?;
-    terminal.draw(|frame| view(model, frame))?;
+    draw(terminal, model)?;
     Ok(())
 }
 

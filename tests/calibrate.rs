@@ -17,7 +17,7 @@ use gavel::domain::{
     ControllerDecision, Debate, Decision, Reported, SessionStatus, Signals, Turn, TurnMetadata,
 };
 use gavel::policy::ControllerConfig;
-use gavel::simulate::Fixture;
+use gavel::simulate::{DebateRun, Fixture, Ids};
 
 fn recorded(names: &[&str]) -> Vec<RecordedDebate> {
     let fixtures: Vec<Fixture> = names
@@ -26,7 +26,7 @@ fn recorded(names: &[&str]) -> Vec<RecordedDebate> {
         .collect();
     calibrate::from_fixtures(
         &fixtures,
-        &Arc::new(Config::default()),
+        |f| DebateRun::new(f, Arc::new(Config::default()), Ids::default()),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     )
 }
@@ -145,7 +145,7 @@ fn the_bundled_gated_debate_saves_its_rounds_after_3_at_the_setting_in_force() {
     let fixture = common::fixture("gated_converges_round3");
     let records = calibrate::from_fixtures(
         std::slice::from_ref(&fixture),
-        &Arc::new(Config::default()),
+        |f| DebateRun::new(f, Arc::new(Config::default()), Ids::default()),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     );
     let report = report(&records, &["similarity=0.9"]);

@@ -396,6 +396,7 @@ fn mouse(kind: MouseEventKind, column: u16, row: u16) -> Event {
 fn the_mouse_selects_and_scrolls_only_when_on() {
     let (mut model, _) = demo_model();
     update(&mut model, Event::Resize(160, 48));
+    common::record_frame(&mut model);
     // The list starts at row 1: border, header, then the first debate on row 3.
     let click = |row| mouse(MouseEventKind::Down(MouseButton::Left), 10, row);
     update(&mut model, click(6));
@@ -412,6 +413,7 @@ fn the_mouse_selects_and_scrolls_only_when_on() {
     );
     // The rounds table: tabs on row 13, its border on 14, header on 15, round 1 on 16.
     select(&mut model, "als-phase3-subgroup");
+    common::record_frame(&mut model);
     update(&mut model, click(17));
     assert_eq!(model.focus, Focus::Detail);
     assert_eq!(model.selected_round(), Some(2));
@@ -632,6 +634,7 @@ fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow
     let screen = screen_text(&model);
     let first = first_round_shown(&screen);
     let row = row_of(&screen, first + 1).unwrap();
+    common::record_frame(&mut model);
     update(
         &mut model,
         mouse(MouseEventKind::Down(MouseButton::Left), 10, row),

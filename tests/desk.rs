@@ -138,6 +138,7 @@ fn a_live_countdown_starts_from_when_the_decision_was_made() {
 fn a_tick_draws_only_when_a_countdown_is_on_screen() {
     let mut model = Model::new("test".into(), "alice".into(), &Config::default());
     update(&mut model, Event::Resize(120, 30));
+    common::record_frame(&mut model);
     pending_in(&mut model, "s", ControllerMode::Shadow);
     model.settle();
     model.take_dirty();

@@ -368,6 +368,7 @@ fn the_selected_debate_is_kept_however_long_ago_it_finished() {
 fn rows_for_debates_off_screen_draw_nothing() {
     let mut model = Model::new("demo".into(), "alice".into(), &Config::default());
     update(&mut model, Event::Resize(160, 48));
+    common::record_frame(&mut model);
     for n in 0..40 {
         update(
             &mut model,

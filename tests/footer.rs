@@ -47,6 +47,7 @@ fn g_and_end_go_to_the_bottom_as_home_goes_to_the_top() {
         (model.focus, model.view),
         (Focus::Detail, DetailView::Transcript)
     );
+    common::record_frame(&mut model);
     update(&mut model, key(KeyCode::End));
     let bottom = model.detail_scroll;
     assert!(bottom > 20, "the transcript from round 1 is long: {bottom}");

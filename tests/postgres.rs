@@ -716,7 +716,10 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
     );
     let from_files = calibrate::from_fixtures(
         &fixtures,
-        &std::sync::Arc::new(gavel::config::Config::default()),
+        |f| {
+            let config = std::sync::Arc::new(gavel::config::Config::default());
+            gavel::simulate::DebateRun::new(f, config, gavel::simulate::Ids::default())
+        },
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     );
     assert_eq!(from_db[2..], from_files[..]);

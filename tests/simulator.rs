@@ -467,3 +467,36 @@ async fn the_demo_lists_debates_in_the_order_given() {
     }
     assert_eq!(seen, expected);
 }
+
+#[test]
+fn a_run_stamps_its_rows_with_the_time_source_it_is_given() {
+    let start = chrono::DateTime::parse_from_rfc3339("2026-01-05T09:00:00Z")
+        .unwrap()
+        .to_utc();
+    let ticks = Arc::new(std::sync::atomic::AtomicI64::new(0));
+    let time = gavel::simulate::TimeSource::new(move || {
+        start + chrono::Duration::seconds(ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    });
+    let mut run = run("judge_interventions", ControllerMode::Enabled).with_time(time);
+    let changes = play(&mut run, 20);
+    assert!(run.is_finished());
+    // Each row is stamped once, when first written; a row written again keeps its stamp.
+    let mut stamps = vec![run.session().created_at];
+    for change in &changes {
+        let stamp = match change {
+            Change::Session(_) => continue,
+            Change::Turn(t) => t.created_at,
+            Change::Decision(d) => d.decided_at,
+            Change::Judgment(j) => j.created_at,
+            Change::Action(a) => a.created_at,
+        };
+        if !stamps.contains(&stamp) {
+            stamps.push(stamp);
+        }
+    }
+    stamps.push(run.session().finished_at);
+    let expected: Vec<_> = (0..stamps.len() as i64)
+        .map(|n| Some(start + chrono::Duration::seconds(n)))
+        .collect();
+    assert_eq!(stamps, expected);
+}

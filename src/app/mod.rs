@@ -10,17 +10,18 @@ mod copy;
 mod event;
 pub mod filter;
 mod fleet;
-mod keys;
+mod geometry;
 mod model;
 pub mod prompt;
 mod reports;
 mod update;
 
+pub use crate::keymap::{Action, Key, KeyError, KeyOverrides, Keymap};
 pub use clock::{Clock, Instant};
 pub use copy::{COPY_LIMIT, capped, round_text};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
-pub use keys::{Action, Key, KeyError, KeyOverrides, Keymap};
+pub use geometry::{Geometry, Region, TextRows, table_rows};
 pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };

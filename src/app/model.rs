@@ -17,10 +17,11 @@ use super::clock::Clock;
 use super::command_line::{Completion, History};
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
-use super::keys::Keymap;
+use super::geometry::Geometry;
 use super::prompt::Prompt;
 use super::reports::Reports;
 use crate::calibrate::Measuring;
+use crate::keymap::Keymap;
 
 /// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
 /// unknown ruling ranks above all, so that it is seen), and of the turns given that ruling, the
@@ -263,8 +264,11 @@ pub struct Model {
     pub round_cursor: Option<u32>,
     /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
     pub detail_scroll: i32,
-    /// The terminal's size, for placing mouse clicks.
+    /// The terminal's size, for laying out the next frame.
     pub screen: (u16, u16),
+    /// The last frame's layout, recorded by the draw loop: where mouse clicks land, how far
+    /// the detail scrolls.
+    pub geometry: Geometry,
     /// A debate asked for by `:` that the database is still loading; selected when it lands.
     pub jump_to: Option<String>,
     pub overlay: Option<Overlay>,
@@ -332,6 +336,7 @@ impl Model {
             round_cursor: None,
             detail_scroll: 0,
             screen: (0, 0),
+            geometry: Geometry::default(),
             jump_to: None,
             overlay: None,
             playback: Playback::default(),
@@ -370,7 +375,7 @@ impl Model {
         self.dirty |=
             filed.reordered || self.selected == Some(seq) || self.drawn.rows.contains(&seq);
         self.arrivals += usize::from(filed.waits);
-        self.close_settled_dialog(&change);
+        self.close_resolved_dialog(&change);
         self.touches += 1;
         let whole = self.link.is_none();
         let held = self.held.entry(seq).or_insert_with(|| Held {
@@ -393,10 +398,10 @@ impl Model {
         }
     }
 
-    /// Closes a dialog on a decision that `change` shows settled: resolved (by another console,
+    /// Closes a dialog on a decision that `change` shows resolved: resolved (by another console,
     /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
     /// finished. Says by whom, and keeps the typed note for the next dialog.
-    fn close_settled_dialog(&mut self, change: &Change) {
+    fn close_resolved_dialog(&mut self, change: &Change) {
         let Some((session_id, round, note)) = self.overlay.as_ref().and_then(Overlay::deciding)
         else {
             return;
@@ -501,9 +506,19 @@ impl Model {
     /// debates beyond what is kept, and noting which debates the list draws.
     pub fn settle(&mut self) {
         self.debates.retain(self.selected);
+        self.note_drawn();
+    }
+
+    /// Records the frame about to be drawn: its layout, and which debates its list shows.
+    pub fn record_frame(&mut self, geometry: Geometry) {
+        self.geometry = geometry;
+        self.note_drawn();
+    }
+
+    fn note_drawn(&mut self) {
         self.drawn = self
             .debates
-            .window(self.selected, crate::ui::list_rows(self));
+            .window(self.selected, self.geometry.list_rows());
     }
 
     /// The debates the list drew last frame.

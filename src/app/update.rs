@@ -10,16 +10,16 @@ use super::copy::{COPY_LIMIT, capped, round_text};
 use super::event::{Command, Event};
 use super::filter::{Field, with_term};
 use super::fleet::{Seq, SortOrder};
-use super::keys::Action;
+use super::geometry::Region;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
 use super::prompt::{Prompt, Typed};
 use super::reports::Watched;
 use crate::audit::Trace;
 use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
+use crate::keymap::Action;
 use crate::store::ResolveError;
 use crate::text::{one_line, thousands};
 use crate::theme::Theme;
-use crate::ui::{Region, detail_rows, list_rows, region_at};
 
 /// Rows moved by a page key.
 const PAGE: i32 = 20;
@@ -156,45 +156,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         Some(Overlay::Help { scroll }) => {
             model.overlay = scrolled(model, action, scroll).map(|scroll| Overlay::Help { scroll });
         }
-        Some(Overlay::Note(mut intent)) => {
-            let typed = type_into(
-                model,
-                intent.note.as_deref().unwrap_or(""),
-                Intent::MAX_NOTE,
-                &key,
-            );
-            intent.note = Some(model.prompt.value().to_owned());
-            match typed {
-                Typed::Typing => model.overlay = Some(Overlay::Note(intent)),
-                Typed::Done => model.overlay = Some(Overlay::Confirm(intent)),
-                Typed::Cancelled => {
-                    intent.note = None;
-                    model.overlay = Some(Overlay::Confirm(intent));
-                }
-            }
-        }
-        Some(Overlay::Confirm(mut intent)) => match key.code {
-            KeyCode::Char('n') => {
-                if intent.note.is_none() {
-                    intent.note = model.kept_note.take();
-                }
-                model.prompt = Prompt::new(intent.note.as_deref().unwrap_or(""), Intent::MAX_NOTE);
-                model.overlay = Some(Overlay::Note(intent));
-            }
-            KeyCode::Char('y') => {
-                let action = intent.into_action(&model.operator);
-                if let Err(why) = actionable(model, &action) {
-                    model.flash(format!("not sent, nothing was recorded: {why}"), true);
-                    return Vec::new();
-                }
-                model.flash(
-                    format!("sending {} {} ...", action.action, action.decision),
-                    false,
-                );
-                return vec![Command::Resolve(action)];
-            }
-            _ => model.flash("cancelled: nothing was recorded", false),
-        },
+        Some(Overlay::Note(intent)) => on_note_key(model, intent, &key),
+        Some(Overlay::Confirm(intent)) => return on_confirm_key(model, intent, &key),
         Some(Overlay::Unlock) => {
             if key.code == KeyCode::Char('y') {
                 model.read_only = false;
@@ -223,36 +186,89 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             model.overlay =
                 scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
         }
-        Some(Overlay::Filter) => {
-            let filter = model.filter().to_owned();
-            let typed = type_into(model, &filter, MAX_LINE, &key);
-            let filter = match typed {
-                Typed::Typing => {
-                    model.overlay = Some(Overlay::Filter);
-                    model.prompt.value().to_owned()
-                }
-                Typed::Done => model.prompt.value().to_owned(),
-                Typed::Cancelled => String::new(),
-            };
-            model.set_filter(filter);
-            keep_selection_visible(model);
-            let search = model
-                .debates
-                .filter_terms()
-                .search_text()
-                .map(str::to_owned);
-            if typed == Typed::Done
-                && model.link.is_some()
-                && let Some(text) = search
-            {
-                model.flash(
-                    format!("searching the database for {} ...", one_line(&text)),
-                    false,
-                );
-                return vec![Command::Search(text)];
-            }
+        Some(Overlay::Filter) => return on_filter_key(model, &key),
+        Some(Overlay::Command) => return on_colon_line_key(model, &key),
+    }
+    Vec::new()
+}
+
+/// A key while the note of an operator action is typed: Enter and Esc go back to its
+/// confirmation (Esc without the note).
+fn on_note_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) {
+    let typed = type_into(
+        model,
+        intent.note.as_deref().unwrap_or(""),
+        Intent::MAX_NOTE,
+        key,
+    );
+    intent.note = Some(model.prompt.value().to_owned());
+    match typed {
+        Typed::Typing => model.overlay = Some(Overlay::Note(intent)),
+        Typed::Done => model.overlay = Some(Overlay::Confirm(intent)),
+        Typed::Cancelled => {
+            intent.note = None;
+            model.overlay = Some(Overlay::Confirm(intent));
         }
-        Some(Overlay::Command) => return on_command_key(model, &key),
+    }
+}
+
+/// A key in the confirmation of an operator action: `y` sends it, `n` types a note, anything
+/// else cancels.
+fn on_confirm_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) -> Vec<Command> {
+    match key.code {
+        KeyCode::Char('n') => {
+            if intent.note.is_none() {
+                intent.note = model.kept_note.take();
+            }
+            model.prompt = Prompt::new(intent.note.as_deref().unwrap_or(""), Intent::MAX_NOTE);
+            model.overlay = Some(Overlay::Note(intent));
+        }
+        KeyCode::Char('y') => {
+            let action = intent.into_action(&model.operator);
+            if let Err(why) = may_send(model, &action) {
+                model.flash(format!("not sent, nothing was recorded: {why}"), true);
+                return Vec::new();
+            }
+            model.flash(
+                format!("sending {} {} ...", action.action, action.decision),
+                false,
+            );
+            return vec![Command::Resolve(action)];
+        }
+        _ => model.flash("cancelled: nothing was recorded", false),
+    }
+    Vec::new()
+}
+
+/// A key in the filter line: the filter follows the typing; Enter on a live feed also searches
+/// the database for the text terms.
+fn on_filter_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
+    let filter = model.filter().to_owned();
+    let typed = type_into(model, &filter, MAX_LINE, key);
+    let filter = match typed {
+        Typed::Typing => {
+            model.overlay = Some(Overlay::Filter);
+            model.prompt.value().to_owned()
+        }
+        Typed::Done => model.prompt.value().to_owned(),
+        Typed::Cancelled => String::new(),
+    };
+    model.set_filter(filter);
+    keep_selection_visible(model);
+    let search = model
+        .debates
+        .filter_terms()
+        .search_text()
+        .map(str::to_owned);
+    if typed == Typed::Done
+        && model.link.is_some()
+        && let Some(text) = search
+    {
+        model.flash(
+            format!("searching the database for {} ...", one_line(&text)),
+            false,
+        );
+        return vec![Command::Search(text)];
     }
     Vec::new()
 }
@@ -268,7 +284,7 @@ fn type_into(model: &mut Model, text: &str, max: usize, key: &KeyEvent) -> Typed
 
 /// A key in the `:` line: Tab and Shift-Tab complete, ↑ and ↓ recall earlier commands, Enter
 /// runs the line, Esc closes it; anything else edits it.
-fn on_command_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
+fn on_colon_line_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
     model.overlay = Some(Overlay::Command);
     let recalled = match key.code {
         KeyCode::Tab => {
@@ -290,7 +306,7 @@ fn on_command_key(model: &mut Model, key: &KeyEvent) -> Vec<Command> {
                     model.overlay = None;
                     let line = model.prompt.value().trim().to_owned();
                     model.history.push(&line);
-                    return run_command(model, &line);
+                    return run_colon_line(model, &line);
                 }
             }
             return Vec::new();
@@ -396,6 +412,35 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         }
         Action::Faster => return set_playback(model, model.playback.faster()),
         Action::Slower => return set_playback(model, model.playback.slower()),
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+        | Action::SwitchFocus
+        | Action::DrillIn
+        | Action::Back
+        | Action::NextView
+        | Action::PreviousView
+        | Action::ViewRounds
+        | Action::ViewTranscript
+        | Action::ViewJudge
+        | Action::ViewTrace
+        | Action::ViewFormat => navigate(model, action),
+        Action::Unlock
+        | Action::Accept
+        | Action::Override
+        | Action::Escalate
+        | Action::Retry
+        | Action::NextWaiting => return on_decision_action(model, action),
+    }
+    Vec::new()
+}
+
+/// Moving in the list, the rounds table or a text, and switching focus and views.
+fn navigate(model: &mut Model, action: Action) {
+    match action {
         Action::Up => move_by(model, -1),
         Action::Down => move_by(model, 1),
         Action::PageUp => move_by(model, -PAGE),
@@ -416,7 +461,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             }
             (Focus::Detail, DetailView::Rounds) => move_round(model, i32::MAX),
             (Focus::Detail, _) => {
-                if let Some(rows) = detail_rows(model) {
+                if let Some(rows) = model.geometry.detail_text {
                     model.detail_scroll = i32::try_from(rows.bottom()).unwrap_or(i32::MAX);
                 }
             }
@@ -443,6 +488,14 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         Action::ViewJudge => set_view(model, DetailView::Judge),
         Action::ViewTrace => set_view(model, DetailView::Trace),
         Action::ViewFormat => set_view(model, DetailView::Format),
+        _ => {}
+    }
+}
+
+/// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one
+/// waiting.
+fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
+    match action {
         Action::Unlock if model.denied.is_some() => {
             let why = model.denied.clone().unwrap_or_default();
             model.flash(format!("still read-only: {why}"), true);
@@ -464,7 +517,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             Some(action) if landed(model, &action) => {
                 model.flash(recorded("recorded after all", &action), false);
             }
-            Some(action) => match actionable(model, &action) {
+            Some(action) => match may_send(model, &action) {
                 Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
                 Ok(()) => {
                     model.flash("retrying ...", false);
@@ -491,9 +544,10 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             }
         },
-        Action::Accept => start_action(model, ActionKind::Accept),
-        Action::Override => start_action(model, ActionKind::Override),
-        Action::Escalate => start_action(model, ActionKind::Escalate),
+        Action::Accept => open_decision_dialog(model, ActionKind::Accept),
+        Action::Override => open_decision_dialog(model, ActionKind::Override),
+        Action::Escalate => open_decision_dialog(model, ActionKind::Escalate),
+        _ => {}
     }
     Vec::new()
 }
@@ -556,9 +610,9 @@ fn move_round(model: &mut Model, step: i32) {
     model.detail_scroll = 0;
 }
 
-/// Keeps the detail's scroll within its text, when the screen size is known.
+/// Keeps the detail's scroll within its text as last drawn, once a frame was.
 fn clamp_scroll(model: &mut Model) {
-    if let Some(rows) = detail_rows(model) {
+    if let Some(rows) = model.geometry.detail_text {
         model.detail_scroll = model.detail_scroll.min(rows.total.saturating_sub(1) as i32);
     }
 }
@@ -581,7 +635,7 @@ fn apply_theme(model: &mut Model, theme: Theme) {
 }
 
 /// Runs a `:` command line (see [`command_line::parse`]).
-fn run_command(model: &mut Model, line: &str) -> Vec<Command> {
+fn run_colon_line(model: &mut Model, line: &str) -> Vec<Command> {
     let colon = match command_line::parse(line) {
         Ok(Some(colon)) => colon,
         Ok(None) => return Vec::new(),
@@ -770,7 +824,7 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
         }
         return;
     }
-    let Some((region, row)) = region_at(model, mouse.column, mouse.row) else {
+    let Some((region, row)) = model.geometry.region_at(mouse.column, mouse.row) else {
         return;
     };
     model.focus = match region {
@@ -783,7 +837,9 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
     }
     match (region, row) {
         (Region::Debates, Some(row)) => {
-            let window = model.debates.window(model.selected, list_rows(model));
+            let window = model
+                .debates
+                .window(model.selected, model.geometry.list_rows());
             if let Some(&seq) = window.rows.get(row) {
                 model.select(seq);
             }
@@ -801,7 +857,7 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
 
 /// Opens the confirmation (accept) or the pick list (override, escalate) for the selected
 /// debate's pending decision.
-fn start_action(model: &mut Model, action: ActionKind) {
+fn open_decision_dialog(model: &mut Model, action: ActionKind) {
     let Some(debate) = model.selected_debate() else {
         return;
     };
@@ -822,7 +878,7 @@ fn start_action(model: &mut Model, action: ActionKind) {
                 persona: pending.signals.escalate_persona.clone(),
                 note: None,
             };
-            match actionable(model, &intent.clone().into_action(&model.operator)) {
+            match may_send(model, &intent.clone().into_action(&model.operator)) {
                 Ok(()) => model.overlay = Some(Overlay::Confirm(intent)),
                 Err(why) => model.flash(format!("cannot accept: {why}"), true),
             }
@@ -871,7 +927,7 @@ fn landed(model: &Model, action: &OperatorAction) -> bool {
 
 /// Whether `action` may be sent, as far as the console knows: not read-only, its debate on
 /// screen, its decision not yet resolved and still open (the store checks again when it writes).
-fn actionable(model: &Model, action: &OperatorAction) -> Result<(), String> {
+fn may_send(model: &Model, action: &OperatorAction) -> Result<(), String> {
     if let Some(why) = &model.denied {
         return Err(why.clone());
     }

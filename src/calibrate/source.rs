@@ -2,37 +2,34 @@
 //! recorded round runs; the controller's decisions are counterfactuals, the recording's operator
 //! actions are labels), or the finished debates of a database, read in one pass.
 
-use std::sync::Arc;
-
 use anyhow::Result;
 use rayon::prelude::*;
 use tokio_postgres::Client;
 
 use super::record::{Measuring, RecordedDebate};
-use crate::config::Config;
 use crate::domain::{ControllerMode, Debate, Limits};
-use crate::simulate::{DebateRun, Fixture, Ids};
+use crate::simulate::{DebateRun, Fixture};
 use crate::store::postgres::finished_debates;
 
 /// Plays each fixture to its end and reduces it to a record, debates in parallel, records in
-/// the fixtures' order.
+/// the fixtures' order. `new_run` prepares a fixture's run (with the thresholds in force).
 pub fn from_fixtures(
     fixtures: &[Fixture],
-    config: &Arc<Config>,
+    new_run: impl Fn(Fixture) -> DebateRun + Sync,
     measuring: &Measuring,
 ) -> Vec<RecordedDebate> {
     fixtures
         .par_iter()
-        .map(|fixture| RecordedDebate::from_debate(&played(fixture, config), measuring))
+        .map(|fixture| RecordedDebate::from_debate(&played(fixture, &new_run), measuring))
         .collect()
 }
 
 /// A fixture's rows as a shadow-mode orchestrator would have written them.
-fn played(fixture: &Fixture, config: &Arc<Config>) -> Debate {
+fn played(fixture: &Fixture, new_run: impl Fn(Fixture) -> DebateRun) -> Debate {
     let mut fixture = fixture.clone();
     fixture.session.controller_mode = ControllerMode::Shadow;
     let mut debate = Debate::new(&fixture.session.id);
-    let mut run = DebateRun::new(fixture, config.clone(), Ids::default());
+    let mut run = new_run(fixture);
     run.start().into_iter().for_each(|c| debate.apply(c));
     while !run.is_finished() {
         run.play_round().into_iter().for_each(|c| debate.apply(c));

@@ -1,9 +1,9 @@
 //! The orchestrator stand-in: plays recorded debates ([`Fixture`]) round by round through the
 //! round controller and the judge policy, honouring the controller mode and operator actions.
 //!
-//! [`DebateRun`] is the pure state machine (tested without time); [`drive`] paces it on a
-//! [`Clock`] the operator can pause and speed up, writing every row to a [`Stage`]; [`play`]
-//! opens several debates in order and drives them at once.
+//! [`DebateRun`] is the pure state machine (its timestamps from a [`TimeSource`]); [`drive`]
+//! paces it on a [`Clock`] the operator can pause and speed up, writing every row to a
+//! [`Stage`]; [`play`] opens several debates in order and drives them at once.
 
 mod clock;
 mod driver;
@@ -15,4 +15,4 @@ pub use driver::{MemoryStage, Stage, drive, log, play};
 pub use fixture::{
     ActionSpec, Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec, TurnSpec,
 };
-pub use run::{DebateRun, Ids};
+pub use run::{DebateRun, Ids, TimeSource};

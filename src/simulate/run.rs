@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
 use super::fixture::{Fixture, TurnSpec};
 use crate::config::Config;
@@ -31,6 +31,33 @@ impl Ids {
     }
 }
 
+/// Where a run's timestamps come from: the system clock unless [`DebateRun::with_time`] gives
+/// another (a test's fixed or stepping instants), so the state machine itself reads no time.
+#[derive(Clone)]
+pub struct TimeSource(Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>);
+
+impl TimeSource {
+    /// Each call answers `now`.
+    pub fn new(now: impl Fn() -> DateTime<Utc> + Send + Sync + 'static) -> TimeSource {
+        TimeSource(Arc::new(now))
+    }
+
+    /// The system clock.
+    pub fn system() -> TimeSource {
+        TimeSource::new(Utc::now)
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for TimeSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TimeSource")
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Ready,
@@ -44,6 +71,7 @@ pub struct DebateRun {
     fixture: Fixture,
     config: Arc<Config>,
     ids: Ids,
+    time: TimeSource,
     session: Session,
     phase: Phase,
     round: u32,
@@ -66,7 +94,8 @@ pub struct DebateRun {
 }
 
 impl DebateRun {
-    /// Prepares a run; nothing is written until [`DebateRun::start`].
+    /// Prepares a run stamping rows with the system clock; nothing is written until
+    /// [`DebateRun::start`].
     pub fn new(fixture: Fixture, config: Arc<Config>, ids: Ids) -> DebateRun {
         let spec = &fixture.session;
         let joined: Vec<String> = fixture
@@ -110,6 +139,7 @@ impl DebateRun {
             fixture,
             config,
             ids,
+            time: TimeSource::system(),
             session,
             phase: Phase::Ready,
             round: 0,
@@ -124,9 +154,15 @@ impl DebateRun {
         }
     }
 
+    /// The run with its rows stamped by `time` instead of the system clock.
+    pub fn with_time(mut self, time: TimeSource) -> DebateRun {
+        self.time = time;
+        self
+    }
+
     /// Opens the debate: its session row.
     pub fn start(&mut self) -> Vec<Change> {
-        self.session.created_at = Some(Utc::now());
+        self.session.created_at = Some(self.time.now());
         vec![Change::Session(self.session.clone())]
     }
 
@@ -306,7 +342,7 @@ impl DebateRun {
             operator: spec.operator.clone(),
             role: None,
             note: spec.note.clone(),
-            created_at: Some(Utc::now()),
+            created_at: Some(self.time.now()),
             issues: Vec::new(),
         })
     }
@@ -328,7 +364,7 @@ impl DebateRun {
                 cruxes: spec.cruxes.clone(),
                 other: Default::default(),
             },
-            created_at: Some(Utc::now()),
+            created_at: Some(self.time.now()),
             issues: Vec::new(),
         };
         if !self.used.contains(&spec.persona) {
@@ -378,7 +414,7 @@ impl DebateRun {
             reasons,
             judge_model: judged.model.clone(),
             pmids: judged.pmids.clone(),
-            created_at: Some(Utc::now()),
+            created_at: Some(self.time.now()),
             issues: Vec::new(),
         }));
         Some(outcome.decision)
@@ -420,7 +456,7 @@ impl DebateRun {
             round_index: round,
             decision: outcome.decision.into(),
             signals: outcome.signals,
-            decided_at: Some(Utc::now()),
+            decided_at: Some(self.time.now()),
             issues: Vec::new(),
         }
     }
@@ -451,7 +487,7 @@ impl DebateRun {
         self.phase = Phase::Finished;
         self.session.status = status.into();
         self.session.num_rounds = Some(self.round);
-        self.session.finished_at = Some(Utc::now());
+        self.session.finished_at = Some(self.time.now());
         Change::Session(self.session.clone())
     }
 }

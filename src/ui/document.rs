@@ -7,9 +7,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::TextRows;
 use super::format::{one_line, panel};
 use crate::app::Model;
+use crate::app::TextRows;
 use crate::domain::Debate;
 
 /// One round's lines.

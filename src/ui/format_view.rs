@@ -10,9 +10,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 
-use super::TextRows;
 use super::format::{inert, one_line, panel, thousands};
 use crate::app::Model;
+use crate::app::TextRows;
 use crate::domain::{Debate, Disagreement, Reported, RoundRow, Turn};
 use crate::signals::verdict;
 use crate::theme::Theme;

@@ -2,8 +2,9 @@
 //! per panel, in the model's theme. Every string that came from a debate passes through
 //! [`format::inert`] (or [`format::one_line`]) before it reaches the terminal.
 //!
-//! [`areas`] is the one place the screen is laid out; `update` asks it (through [`region_at`]
-//! and [`detail_rows`]) where a mouse click landed and how far a view can scroll.
+//! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
+//! [`geometry`] in the model, where `update` reads where a mouse click landed and how far a
+//! view can scroll.
 
 mod calibration;
 mod charts;
@@ -24,7 +25,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::app::{DetailView, Focus, Link, Model};
+use crate::app::{DetailView, Focus, Geometry, Link, Model, table_rows};
 use crate::theme::Theme;
 
 pub use format::{inert, one_line};
@@ -121,76 +122,25 @@ pub fn view(model: &Model, frame: &mut Frame) {
     }
 }
 
-/// A part of the screen the mouse can act on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Region {
-    Debates,
-    Detail,
-}
-
-/// The region under the screen cell `(column, row)`, and which list row of it, if any (for the
-/// debates list and the rounds table, counting from the first row shown).
-pub fn region_at(model: &Model, column: u16, row: u16) -> Option<(Region, Option<usize>)> {
+/// The layout of a frame of `model` as `update` reads it (see [`Geometry`]), at the current
+/// screen size.
+pub fn geometry(model: &Model) -> Geometry {
     let (width, height) = model.screen;
     let areas = areas(model, Rect::new(0, 0, width, height));
-    let position = ratatui::layout::Position::new(column, row);
-    let (region, area) = if areas.list.contains(position) {
-        (Region::Debates, areas.list)
-    } else if areas.detail.contains(position) {
-        (Region::Detail, areas.detail)
+    let detail_text = if width == 0 || height == 0 {
+        None
     } else {
-        return None;
+        match (model.view, text_view(model)) {
+            (_, Some(document)) => Some(document.extent(model, areas.detail)),
+            (DetailView::Format, None) => Some(format_view::extent(model, areas.detail)),
+            (_, None) => None,
+        }
     };
-    // A table inside a border, under one header row; the debates list counts from the first
-    // row drawn, the rounds table from round 1.
-    let first_row = area.y + 2;
-    let shown = table_rows(area);
-    let offset = match region {
-        Region::Debates => 0,
-        Region::Detail => rounds::first_shown(model, shown),
-    };
-    let index = (row >= first_row && row < first_row + shown as u16)
-        .then(|| offset + usize::from(row - first_row));
-    Some((region, index))
-}
-
-/// The rows of a bordered table with one header row in `area`.
-fn table_rows(area: Rect) -> usize {
-    usize::from(area.height.saturating_sub(3))
-}
-
-/// How many debates the list shows at the current screen size.
-pub fn list_rows(model: &Model) -> usize {
-    let (width, height) = model.screen;
-    table_rows(areas(model, Rect::new(0, 0, width, height)).list)
-}
-
-/// How far a text view scrolls: the rows its text takes, and the rows shown at once.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TextRows {
-    pub total: usize,
-    pub shown: usize,
-}
-
-impl TextRows {
-    /// The scroll that shows the last page.
-    pub fn bottom(self) -> usize {
-        self.total.saturating_sub(self.shown)
-    }
-}
-
-/// The rows of the current detail view's text from the selected round on, at the current
-/// screen size; `None` when the size is not known yet or the view is a table.
-pub fn detail_rows(model: &Model) -> Option<TextRows> {
-    let (width, height) = model.screen;
-    if width == 0 || height == 0 {
-        return None;
-    }
-    let detail = areas(model, Rect::new(0, 0, width, height)).detail;
-    match (model.view, text_view(model)) {
-        (_, Some(document)) => Some(document.extent(model, detail)),
-        (DetailView::Format, None) => Some(format_view::extent(model, detail)),
-        (_, None) => None,
+    Geometry {
+        list: areas.list,
+        detail: areas.detail,
+        first_round_shown: rounds::first_shown(model, table_rows(areas.detail)),
+        detail_text,
     }
 }
 

@@ -142,6 +142,12 @@ pub fn migrate_with_the_binary(url: &str) -> String {
     String::from_utf8_lossy(&migrate.stdout).into_owned()
 }
 
+/// Records the layout of a frame of `model`, as the draw loop does before each frame, for
+/// `update` to read (mouse clicks, scrolling to the bottom).
+pub fn record_frame(model: &mut Model) {
+    model.record_frame(gavel::ui::geometry(model));
+}
+
 /// The console drawn at `width` x `height`, as text.
 pub fn screen_at(model: &Model, width: u16, height: u16) -> String {
     let mut terminal =

@@ -1,6 +1,6 @@
-//! The console's actions and the keys bound to them: the bundled defaults, overridden per action
-//! by the `[keys]` table of the config file. Ctrl-C always quits and Ctrl-Z always suspends;
-//! `y`/`n` in a confirmation and typed text in a prompt are not remappable.
+//! The keymap: the console's actions and the keys bound to them, the bundled defaults overridden
+//! per action by the `[keys]` table of the config file. Ctrl-C always quits and Ctrl-Z always
+//! suspends; `y`/`n` in a confirmation and typed text in a prompt are not remappable.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

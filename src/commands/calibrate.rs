@@ -1,0 +1,174 @@
+//! `gavel calibrate`: replays finished debates (recordings, or a database's) under a grid of
+//! thresholds and reports what each setting would have saved and decided.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use gavel::calibrate::{self, AxisSpec, Measuring, RecordedDebate, Report, SimilaritySource};
+use gavel::config::Config;
+use gavel::embed::Tally;
+use gavel::signals::Measure;
+use gavel::simulate::{DebateRun, Fixture, Ids};
+use gavel::text::inert;
+
+use super::{load_fixtures, print, runtime, target};
+
+/// One report per similarity source (the recorded one when none is named) over `grid` (the
+/// configured one when empty), as tables or, `json`, as JSON; `per_debate` adds each debate's
+/// outcomes. The debates are the database's when `db` is given, else `fixtures`.
+pub fn run(
+    fixtures: &[PathBuf],
+    db: Option<&str>,
+    grid: Vec<AxisSpec>,
+    (json, per_debate): (bool, bool),
+    similarity: Vec<SimilaritySource>,
+    config: &Config,
+) -> Result<ExitCode> {
+    let grid = if grid.is_empty() {
+        config.calibration.grid.clone()
+    } else {
+        grid
+    };
+    let current = calibrate::Setting::current(&config.controller);
+    let (settings, skipped) = calibrate::settings(&grid, &current).map_err(anyhow::Error::msg)?;
+    let fixtures = match db {
+        Some(_) => Vec::new(),
+        None => load_fixtures(fixtures, &config.limits)?,
+    };
+    let sources = if similarity.is_empty() {
+        vec![SimilaritySource::Recorded]
+    } else {
+        similarity
+    };
+    let titled = sources.len() > 1 || sources[0] != SimilaritySource::Recorded;
+    let mut reports = serde_json::Map::new();
+    for source in sources {
+        let measuring = measuring(source, config);
+        let records = records(db, &fixtures, &measuring, config)?;
+        let report = Report::run(
+            &records,
+            settings.clone(),
+            skipped,
+            &current,
+            &config.controller,
+            per_debate,
+        );
+        if json {
+            reports.insert(source.name().to_owned(), serde_json::to_value(&report)?);
+        } else {
+            print_report(&report, source, &measuring, titled, per_debate)?;
+        }
+    }
+    if json {
+        // One source prints its report as before; several, one report per source.
+        let value = if reports.len() == 1 {
+            reports
+                .into_iter()
+                .next()
+                .map(|(_, v)| v)
+                .unwrap_or_default()
+        } else {
+            serde_json::Value::Object(reports)
+        };
+        print(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How a source's similarity is measured.
+fn measuring(source: SimilaritySource, config: &Config) -> Measuring {
+    match source {
+        SimilaritySource::Recorded => Measuring::recorded(config.signals.measure()),
+        SimilaritySource::Lexical => Measuring::remeasured(gavel::signals::Measure::Lexical),
+        SimilaritySource::Semantic => Measuring::remeasured(config.signals.semantic()),
+    }
+}
+
+/// The debates to replay: the database's finished ones (`db`, empty for the environment's),
+/// else `fixtures` played in shadow mode.
+fn records(
+    db: Option<&str>,
+    fixtures: &[Fixture],
+    measuring: &Measuring,
+    config: &Config,
+) -> Result<Vec<RecordedDebate>> {
+    Ok(match db {
+        Some(url) => {
+            let target = target(Some(url).filter(|u| !u.is_empty()))?;
+            runtime()?.block_on(async {
+                let mut client = target.connect_plain().await?;
+                calibrate::from_database(&mut client, &config.limits, measuring).await
+            })?
+        }
+        None => {
+            let shared = Arc::new(config.clone());
+            calibrate::from_fixtures(
+                fixtures,
+                |f| DebateRun::new(f, shared.clone(), Ids::default()),
+                measuring,
+            )
+        }
+    })
+}
+
+/// A report as tables, under its source's title when there are several.
+fn print_report(
+    report: &Report,
+    source: SimilaritySource,
+    measuring: &Measuring,
+    titled: bool,
+    per_debate: bool,
+) -> Result<()> {
+    for issue in &report.issues {
+        eprintln!("gavel: note: {}", inert(issue));
+    }
+    if let (SimilaritySource::Semantic, Measure::Semantic(encoder)) = (source, &measuring.measure) {
+        eprintln!("gavel: note: {}", vectors_note(&encoder.tally()));
+    }
+    if titled {
+        let measure = match source {
+            SimilaritySource::Recorded => {
+                format!("as recorded, else {}", measuring.measure.label())
+            }
+            _ => measuring.measure.label(),
+        };
+        print(&format!("similarity: {} — {measure}\n", source.name()))?;
+    }
+    print(&report.table())?;
+    if let Some(best) = report.closest_to_recorded() {
+        print(&format!(
+            "closest to the recorded decisions: similarity {:.2}, novelty {} ({}/{} \
+             rounds decided alike)\n",
+            best.setting.similarity_threshold,
+            best.setting.novelty_threshold,
+            best.decisions_agreed,
+            best.decisions_recorded
+        ))?;
+    }
+    if per_debate {
+        print(&report.outcomes_table())?;
+    }
+    if titled {
+        print("\n")?;
+    }
+    Ok(())
+}
+
+/// How the semantic measure got its round vectors, for calibration's notes.
+fn vectors_note(tally: &Tally) -> String {
+    match &tally.kept_in {
+        Some(path) => format!(
+            "similarity vectors: {} rounds embedded, {} read back from {}",
+            tally.embedded,
+            tally.read_back,
+            path.display()
+        ),
+        None => format!(
+            "similarity vectors: {} rounds embedded (none kept between runs)",
+            tally.embedded
+        ),
+    }
+}

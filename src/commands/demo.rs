@@ -1,0 +1,131 @@
+//! `gavel demo`: the console on recorded debates played in memory, or (`--postgres`) through a
+//! throwaway PostgreSQL server, as `gavel watch` would see them.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Result;
+use tokio::runtime::Runtime;
+use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::watch;
+
+use gavel::app::{Command, Model};
+use gavel::cli;
+use gavel::config::Config;
+use gavel::simulate::{Fixture, Playback};
+use gavel::store::postgres::{LocalServer, Target, migrate, simulate};
+use gavel::{demo, live, logging, terminal, tui};
+
+use super::{console_model, load_fixtures, print, runtime};
+
+/// Plays `fixtures` (the bundled ones when none) at `speed` under the console.
+pub fn run(
+    fixtures: &[PathBuf],
+    console: &cli::Console,
+    speed: f64,
+    postgres: bool,
+    config: Config,
+    log_dir: &Path,
+) -> Result<ExitCode> {
+    let fixtures = load_fixtures(fixtures, &config.limits)?;
+    terminal::require()?;
+    let _guard = logging::init(log_dir)?;
+    let playback = Playback {
+        paused: false,
+        speed,
+    };
+    let source = if postgres {
+        String::new()
+    } else {
+        format!("demo: {} recorded debates", fixtures.len())
+    };
+    let (mut model, theme_file) = console_model(source, console, &config, postgres)?;
+    model.playback = playback;
+    let console = Console { model, theme_file };
+    let rt = runtime()?;
+    let ended = if postgres {
+        on_postgres(rt, fixtures, config, console)?
+    } else {
+        in_memory(rt, fixtures, config, console)?
+    };
+    Ok(ended.exit_code())
+}
+
+/// The demo through a throwaway server, whose address is printed on exit.
+fn on_postgres(
+    rt: Runtime,
+    fixtures: Vec<Fixture>,
+    config: Config,
+    mut console: Console,
+) -> Result<tui::Ended> {
+    console.model.simulated = true;
+    eprintln!("gavel: starting a throwaway PostgreSQL ...");
+    let server = LocalServer::start()?;
+    // Where the demo's database is (for psql in another terminal), in the header
+    // and again on exit.
+    let source = format!("demo --postgres: {}", server.url("gavel"));
+    console.model.source = source.clone();
+    let result = rt.block_on(demo_postgres(&server, fixtures, config, console));
+    rt.shutdown_background();
+    drop(server);
+    print(&format!("{source} (removed on exit)\n"))?;
+    result
+}
+
+/// The demo played in memory.
+fn in_memory(
+    rt: Runtime,
+    fixtures: Vec<Fixture>,
+    config: Config,
+    console: Console,
+) -> Result<tui::Ended> {
+    let playback = console.model.playback;
+    let ended = rt.block_on(async {
+        let (events, receiver) = unbounded_channel();
+        let commands = demo::start(fixtures, Arc::new(config), events.clone());
+        let _ = commands.send(Command::SetPlayback(playback));
+        let theme_file = console.theme_file.as_deref();
+        tui::run(console.model, theme_file, (events, receiver), commands).await
+    })?;
+    rt.shutdown_background();
+    Ok(ended)
+}
+
+/// A console ready to run.
+struct Console {
+    model: Model,
+    theme_file: Option<PathBuf>,
+}
+
+/// Migrates a throwaway server's database, simulates into it and watches it.
+async fn demo_postgres(
+    server: &LocalServer,
+    fixtures: Vec<Fixture>,
+    config: Config,
+    console: Console,
+) -> Result<tui::Ended> {
+    let playback = console.model.playback;
+    let admin = Target::exact(&server.url("postgres"))?
+        .connect_plain()
+        .await?;
+    admin.batch_execute("CREATE DATABASE gavel").await?;
+    let target = Target::exact(&server.url("gavel"))?;
+    migrate(&mut target.connect_plain().await?).await?;
+    let (clock_tx, clock) = watch::channel(playback);
+    let config = Arc::new(config);
+    let simulator = {
+        let (target, config) = (target.clone(), config.clone());
+        tokio::spawn(async move {
+            if let Err(e) = simulate(&target, fixtures, config, clock, false).await {
+                tracing::error!("the simulator stopped: {e:#}");
+            }
+        })
+    };
+    let (events, receiver) = unbounded_channel();
+    let commands = live::start(target, events.clone(), Some(clock_tx), config.limits);
+    let theme_file = console.theme_file.as_deref();
+    let result = tui::run(console.model, theme_file, (events, receiver), commands).await;
+    simulator.abort();
+    result
+}

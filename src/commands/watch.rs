@@ -1,0 +1,42 @@
+//! `gavel watch`: the console on a database an orchestrator writes to.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use tokio::sync::mpsc::unbounded_channel;
+
+use gavel::cli::Console;
+use gavel::config::Config;
+use gavel::{live, logging, terminal, tui};
+
+use super::{console_model, target};
+
+/// Runs the console on the database `db` names until it ends.
+pub fn run(
+    db: Option<&str>,
+    console: &Console,
+    config: Config,
+    log_dir: &Path,
+) -> Result<ExitCode> {
+    terminal::require()?;
+    let _guard = logging::init(log_dir)?;
+    let target = target(db)?;
+    let source = format!("watch: {}", target.describe());
+    let (model, theme_file) = console_model(source, console, &config, true)?;
+    // One thread: a row hops from the connection to the feed to the draw loop without
+    // waking another (the reports and the key reader have threads of their own).
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let ended = rt.block_on(async {
+        let (events, receiver) = unbounded_channel();
+        let commands = live::start(target, events.clone(), None, config.limits);
+        tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
+    });
+    // Not waiting on the backend's blocking tasks: after a signal, tokio's handlers
+    // would swallow a second SIGTERM or SIGINT while a drop waited on them.
+    rt.shutdown_background();
+    Ok(ended?.exit_code())
+}
