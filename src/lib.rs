@@ -19,6 +19,7 @@ pub mod keymap;
 pub mod live;
 pub mod logging;
 pub mod memory;
+pub mod orchestrator;
 pub mod pager;
 pub mod policy;
 pub mod signals;

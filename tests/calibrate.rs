@@ -17,16 +17,16 @@ use gavel::domain::{
     ControllerDecision, Debate, Decision, Reported, SessionStatus, Signals, Turn, TurnMetadata,
 };
 use gavel::policy::ControllerConfig;
-use gavel::simulate::{DebateRun, Fixture, Ids};
+use gavel::simulate::{Fixture, play_in_shadow};
 
 fn recorded(names: &[&str]) -> Vec<RecordedDebate> {
     let fixtures: Vec<Fixture> = names
         .iter()
         .map(|n| Fixture::load(Path::new(&format!("tests/data/calibration/{n}.jsonl"))).unwrap())
         .collect();
-    calibrate::from_fixtures(
+    calibrate::from_recordings(
         &fixtures,
-        |f| DebateRun::new(f, Arc::new(Config::default()), Ids::default()),
+        |f| play_in_shadow(f, Arc::new(Config::default())),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     )
 }
@@ -143,9 +143,9 @@ fn operator_labels_count_agreement_by_kind_of_decision() {
 #[test]
 fn the_bundled_gated_debate_saves_its_rounds_after_3_at_the_setting_in_force() {
     let fixture = common::fixture("gated_converges_round3");
-    let records = calibrate::from_fixtures(
+    let records = calibrate::from_recordings(
         std::slice::from_ref(&fixture),
-        |f| DebateRun::new(f, Arc::new(Config::default()), Ids::default()),
+        |f| play_in_shadow(f, Arc::new(Config::default())),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     );
     let report = report(&records, &["similarity=0.9"]);

@@ -35,7 +35,7 @@ async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>) {
         ..Config::default()
     });
     let (_playback, clock) = tokio::sync::watch::channel(gavel::simulate::Playback::default());
-    gavel::store::postgres::simulate(target, fixtures, config, clock, false)
+    gavel::orchestrator::simulate(target, fixtures, config, clock, false)
         .await
         .unwrap();
 }
@@ -552,14 +552,14 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
     let fast_run = {
         let (target, config, clock) = (target.clone(), config.clone(), clock.clone());
         tokio::spawn(async move {
-            gavel::store::postgres::simulate(&target, vec![timing_out], config, clock, false).await
+            gavel::orchestrator::simulate(&target, vec![timing_out], config, clock, false).await
         })
     };
     let waiting = {
         let target = target.clone();
         let clock = clock.clone();
         tokio::spawn(async move {
-            gavel::store::postgres::simulate(&target, vec![gated_long], slow, clock, false).await
+            gavel::orchestrator::simulate(&target, vec![gated_long], slow, clock, false).await
         })
     };
 
@@ -714,11 +714,11 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
             "salt-verdict-r5"
         ]
     );
-    let from_files = calibrate::from_fixtures(
+    let from_files = calibrate::from_recordings(
         &fixtures,
         |f| {
             let config = std::sync::Arc::new(gavel::config::Config::default());
-            gavel::simulate::DebateRun::new(f, config, gavel::simulate::Ids::default())
+            gavel::simulate::play_in_shadow(f, config)
         },
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
     );

@@ -1,23 +1,14 @@
 //! What flows into the console, and what it asks of a backend.
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::domain::{Access, Change, OperatorAction};
 use crate::simulate::Playback;
-use crate::store::ResolveError;
+pub use crate::store::Link;
+use crate::store::{Feed, ResolveError};
 use crate::theme::Theme;
-
-/// The state of the connection to a live database, for the status bar.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Link {
-    Connecting,
-    Live,
-    Down { error: String, retry_in: Duration },
-}
 
 /// Every input to the console.
 #[derive(Debug, Clone)]
@@ -44,6 +35,16 @@ pub enum Event {
     Tick(DateTime<Utc>),
     /// A [`Command::Page`] ended: the pager ran, or why it could not.
     Paged(Result<(), String>),
+}
+
+impl From<Feed> for Event {
+    fn from(feed: Feed) -> Event {
+        match feed {
+            Feed::Row(change) => Event::Store(change),
+            Feed::Link(link) => Event::Link(link),
+            Feed::Access(access) => Event::Access(access),
+        }
+    }
 }
 
 /// What the console asks a backend to do.

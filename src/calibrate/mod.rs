@@ -15,4 +15,4 @@ pub use grid::{AxisSpec, default_grid, settings};
 pub use record::{Class, Label, Measuring, RecordedDebate, RoundFacts, SimilaritySource};
 pub use replay::{DebateOutcome, Setting, replay};
 pub use report::{Report, Row, Stops};
-pub use source::{from_database, from_fixtures};
+pub use source::{from_database, from_recordings};

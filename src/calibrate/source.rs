@@ -1,40 +1,27 @@
-//! Where recorded debates come from: fixture files, played at once in shadow mode (every
-//! recorded round runs; the controller's decisions are counterfactuals, the recording's operator
-//! actions are labels), or the finished debates of a database, read in one pass.
+//! Where recorded debates come from: recordings played to their end by the caller (fixture
+//! files, played at once in shadow mode by the simulator), or the finished debates of a
+//! database, read in one pass.
 
 use anyhow::Result;
 use rayon::prelude::*;
 use tokio_postgres::Client;
 
 use super::record::{Measuring, RecordedDebate};
-use crate::domain::{ControllerMode, Debate, Limits};
-use crate::simulate::{DebateRun, Fixture};
+use crate::domain::{Debate, Limits};
 use crate::store::postgres::finished_debates;
 
-/// Plays each fixture to its end and reduces it to a record, debates in parallel, records in
-/// the fixtures' order. `new_run` prepares a fixture's run (with the thresholds in force).
-pub fn from_fixtures(
-    fixtures: &[Fixture],
-    new_run: impl Fn(Fixture) -> DebateRun + Sync,
+/// Reduces each recording to a record once `play` has played it to its end (as a shadow-mode
+/// orchestrator would have: see [`crate::simulate::play_in_shadow`]), recordings in parallel,
+/// records in the recordings' order.
+pub fn from_recordings<R: Sync>(
+    recordings: &[R],
+    play: impl Fn(&R) -> Debate + Sync,
     measuring: &Measuring,
 ) -> Vec<RecordedDebate> {
-    fixtures
+    recordings
         .par_iter()
-        .map(|fixture| RecordedDebate::from_debate(&played(fixture, &new_run), measuring))
+        .map(|recording| RecordedDebate::from_debate(&play(recording), measuring))
         .collect()
-}
-
-/// A fixture's rows as a shadow-mode orchestrator would have written them.
-fn played(fixture: &Fixture, new_run: impl Fn(Fixture) -> DebateRun) -> Debate {
-    let mut fixture = fixture.clone();
-    fixture.session.controller_mode = ControllerMode::Shadow;
-    let mut debate = Debate::new(&fixture.session.id);
-    let mut run = new_run(fixture);
-    run.start().into_iter().for_each(|c| debate.apply(c));
-    while !run.is_finished() {
-        run.play_round().into_iter().for_each(|c| debate.apply(c));
-    }
-    debate
 }
 
 /// Every debate of the database that is no longer running, each reduced on the thread pool as

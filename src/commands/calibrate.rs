@@ -11,7 +11,7 @@ use gavel::calibrate::{self, AxisSpec, Measuring, RecordedDebate, Report, Simila
 use gavel::config::Config;
 use gavel::embed::Tally;
 use gavel::signals::Measure;
-use gavel::simulate::{DebateRun, Fixture, Ids};
+use gavel::simulate::{Fixture, play_in_shadow};
 use gavel::text::inert;
 
 use super::{load_fixtures, print, runtime, target};
@@ -105,11 +105,7 @@ fn records(
         }
         None => {
             let shared = Arc::new(config.clone());
-            calibrate::from_fixtures(
-                fixtures,
-                |f| DebateRun::new(f, shared.clone(), Ids::default()),
-                measuring,
-            )
+            calibrate::from_recordings(fixtures, |f| play_in_shadow(f, shared.clone()), measuring)
         }
     })
 }

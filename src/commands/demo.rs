@@ -13,8 +13,9 @@ use tokio::sync::watch;
 use gavel::app::{Command, Model};
 use gavel::cli;
 use gavel::config::Config;
+use gavel::orchestrator::simulate;
 use gavel::simulate::{Fixture, Playback};
-use gavel::store::postgres::{LocalServer, Target, migrate, simulate};
+use gavel::store::postgres::{LocalServer, Target, migrate};
 use gavel::{demo, live, logging, terminal, tui};
 
 use super::{console_model, load_fixtures, print, runtime};

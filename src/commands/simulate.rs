@@ -9,8 +9,8 @@ use tokio::sync::watch;
 
 use gavel::config::Config;
 use gavel::logging;
+use gavel::orchestrator::simulate;
 use gavel::simulate::Playback;
-use gavel::store::postgres::simulate;
 
 use super::{load_fixtures, runtime, target};
 

@@ -15,4 +15,4 @@ pub use driver::{MemoryStage, Stage, drive, log, play};
 pub use fixture::{
     ActionSpec, Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec, TurnSpec,
 };
-pub use run::{DebateRun, Ids, TimeSource};
+pub use run::{DebateRun, Ids, TimeSource, play_in_shadow};

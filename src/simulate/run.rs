@@ -15,8 +15,9 @@ use chrono::{DateTime, Utc};
 use super::fixture::{Fixture, TurnSpec};
 use crate::config::Config;
 use crate::domain::{
-    ActionKind, Change, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment,
-    OperatorAction, Reported, Session, SessionStatus, TIMEOUT_OPERATOR, Turn, TurnMetadata,
+    ActionKind, Change, ControllerDecision, ControllerMode, Debate, Decision, JudgeDecision,
+    Judgment, OperatorAction, Reported, Session, SessionStatus, TIMEOUT_OPERATOR, Turn,
+    TurnMetadata,
 };
 use crate::policy::{self, ControllerState, JudgeInput};
 use crate::signals::{self, DebateSignals, RoundSignals, RoundText};
@@ -497,4 +498,19 @@ fn live_turns(turns: &[Turn], round: u32) -> impl Iterator<Item = &Turn> {
     turns
         .iter()
         .filter(move |t| t.round_number == round && !t.superseded)
+}
+
+/// A fixture's rows as a shadow-mode orchestrator would have written them: every recorded round
+/// runs (the controller's decisions are counterfactuals, the recording's operator actions are
+/// labels), with the thresholds of `config`. What calibration replays.
+pub fn play_in_shadow(fixture: &Fixture, config: Arc<Config>) -> Debate {
+    let mut fixture = fixture.clone();
+    fixture.session.controller_mode = ControllerMode::Shadow;
+    let mut debate = Debate::new(&fixture.session.id);
+    let mut run = DebateRun::new(fixture, config, Ids::default());
+    run.start().into_iter().for_each(|c| debate.apply(c));
+    while !run.is_finished() {
+        run.play_round().into_iter().for_each(|c| debate.apply(c));
+    }
+    debate
 }

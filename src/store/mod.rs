@@ -7,7 +7,29 @@ pub mod postgres;
 
 pub use memory::MemoryStore;
 
-use crate::domain::OperatorAction;
+use std::time::Duration;
+
+use crate::domain::{Access, Change, OperatorAction};
+
+/// What a backend's feed says, in the store's own terms (the console turns it into its events):
+/// a row, and for a database the connection's state and what its role may do.
+#[derive(Debug, Clone)]
+pub enum Feed {
+    /// A row landed.
+    Row(Box<Change>),
+    /// The connection to the database changed state.
+    Link(Link),
+    /// What the database lets this role do, checked on every connect.
+    Access(Access),
+}
+
+/// The state of the connection to a live database.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Link {
+    Connecting,
+    Live,
+    Down { error: String, retry_in: Duration },
+}
 
 /// Why an operator action was not recorded.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -80,7 +80,7 @@ async fn insert(
 }
 
 /// The action that resolved round `round` of `session_id`, if any.
-pub(super) async fn existing(
+pub async fn existing(
     client: &Client,
     session_id: &str,
     round: i32,

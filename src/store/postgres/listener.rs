@@ -19,8 +19,8 @@ use tokio_postgres::AsyncMessage;
 use super::actions;
 use super::connect::Target;
 use super::queries::{self, Named, Notice, Watermark};
-use crate::app::{Event, Link};
 use crate::domain::{Change, Limits};
+use crate::store::{Feed, Link};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
 pub const START_WINDOW: i64 = 200;
@@ -41,16 +41,16 @@ pub enum Wanted {
 
 /// Feeds `events` until the console is gone. `wanted` carries what else the console wants
 /// read; rows are read within `limits`.
-pub async fn listen(
+pub async fn listen<E: From<Feed>>(
     target: Target,
-    events: UnboundedSender<Event>,
+    events: UnboundedSender<E>,
     mut wanted: UnboundedReceiver<Wanted>,
     limits: Limits,
 ) {
     let mut watermark: Option<Watermark> = None;
     let mut failures: u32 = 0;
     loop {
-        if events.send(Event::Link(Link::Connecting)).is_err() {
+        if events.send(Feed::Link(Link::Connecting).into()).is_err() {
             return;
         }
         match follow(
@@ -73,7 +73,7 @@ pub async fn listen(
                     error: format!("{e:#}"),
                     retry_in: wait,
                 };
-                if events.send(Event::Link(down)).is_err() {
+                if events.send(Feed::Link(down).into()).is_err() {
                     return;
                 }
                 tokio::time::sleep(wait).await;
@@ -83,10 +83,10 @@ pub async fn listen(
 }
 
 /// One connection's life. `Ok` when the console is gone, `Err` when the connection is.
-async fn follow(
+async fn follow<E: From<Feed>>(
     target: &Target,
     watermark: &mut Option<Watermark>,
-    events: &UnboundedSender<Event>,
+    events: &UnboundedSender<E>,
     wanted: &mut UnboundedReceiver<Wanted>,
     failures: &mut u32,
     limits: &Limits,
@@ -120,14 +120,14 @@ async fn follow(
         }
         let named = Named::prepare(&client).await?;
         let access = actions::access(&client).await?;
-        events.send(Event::Access(access)).map_err(|_| anyhow!("console gone"))?;
+        events.send(Feed::Access(access).into()).map_err(|_| anyhow!("console gone"))?;
         let (rows, mark) = match *watermark {
             None => queries::initial(&mut client, START_WINDOW, limits).await?,
             Some(since) => queries::changed_since(&mut client, since, limits).await?,
         };
         *watermark = Some(mark);
         forward(events, rows)?;
-        events.send(Event::Link(Link::Live)).map_err(|_| anyhow!("console gone"))?;
+        events.send(Feed::Link(Link::Live).into()).map_err(|_| anyhow!("console gone"))?;
         *failures = 0;
 
         let mut keepalive = tokio::time::interval(KEEPALIVE);
@@ -192,10 +192,10 @@ async fn current_mark(client: &tokio_postgres::Client) -> Result<Watermark> {
     Ok(raw.parse()?)
 }
 
-fn forward(events: &UnboundedSender<Event>, rows: Vec<Change>) -> Result<()> {
+fn forward<E: From<Feed>>(events: &UnboundedSender<E>, rows: Vec<Change>) -> Result<()> {
     for row in rows {
         events
-            .send(Event::Store(Box::new(row)))
+            .send(Feed::Row(Box::new(row)).into())
             .map_err(|_| anyhow!("console gone"))?;
     }
     Ok(())

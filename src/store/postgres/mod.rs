@@ -11,14 +11,12 @@ mod migrate;
 mod queries;
 mod roles;
 pub mod rows;
-mod stage;
 mod tls;
 
-pub use actions::{Observed, access, observe, record, resolve, write_if_unchanged};
+pub use actions::{Observed, access, existing, observe, record, resolve, write_if_unchanged};
 pub use connect::Target;
 pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;
 pub use queries::{Notice, audit_rows, finished_debates, history};
 pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};
-pub use stage::{Orchestrator, PgStage, simulate};

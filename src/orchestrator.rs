@@ -9,12 +9,10 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::{AsyncMessage, Client};
 
-use super::actions;
-use super::connect::Target;
-use super::queries::Notice;
 use crate::config::Config;
 use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
 use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
+use crate::store::postgres::{self, Notice, Target};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
 /// until every debate has ended. `echo` prints each decision and ending.
@@ -132,7 +130,7 @@ impl PgStage {
             }
             Change::Decision(d) => write_decision(&self.client, d).await,
             Change::Judgment(j) => write_judgment(&self.client, j).await,
-            Change::Action(a) => actions::record(&self.client, a).await.map(drop),
+            Change::Action(a) => postgres::record(&self.client, a).await.map(drop),
         }
     }
 }
@@ -150,7 +148,7 @@ impl Stage for PgStage {
     }
 
     async fn settle(&mut self, action: OperatorAction) -> Result<OperatorAction> {
-        Ok(actions::record(&self.client, &action)
+        Ok(postgres::record(&self.client, &action)
             .await?
             .unwrap_or_else(|existing| existing))
     }
@@ -158,7 +156,7 @@ impl Stage for PgStage {
     async fn next_action(&mut self) -> Result<OperatorAction> {
         loop {
             if let Some(&round) = self.pending.front() {
-                let found = actions::existing(&self.client, &self.session_id, round).await?;
+                let found = postgres::existing(&self.client, &self.session_id, round).await?;
                 self.pending.pop_front();
                 match found {
                     Some(action) => return Ok(action),
