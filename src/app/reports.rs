@@ -2,9 +2,11 @@
 //! debates, and the shadow-week rollup — computed on a worker thread of their own, never in the
 //! draw loop. The console hands the worker each row as it lands; the worker keeps the rows of
 //! running and just-finished debates, reduces a debate to its calibration record and shadow row
-//! when its rows change (a late row of a debate whose rows were let go leaves its record as
-//! it was), and replays the grid only while the calibration window is open, at
-//! most every [`REFRESH`]. The figures are shared back behind a lock held only to swap them;
+//! when its rows change — a finished debate once its rows have settled ([`SETTLE`]), since a
+//! batch of rows lands table by table and a record made before its decisions would measure
+//! rounds their decisions hold the signals of — (a late row of a debate whose rows were let go
+//! leaves its record as it was), and replays the grid only while the calibration window is
+//! open, at most every [`REFRESH`]. The figures are shared back behind a lock held only to swap them;
 //! the console is woken when they change.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -32,8 +34,14 @@ pub const REFRESH: Duration = Duration::from_millis(500);
 pub const CALIBRATED: usize = 2_000;
 /// Messages taken from the queue before the figures are looked at again.
 const DRAIN: usize = 4096;
-/// Debates whose rows may wait to be reduced.
+/// Debates whose rows may wait to be reduced before the worker looks at them again.
 const DRAIN_DEBATES: usize = 256;
+/// A finished debate is reduced once no row of it has landed for this long: its session row
+/// lands before its turns and decisions, and a round without its decision yet would be
+/// measured from its turns (with a semantic measure, an embedding).
+pub const SETTLE: Duration = Duration::from_secs(1);
+/// Finished debates that may wait to settle; beyond, the longest waiting are reduced at once.
+const SETTLING: usize = 1_000;
 /// Running debates whose rows are held (what a record needs when one finishes): the most
 /// recently active this many.
 pub const RUNNING_ROWS: usize = 1_000;
@@ -156,6 +164,23 @@ fn lock(figures: &Mutex<Figures>) -> MutexGuard<'_, Figures> {
 /// How often the memory that bursts of rows leave free is handed back to the system.
 const TRIM: Duration = Duration::from_secs(10);
 
+/// A debate's rows as held by the worker.
+struct Held {
+    debate: Debate,
+    /// When a row of it last landed: by the count of rows filed, and in time.
+    touched: u64,
+    landed: Instant,
+}
+
+/// Which stale debates a reduction takes.
+#[derive(Clone, Copy)]
+enum Take {
+    /// Running debates, and finished ones whose rows settled by this instant.
+    Settled(Instant),
+    /// All of them.
+    All,
+}
+
 /// The worker's state.
 struct Worker {
     measuring: Measuring,
@@ -164,9 +189,9 @@ struct Worker {
     current: Setting,
     base: ControllerConfig,
     problem: Option<String>,
-    /// Rows of the [`RUNNING_ROWS`] most recently active running debates and of the
-    /// [`LATE_ROWS`] last finished, each with when a row of it last landed.
-    rows: HashMap<String, (Debate, u64)>,
+    /// Rows of the [`RUNNING_ROWS`] most recently active running debates, of the [`LATE_ROWS`]
+    /// last finished and of finished debates still settling.
+    rows: HashMap<String, Held>,
     /// Rows filed, for the above.
     clock: u64,
     /// Running debates among them.
@@ -185,6 +210,8 @@ struct Worker {
     reductions: u64,
     /// Debates whose rows changed since they were last reduced.
     stale: HashSet<String>,
+    /// How many stale debates make the worker reduce before the queue is drained.
+    reduce_at: usize,
     /// The most recently finished debates' records, by id; their order of finishing.
     records: BTreeMap<String, RecordedDebate>,
     finished: VecDeque<String>,
@@ -230,6 +257,7 @@ impl Worker {
             latest: HashMap::new(),
             reductions: 0,
             stale: HashSet::new(),
+            reduce_at: DRAIN_DEBATES,
             records: BTreeMap::new(),
             finished: VecDeque::new(),
             shadow: BTreeMap::new(),
@@ -283,10 +311,11 @@ impl Worker {
                 match message {
                     Feed::Row(change) => {
                         filed = true;
-                        self.file(*change);
+                        let now = Instant::now();
+                        self.file(*change, now);
                         // Rows wait in memory until reduced: never many debates' worth.
-                        if self.stale.len() >= DRAIN_DEBATES {
-                            self.reduce();
+                        if self.stale.len() >= self.reduce_at {
+                            self.reduce(Take::Settled(now));
                         }
                     }
                     Feed::Watch(watched) => {
@@ -299,13 +328,14 @@ impl Worker {
             }
             let due = last.is_none_or(|at| at.elapsed() >= REFRESH);
             let changed = if !settled.is_empty() {
-                self.reduce();
+                self.reduce(Take::All);
                 self.replay();
                 self.sum_week();
                 true
             } else if due && self.behind() {
-                last = Some(Instant::now());
-                self.reduce();
+                let now = Instant::now();
+                last = Some(now);
+                self.reduce(Take::Settled(now));
                 match self.watched {
                     Some(Watched::Calibration) if self.calibration_stale => self.replay(),
                     Some(Watched::ShadowWeek) if self.week_stale => self.sum_week(),
@@ -346,7 +376,8 @@ impl Worker {
             }
     }
 
-    fn file(&mut self, change: Change) {
+    /// Files a row that landed at `now`.
+    fn file(&mut self, change: Change, now: Instant) {
         let id = change.session_id();
         // A late row of a debate finished long ago, whose rows were let go: its record stands
         // (rebuilt from this row alone it would be wrong).
@@ -368,14 +399,15 @@ impl Worker {
             self.running += 1;
         }
         self.clock += 1;
-        let (debate, touched) = self
-            .rows
-            .entry(id.to_owned())
-            .or_insert_with(|| (Debate::new(id), 0));
-        *touched = self.clock;
-        let was_running = debate.session.is_running();
-        debate.apply(change);
-        let is_running = debate.session.is_running();
+        let held = self.rows.entry(id.to_owned()).or_insert_with(|| Held {
+            debate: Debate::new(id),
+            touched: 0,
+            landed: now,
+        });
+        (held.touched, held.landed) = (self.clock, now);
+        let was_running = held.debate.session.is_running();
+        held.debate.apply(change);
+        let is_running = held.debate.session.is_running();
         self.running = self.running + usize::from(is_running) - usize::from(was_running);
     }
 
@@ -384,8 +416,8 @@ impl Worker {
         let least = self
             .rows
             .iter()
-            .filter(|(_, (debate, _))| debate.session.is_running())
-            .min_by_key(|(_, (_, touched))| *touched)
+            .filter(|(_, held)| held.debate.session.is_running())
+            .min_by_key(|(_, held)| held.touched)
             .map(|(id, _)| id.clone());
         let Some(id) = least else {
             return;
@@ -406,11 +438,28 @@ impl Worker {
         }
     }
 
-    /// Reduces the debates whose rows changed: a finished debate to its record, a shadow debate
-    /// to its row; then lets go of rows no longer needed.
-    fn reduce(&mut self) {
-        for id in std::mem::take(&mut self.stale) {
-            let Some((debate, _)) = self.rows.get(&id) else {
+    /// Reduces the debates whose rows changed that `take` takes: a finished debate to its
+    /// record, a shadow debate to its row; then lets go of rows no longer needed.
+    fn reduce(&mut self, take: Take) {
+        let mut ids: Vec<String> = self.stale.drain().collect();
+        if let Take::Settled(now) = take {
+            let settling = |id: &String| {
+                self.rows.get(id).is_some_and(|held| {
+                    !held.debate.session.is_running() && held.landed + SETTLE > now
+                })
+            };
+            let (mut waiting, ready): (Vec<String>, Vec<String>) =
+                ids.into_iter().partition(settling);
+            ids = ready;
+            if waiting.len() > SETTLING {
+                waiting.sort_by_key(|id| self.rows.get(id).map(|held| held.landed));
+                ids.extend(waiting.drain(..waiting.len() - SETTLING));
+            }
+            self.stale.extend(waiting);
+        }
+        self.reduce_at = self.stale.len() + DRAIN_DEBATES;
+        for id in ids {
+            let Some(Held { debate, .. }) = self.rows.get(&id) else {
                 continue;
             };
             if ShadowRow::is_shadow(debate) {
@@ -443,7 +492,7 @@ impl Worker {
                 if self
                     .rows
                     .get(&id)
-                    .is_some_and(|(d, _)| !d.session.is_running())
+                    .is_some_and(|held| !held.debate.session.is_running())
                 {
                     self.rows.remove(&id);
                 }
@@ -475,5 +524,124 @@ impl Worker {
     fn sum_week(&mut self) {
         self.week = Arc::new(ShadowWeek::sum(self.shadow.values().cloned()));
         self.week_stale = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{
+        ControllerDecision, Decision, Reported, Session, SessionStatus, Signals, Turn, TurnMetadata,
+    };
+    use crate::signals::Measure;
+
+    /// A finished debate of one round, in the order a batch lands: its session row, its turn,
+    /// then its decision, which records the round's similarity as 0.5.
+    fn finished(id: &str) -> [Change; 3] {
+        let mut session = Session::placeholder(id);
+        session.status = SessionStatus::Completed.into();
+        let turn = Turn {
+            id: 1,
+            session_id: id.into(),
+            round_number: 1,
+            agent_persona: "a".into(),
+            content: "The trial was unblinded.\n\nVERDICT: wait".into(),
+            tokens_used: 100,
+            superseded: false,
+            metadata: TurnMetadata::default(),
+            created_at: None,
+            issues: Vec::new(),
+        };
+        let decision = ControllerDecision {
+            session_id: id.into(),
+            round_index: 1,
+            decision: Reported::Known(Decision::StopConverged),
+            signals: Signals {
+                similarity: Some(0.5),
+                verdict: Some("wait".into()),
+                verdict_split: Some(false),
+                new_claims: Some(0),
+                ..Signals::default()
+            },
+            decided_at: None,
+            issues: Vec::new(),
+        };
+        [
+            Change::Session(session),
+            Change::Turn(turn),
+            Change::Decision(decision),
+        ]
+    }
+
+    fn worker() -> Worker {
+        let measuring = Measuring::recorded(Measure::Lexical);
+        Worker::new(&[], &ControllerConfig::default(), measuring)
+    }
+
+    #[test]
+    fn a_finished_debate_is_reduced_once_its_rows_settle_so_its_recorded_signals_are_used() {
+        let mut worker = worker();
+        let [session, turn, decision] = finished("d1");
+        let start = Instant::now();
+        worker.file(session, start);
+        worker.reduce(Take::Settled(start));
+        assert!(
+            worker.records.is_empty(),
+            "its turns and decision are still landing"
+        );
+
+        let later = start + Duration::from_millis(10);
+        worker.file(turn, later);
+        worker.file(decision, later);
+        worker.reduce(Take::Settled(later + SETTLE - Duration::from_millis(1)));
+        assert!(
+            worker.records.is_empty(),
+            "a row landed less than SETTLE ago"
+        );
+
+        worker.reduce(Take::Settled(later + SETTLE));
+        let record = &worker.records["d1"];
+        assert_eq!(
+            record.rounds[0].signals.similarity,
+            Some(0.5),
+            "the decision's similarity, not one measured from the turn"
+        );
+        assert!(worker.stale.is_empty());
+    }
+
+    #[test]
+    fn only_so_many_finished_debates_wait_to_settle_the_longest_waiting_go_first() {
+        let mut worker = worker();
+        let start = Instant::now();
+        let beyond = 10;
+        for n in 0..SETTLING + beyond {
+            for row in finished(&format!("d{n:05}")) {
+                worker.file(row, start + Duration::from_micros(n as u64));
+            }
+        }
+        worker.reduce(Take::Settled(start));
+        let reduced: Vec<&String> = worker.records.keys().collect();
+        let longest_waiting: Vec<String> = (0..beyond).map(|n| format!("d{n:05}")).collect();
+        assert_eq!(reduced, longest_waiting.iter().collect::<Vec<_>>());
+        assert_eq!(worker.stale.len(), SETTLING);
+
+        worker.reduce(Take::All);
+        assert_eq!(worker.records.len(), SETTLING + beyond);
+    }
+
+    #[test]
+    fn a_running_debate_is_reduced_at_once() {
+        let mut worker = worker();
+        let [session, turn, _] = finished("d1");
+        let Change::Session(mut session) = session else {
+            unreachable!("the first row is the session's")
+        };
+        session.status = SessionStatus::Running.into();
+        let now = Instant::now();
+        worker.file(Change::Session(session), now);
+        worker.file(turn, now);
+        worker.reduce(Take::Settled(now));
+        assert!(worker.stale.is_empty(), "a running debate is not held back");
+        assert!(worker.records.is_empty());
     }
 }
