@@ -129,7 +129,7 @@ fn timed(
     let mut times: Vec<Duration> = (0..FRAMES)
         .map(|_| {
             before(model, &mut terminal);
-            model.settle();
+            model.prepare_frame();
             let started = Instant::now();
             terminal
                 .draw(|frame| gavel::ui::view(black_box(model), frame))
@@ -156,7 +156,7 @@ fn fleet(held: usize) -> (Model, Duration) {
     }
     let filing = started.elapsed() / rows.max(1);
     // The reports' worker catches up first, so that it does not share the cores with frames.
-    model.reports.settle();
+    model.reports.catch_up();
     let middle = model
         .debates
         .seq(&format!("debate-{:06}", held / 2))

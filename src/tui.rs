@@ -152,7 +152,7 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
     model.screen = (size.width, size.height);
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    model.settle();
+    model.prepare_frame();
     model.take_dirty();
     draw(&mut terminal, &mut model)?;
     let mut last_draw = Instant::now();
@@ -234,7 +234,7 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
                 Err(number) => return Ok(Ended::Signal(number)),
             }
         }
-        model.settle();
+        model.prepare_frame();
         if !model.take_dirty() && !suspending {
             continue;
         }

@@ -323,7 +323,7 @@ fn the_console_reports_follow_debates_as_they_finish() {
     for change in debate_rows(&debate) {
         reports.row(&change);
     }
-    reports.settle();
+    reports.catch_up();
     let figures = reports.figures();
     assert!(figures.problem.is_none());
     assert_eq!(
@@ -332,7 +332,7 @@ fn the_console_reports_follow_debates_as_they_finish() {
     );
     debate.session.status = SessionStatus::Completed.into();
     reports.row(&gavel::domain::Change::Session(debate.session.clone()));
-    reports.settle();
+    reports.catch_up();
     let figures = reports.figures();
     assert_eq!(figures.calibration.debates, 1);
     assert_eq!(figures.calibration.rows.len(), 12);
@@ -401,14 +401,14 @@ fn the_console_reports_hold_the_rows_of_the_most_active_running_debates_only() {
         for change in rows_of(&format!("r{n}"), SessionStatus::Running) {
             reports.row(&change);
         }
-        reports.settle();
+        reports.catch_up();
     }
     for n in [0, RUNNING_ROWS] {
         for change in rows_of(&format!("r{n}"), SessionStatus::Completed) {
             reports.row(&change);
         }
     }
-    reports.settle();
+    reports.catch_up();
     let figures = reports.figures();
     assert_eq!(figures.untracked, 1);
     assert_eq!(

@@ -140,12 +140,12 @@ fn a_tick_draws_only_when_a_countdown_is_on_screen() {
     update(&mut model, Event::Resize(120, 30));
     common::record_frame(&mut model);
     pending_in(&mut model, "s", ControllerMode::Shadow);
-    model.settle();
+    model.prepare_frame();
     model.take_dirty();
     update(&mut model, Event::Tick(at(1)));
     assert!(!model.take_dirty(), "nothing counts down");
     pending_in(&mut model, "g", ControllerMode::Gated);
-    model.settle();
+    model.prepare_frame();
     model.take_dirty();
     update(&mut model, Event::Tick(at(2)));
     assert!(model.take_dirty(), "the list shows g's countdown");

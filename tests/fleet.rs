@@ -323,7 +323,7 @@ fn finished_debates_beyond_the_retention_are_let_go_oldest_first() {
         update(&mut model, Event::Store(Box::new(session(&id, true))));
         update(&mut model, Event::Store(Box::new(session(&id, false))));
     }
-    model.settle();
+    model.prepare_frame();
     let held: BTreeMap<&str, bool> = model
         .debates
         .summaries()
@@ -358,7 +358,7 @@ fn the_selected_debate_is_kept_however_long_ago_it_finished() {
             &mut model,
             Event::Store(Box::new(session(&format!("later-{n}"), false))),
         );
-        model.settle();
+        model.prepare_frame();
     }
     assert_eq!(model.debates.len(), 2, "the selection and the latest");
     assert_eq!(model.selected_debate().unwrap().session.id, "first");
@@ -375,7 +375,7 @@ fn rows_for_debates_off_screen_draw_nothing() {
             Event::Store(Box::new(session(&format!("d{n:02}"), true))),
         );
     }
-    model.settle();
+    model.prepare_frame();
     assert!(model.take_dirty(), "new debates change the list");
     let decision = |id: &str, round: u32| {
         Event::Store(Box::new(
@@ -392,7 +392,7 @@ fn rows_for_debates_off_screen_draw_nothing() {
     for id in ["d00", "d01", "d39"] {
         update(&mut model, decision(id, 1));
     }
-    model.settle();
+    model.prepare_frame();
     assert!(model.take_dirty());
     update(&mut model, decision("d39", 2));
     assert!(

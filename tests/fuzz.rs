@@ -509,7 +509,7 @@ proptest! {
         let mut model = hostile_model();
         for event in events {
             update(&mut model, event);
-            model.settle();
+            model.prepare_frame();
         }
         let (width, height) = (model.screen.0.clamp(1, 300), model.screen.1.clamp(1, 100));
         for (w, h) in [(width, height), (80, 24)] {

@@ -52,7 +52,7 @@ fn help_overlay() {
 fn calibration_over_the_finished_demo_debates() {
     let (mut model, _) = demo_model();
     update(&mut model, char('c'));
-    model.reports.settle();
+    model.reports.catch_up();
     let figures = model.reports.figures();
     let report = &figures.calibration;
     // Seven demo debates finish without an operator; the two gated ones wait.
@@ -71,7 +71,7 @@ fn calibration_over_the_finished_demo_debates() {
 fn shadow_week_rollup() {
     let (mut model, _) = demo_model();
     update(&mut model, char('w'));
-    model.reports.settle();
+    model.reports.catch_up();
     snapshot_both("shadow_week", &model);
 }
 

@@ -317,7 +317,7 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
             .expect("the feed");
         update(&mut model, event);
     }
-    model.settle();
+    model.prepare_frame();
     let debate = model.debate("h").unwrap();
     assert_flagged(
         debate,
@@ -450,7 +450,7 @@ fn a_round_crowded_with_turns_stays_cheap_in_every_view() {
         let row = turn_row(&id.to_string(), Some("1"), "1", "VERDICT: yes");
         update(&mut model, Event::Store(Box::new(row)));
     }
-    model.settle();
+    model.prepare_frame();
     model.select(model.debates.seq("s").unwrap());
     update(&mut model, Event::Resize(160, 48));
     for key in ['l', 'v', 'v', 'v', 'v', 'j', 'v'] {

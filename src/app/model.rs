@@ -504,7 +504,7 @@ impl Model {
 
     /// Work done once per frame rather than once per row: letting go of the longest-finished
     /// debates beyond what is kept, and noting which debates the list draws.
-    pub fn settle(&mut self) {
+    pub fn prepare_frame(&mut self) {
         self.debates.retain(self.selected);
         self.note_drawn();
     }

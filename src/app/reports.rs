@@ -79,7 +79,7 @@ enum Feed {
     Watch(Option<Watched>),
     Wake(UnboundedSender<Event>),
     /// Compute everything now, then answer.
-    Settle(Sender<()>),
+    CatchUp(Sender<()>),
 }
 
 /// The console's handle on the worker.
@@ -138,9 +138,9 @@ impl Reports {
     }
 
     /// Waits until every row sent so far is in both reports (for tests and scripted use).
-    pub fn settle(&self) {
+    pub fn catch_up(&self) {
         let (sender, receiver) = channel();
-        if self.feed.send(Feed::Settle(sender)).is_ok() {
+        if self.feed.send(Feed::CatchUp(sender)).is_ok() {
             let _ = receiver.recv();
         }
     }
@@ -305,7 +305,7 @@ impl Worker {
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return,
             };
-            let mut settled = Vec::new();
+            let mut catching_up = Vec::new();
             let queued = std::iter::from_fn(|| feed.try_recv().ok()).take(DRAIN);
             for message in first.into_iter().chain(queued) {
                 match message {
@@ -323,11 +323,11 @@ impl Worker {
                         last = None;
                     }
                     Feed::Wake(events) => self.wake = Some(events),
-                    Feed::Settle(answer) => settled.push(answer),
+                    Feed::CatchUp(answer) => catching_up.push(answer),
                 }
             }
             let due = last.is_none_or(|at| at.elapsed() >= REFRESH);
-            let changed = if !settled.is_empty() {
+            let changed = if !catching_up.is_empty() {
                 self.reduce(Take::All);
                 self.replay();
                 self.sum_week();
@@ -356,7 +356,7 @@ impl Worker {
                     self.wake = None;
                 }
             }
-            for answer in settled {
+            for answer in catching_up {
                 let _ = answer.send(());
             }
             if filed && trimmed.elapsed() >= TRIM {

@@ -389,7 +389,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.prompt = Prompt::new(model.filter(), MAX_LINE);
             model.overlay = Some(Overlay::Filter);
         }
-        Action::Command => {
+        Action::ColonLine => {
             model.flash = None;
             model.prompt = Prompt::new("", MAX_LINE);
             model.history.restart();

@@ -185,7 +185,7 @@ fn hints(model: &Model, width: usize) -> String {
         (6, format!("{} focus", key(Action::SwitchFocus))),
         (5, format!("{views} views")),
         (3, format!("{} filter", key(Action::Filter))),
-        (3, format!("{} command", key(Action::Command))),
+        (3, format!("{} command", key(Action::ColonLine))),
         (1, format!("{} accept", key(Action::Accept))),
         (1, format!("{} override", key(Action::Override))),
         (1, format!("{} escalate", key(Action::Escalate))),

@@ -68,6 +68,6 @@ pub fn fed(mut model: Model, rows: impl IntoIterator<Item = Change>) -> Model {
     for row in rows {
         update(&mut model, Event::Store(Box::new(row)));
     }
-    model.settle();
+    model.prepare_frame();
     model
 }

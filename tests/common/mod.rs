@@ -99,8 +99,8 @@ pub fn demo_model_with(config: &Config) -> (Model, Vec<DebateRun>) {
         }
         runs.push(run);
     }
-    model.settle();
-    model.reports.settle();
+    model.prepare_frame();
+    model.reports.catch_up();
     (model, runs)
 }
 
