@@ -5,6 +5,7 @@
 mod commands;
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -57,9 +58,12 @@ fn closed_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
-    let mut config = Config::load(cli.config.as_deref())?;
-    if let Some(model) = cli.model {
+/// The configuration in force: the file's (or the defaults), the model `--model` names, the
+/// stronger model when `gavel models fetch` put it in the data dir; round vectors kept where it
+/// says. Fails when the chosen model cannot be used.
+fn configure(file: Option<&Path>, model: Option<String>) -> Result<Config> {
+    let mut config = Config::load(file)?;
+    if let Some(model) = model {
         config.signals.model = Some(model);
     }
     config.signals = config.signals.with_fetched_model();
@@ -71,6 +75,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         .model_choice()
         .check()
         .map_err(anyhow::Error::msg)?;
+    Ok(config)
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let config = configure(cli.config.as_deref(), cli.model)?;
     let log_dir = cli.log_dir.unwrap_or_else(logging::default_dir);
     match cli.command {
         Commands::Check { fixtures } => commands::check::run(&fixtures, &config.limits),

@@ -3,10 +3,11 @@
 //! read on their own thread; the active theme file watched for edits; the draw loop.
 //!
 //! The loop never awaits I/O: it waits for the next event (or signal), drains every event
-//! already queued, applies them all, and draws once, at most 60 times a second, and only when
-//! something on screen may have changed (rows for debates off screen draw nothing). A signal comes
-//! before any event and is looked for again before each draw, so that nothing is drawn to a
-//! terminal that hung up; a draw that fails because it did ends the console as the hangup.
+//! already queued, applies them all, and draws once, at most 60 times a second on average (see
+//! [`Pace`]), and only when something on screen may have changed (rows for debates off screen
+//! draw nothing). A signal comes before any event and is looked for again before each draw, so
+//! that nothing is drawn to a terminal that hung up; a draw that fails because it did ends the
+//! console as the hangup.
 
 use std::io::{self, BufWriter, Stdout, Write};
 use std::mem::ManuallyDrop;
@@ -135,13 +136,6 @@ struct Parts {
 /// are the terminal's business: the loop carries them out itself; every other command goes to
 /// the backend.
 async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
-    let Parts {
-        mut receiver,
-        commands,
-        mut signals,
-        mut panicked,
-        reading,
-    } = parts;
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
     // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
     // (`eprintln!` to a terminal gone).
@@ -150,103 +144,176 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
     ))?);
     let size = terminal.size()?;
     model.screen = (size.width, size.height);
-    let mut ticks = tokio::time::interval(TICK);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     model.prepare_frame();
     model.take_dirty();
     draw(&mut terminal, &mut model)?;
-    let mut last_draw = Instant::now();
-    loop {
-        let event = tokio::select! {
-            biased;
-            request = signals.next() => match request {
-                Request::End(number) => return Ok(Ended::Signal(number)),
-                Request::Suspend => {
-                    suspend(&mut terminal, &mut model)?;
-                    continue;
-                }
-            },
-            () = panicked.wait() => return Ok(Ended::Panicked),
-            _ = ticks.tick() => Event::Tick(chrono::Utc::now()),
-            event = receiver.recv() => match event {
-                Some(event) => event,
-                None => return Ok(Ended::Quit),
-            },
-        };
-        let mut pending = vec![event];
-        let mut suspending = false;
-        let mut paging = None;
+    let mut console = Console {
+        model,
+        terminal,
+        parts,
+    };
+    console.run().await
+}
+
+/// Paces frames at one per [`FRAME`] on average, with one frame of slack: a frame may follow
+/// the one before at once when that one came at least a frame after its own predecessor (a
+/// countdown's tick, then a row, both drawn as they come), while a flood of events still gets
+/// no more than one frame per [`FRAME`].
+struct Pace {
+    /// The earliest the next frame may be drawn.
+    next: Instant,
+}
+
+impl Pace {
+    fn new(now: Instant) -> Pace {
+        Pace { next: now }
+    }
+
+    fn next_frame(&self) -> Instant {
+        self.next
+    }
+
+    /// A frame was drawn at `now`.
+    fn drawn(&mut self, now: Instant) {
+        self.next = (self.next + FRAME).max(now);
+    }
+}
+
+/// The draw loop's state: the model, the terminal it is drawn on, and the rest.
+struct Console {
+    model: Model,
+    terminal: ManuallyDrop<Screen>,
+    parts: Parts,
+}
+
+/// What a frame's worth of events asks of the terminal besides a draw.
+#[derive(Default)]
+struct Asked {
+    /// Ctrl-Z, or SIGTSTP.
+    suspending: bool,
+    /// A text to show in the pager, with its title.
+    paging: Option<(String, String)>,
+}
+
+impl Console {
+    async fn run(&mut self) -> Result<Ended> {
+        let mut ticks = tokio::time::interval(TICK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut pace = Pace::new(Instant::now());
         loop {
-            match signals.next().now_or_never() {
-                Some(Request::End(number)) => return Ok(Ended::Signal(number)),
-                Some(Request::Suspend) => suspending = true,
+            let event = tokio::select! {
+                biased;
+                request = self.parts.signals.next() => match request {
+                    Request::End(number) => return Ok(Ended::Signal(number)),
+                    Request::Suspend => {
+                        suspend(&mut self.terminal, &mut self.model)?;
+                        continue;
+                    }
+                },
+                () = self.parts.panicked.wait() => return Ok(Ended::Panicked),
+                _ = ticks.tick() => Event::Tick(chrono::Utc::now()),
+                event = self.parts.receiver.recv() => match event {
+                    Some(event) => event,
+                    None => return Ok(Ended::Quit),
+                },
+            };
+            let asked = match self.gather(event, pace.next_frame()).await {
+                Ok(asked) => asked,
+                Err(ended) => return Ok(ended),
+            };
+            if self.model.quit {
+                return Ok(Ended::Quit);
+            }
+            if let Some(text) = self.model.announcement() {
+                notify(&mut self.terminal, self.model.notify, &text);
+            }
+            if let Some((title, text)) = asked.paging
+                && let Some(ended) = self.page(&title, &text).await?
+            {
+                return Ok(ended);
+            }
+            self.model.prepare_frame();
+            if !self.model.take_dirty() && !asked.suspending {
+                continue;
+            }
+            let drawn = if asked.suspending {
+                suspend(&mut self.terminal, &mut self.model)
+            } else {
+                draw(&mut self.terminal, &mut self.model).map_err(Into::into)
+            };
+            if let Err(e) = drawn {
+                return hung_up(&mut self.parts.signals).await.ok_or(e);
+            }
+            pace.drawn(Instant::now());
+        }
+    }
+
+    /// Applies `first` and every event that lands until the next frame is due at `due` (or one
+    /// asks for the terminal); a signal or a panic meanwhile ends the console.
+    async fn gather(&mut self, first: Event, due: Instant) -> Result<Asked, Ended> {
+        let mut pending = vec![first];
+        let mut asked = Asked::default();
+        loop {
+            match self.parts.signals.next().now_or_never() {
+                Some(Request::End(number)) => return Err(Ended::Signal(number)),
+                Some(Request::Suspend) => asked.suspending = true,
                 None => {}
             }
-            if panicked.wait().now_or_never().is_some() {
-                return Ok(Ended::Panicked);
+            if self.parts.panicked.wait().now_or_never().is_some() {
+                return Err(Ended::Panicked);
             }
-            while let Ok(event) = receiver.try_recv() {
+            while let Ok(event) = self.parts.receiver.try_recv() {
                 pending.push(event);
             }
             for event in pending.drain(..) {
-                if let Event::Key(key) = &event
-                    && terminal::is_suspend_key(key)
-                {
-                    suspending = true;
-                    continue;
-                }
-                for command in update(&mut model, event) {
-                    match command {
-                        Command::Copy(text) => copy(&mut terminal, &text),
-                        Command::Page { title, text } => paging = Some((title, text)),
-                        // The backend outlives the console; a closed channel means it is gone.
-                        command => {
-                            let _ = commands.send(command);
-                        }
-                    }
-                }
+                self.apply(event, &mut asked);
             }
-            let wait = FRAME.saturating_sub(last_draw.elapsed());
-            if wait.is_zero() || model.quit || suspending || paging.is_some() {
-                break;
+            let wait = due.saturating_duration_since(Instant::now());
+            if wait.is_zero() || self.model.quit || asked.suspending || asked.paging.is_some() {
+                return Ok(asked);
             }
             tokio::time::sleep(wait).await;
         }
-        if model.quit {
-            return Ok(Ended::Quit);
+    }
+
+    /// Applies one event, carrying out the commands that are the terminal's business.
+    fn apply(&mut self, event: Event, asked: &mut Asked) {
+        if let Event::Key(key) = &event
+            && terminal::is_suspend_key(key)
+        {
+            asked.suspending = true;
+            return;
         }
-        if let Some(text) = model.announcement() {
-            notify(&mut terminal, model.notify, &text);
-        }
-        if let Some((title, text)) = paging {
-            reading.pause();
-            terminal::leave()?;
-            let shown = pager::show(&title, &text, &mut signals).await;
-            terminal::enter(model.mouse)?;
-            reading.resume();
-            terminal.clear()?;
-            match shown {
-                Ok(outcome) => {
-                    for command in update(&mut model, Event::Paged(outcome)) {
-                        let _ = commands.send(command);
-                    }
+        for command in update(&mut self.model, event) {
+            match command {
+                Command::Copy(text) => copy(&mut self.terminal, &text),
+                Command::Page { title, text } => asked.paging = Some((title, text)),
+                // The backend outlives the console; a closed channel means it is gone.
+                command => {
+                    let _ = self.parts.commands.send(command);
                 }
-                Err(number) => return Ok(Ended::Signal(number)),
             }
         }
-        model.prepare_frame();
-        if !model.take_dirty() && !suspending {
-            continue;
+    }
+
+    /// Shows `text` in the operator's pager, the console's modes left meanwhile; a signal
+    /// that ends the pager ends the console.
+    async fn page(&mut self, title: &str, text: &str) -> Result<Option<Ended>> {
+        self.parts.reading.pause();
+        terminal::leave()?;
+        let shown = pager::show(title, text, &mut self.parts.signals).await;
+        terminal::enter(self.model.mouse)?;
+        self.parts.reading.resume();
+        self.terminal.clear()?;
+        match shown {
+            Ok(outcome) => {
+                for command in update(&mut self.model, Event::Paged(outcome)) {
+                    let _ = self.parts.commands.send(command);
+                }
+                Ok(None)
+            }
+            Err(number) => Ok(Some(Ended::Signal(number))),
         }
-        let drawn = if suspending {
-            suspend(&mut terminal, &mut model)
-        } else {
-            draw(&mut terminal, &mut model).map_err(Into::into)
-        };
-        if let Err(e) = drawn {
-            return hung_up(&mut signals).await.ok_or(e);
-        }
-        last_draw = Instant::now();
     }
 }
 

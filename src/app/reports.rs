@@ -67,7 +67,9 @@ pub struct Figures {
     pub refreshing: bool,
     /// Why the configured grid could not be used (only the setting in force is replayed).
     pub problem: Option<String>,
-    /// Rows left out because the worker was far behind (the console was flooded).
+    /// Rows left out because the worker was far behind (the console was flooded); their
+    /// debates are left out with them (a record of part of a debate's rows would be wrong, and
+    /// would measure rounds whose recorded signals were among the rows left out).
     pub skipped: u64,
     /// Debates left out because more than [`RUNNING_ROWS`] ran at once and theirs were the
     /// least active.
@@ -88,6 +90,8 @@ pub struct Reports {
     feed: SyncSender<Feed>,
     /// Rows not handed over because the worker was that far behind.
     skipped: Arc<AtomicU64>,
+    /// The debates of those rows, until the worker lets go of them.
+    left_out: Arc<Mutex<HashSet<String>>>,
     figures: Arc<Mutex<Figures>>,
 }
 
@@ -103,7 +107,8 @@ impl Reports {
     /// computed on the worker); a grid that cannot be used leaves the setting in force alone,
     /// and says why.
     pub fn start(specs: &[AxisSpec], base: &ControllerConfig, measuring: Measuring) -> Reports {
-        let worker = Worker::new(specs, base, measuring);
+        let left_out = Arc::new(Mutex::new(HashSet::new()));
+        let worker = Worker::new(specs, base, measuring, left_out.clone());
         let figures = Arc::new(Mutex::new(worker.figures()));
         let (feed, receiver) = sync_channel(QUEUED);
         let shared = figures.clone();
@@ -115,15 +120,21 @@ impl Reports {
             feed,
             figures,
             skipped: Arc::new(AtomicU64::new(0)),
+            left_out,
         }
     }
 
     /// A row landed. The console never waits for the worker: while [`QUEUED`] rows wait for
-    /// it, a row is left out of the reports and counted (see [`Figures::skipped`]).
+    /// it, a row is left out of the reports and counted, and so is its debate (see
+    /// [`Figures::skipped`]).
     pub fn row(&self, change: &Change) {
         if let Err(TrySendError::Full(_)) = self.feed.try_send(Feed::Row(Box::new(change.clone())))
         {
             self.skipped.fetch_add(1, Ordering::Relaxed);
+            let mut left_out = lock(&self.left_out);
+            if left_out.len() < UNTRACKED {
+                left_out.insert(change.session_id().to_owned());
+            }
         }
     }
 
@@ -154,9 +165,10 @@ impl Reports {
     }
 }
 
-fn lock(figures: &Mutex<Figures>) -> MutexGuard<'_, Figures> {
-    // A panic in the worker while swapping leaves whole figures behind: safe to read.
-    figures
+fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while swapping the figures leaves whole figures behind, and one while filing a
+    // debate left out a whole set: safe to read.
+    shared
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -201,8 +213,10 @@ struct Worker {
     /// [`UNTRACKED`] are remembered.
     untracked: HashSet<String>,
     untracked_order: VecDeque<String>,
-    /// Debates untracked so far.
+    /// Debates untracked so far because too many ran.
     untracked_count: u64,
+    /// Debates a row of which the console left out (see [`Reports::row`]), to be untracked.
+    left_out: Arc<Mutex<HashSet<String>>>,
     /// Finished debates in the order they were reduced (an id once per reduction, numbered),
     /// and the number of each one's latest reduction: its rows go with that one.
     late: VecDeque<(String, u64)>,
@@ -226,7 +240,12 @@ struct Worker {
 }
 
 impl Worker {
-    fn new(specs: &[AxisSpec], base: &ControllerConfig, measuring: Measuring) -> Worker {
+    fn new(
+        specs: &[AxisSpec],
+        base: &ControllerConfig,
+        measuring: Measuring,
+        left_out: Arc<Mutex<HashSet<String>>>,
+    ) -> Worker {
         let current = Setting::current(base);
         let (settings, skipped, problem) = match grid::settings(specs, &current) {
             Ok((settings, skipped)) => (settings, skipped, None),
@@ -253,6 +272,7 @@ impl Worker {
             untracked: HashSet::new(),
             untracked_order: VecDeque::new(),
             untracked_count: 0,
+            left_out,
             late: VecDeque::new(),
             latest: HashMap::new(),
             reductions: 0,
@@ -419,16 +439,38 @@ impl Worker {
             .filter(|(_, held)| held.debate.session.is_running())
             .min_by_key(|(_, held)| held.touched)
             .map(|(id, _)| id.clone());
-        let Some(id) = least else {
+        if let Some(id) = least {
+            self.untracked_count += 1;
+            self.untrack(id);
+        }
+    }
+
+    /// Lets go of the debates a row of which the console left out.
+    fn untrack_left_out(&mut self) {
+        let left_out = std::mem::take(&mut *lock(&self.left_out));
+        for id in left_out {
+            self.untrack(id);
+        }
+    }
+
+    /// Leaves debate `id` out of the reports: its rows, record and shadow row go, and rows of
+    /// it that land later are not taken.
+    fn untrack(&mut self, id: String) {
+        if self.untracked.contains(&id) {
             return;
-        };
-        self.rows.remove(&id);
-        self.running -= 1;
+        }
+        if let Some(held) = self.rows.remove(&id)
+            && held.debate.session.is_running()
+        {
+            self.running -= 1;
+        }
         self.stale.remove(&id);
+        if self.records.remove(&id).is_some() {
+            self.calibration_stale = true;
+        }
         if self.shadow.remove(&id).is_some() {
             self.week_stale = true;
         }
-        self.untracked_count += 1;
         self.untracked.insert(id.clone());
         self.untracked_order.push_back(id);
         if self.untracked_order.len() > UNTRACKED
@@ -441,6 +483,7 @@ impl Worker {
     /// Reduces the debates whose rows changed that `take` takes: a finished debate to its
     /// record, a shadow debate to its row; then lets go of rows no longer needed.
     fn reduce(&mut self, take: Take) {
+        self.untrack_left_out();
         let mut ids: Vec<String> = self.stale.drain().collect();
         if let Take::Settled(now) = take {
             let settling = |id: &String| {
@@ -575,7 +618,8 @@ mod tests {
 
     fn worker() -> Worker {
         let measuring = Measuring::recorded(Measure::Lexical);
-        Worker::new(&[], &ControllerConfig::default(), measuring)
+        let left_out = Arc::new(Mutex::new(HashSet::new()));
+        Worker::new(&[], &ControllerConfig::default(), measuring, left_out)
     }
 
     #[test]
@@ -627,6 +671,23 @@ mod tests {
 
         worker.reduce(Take::All);
         assert_eq!(worker.records.len(), SETTLING + beyond);
+    }
+
+    #[test]
+    fn a_debate_a_row_of_which_the_console_left_out_is_left_out_of_the_reports() {
+        let mut worker = worker();
+        let [session, turn, decision] = finished("d1");
+        let start = Instant::now();
+        worker.file(session, start);
+        // The worker was behind: the console could not hand the turn over.
+        lock(&worker.left_out).insert("d1".to_owned());
+        worker.file(decision, start);
+        worker.reduce(Take::All);
+        assert!(worker.records.is_empty(), "a record of part of its rows");
+        worker.file(turn, start + SETTLE);
+        worker.reduce(Take::All);
+        assert!(worker.records.is_empty() && worker.rows.is_empty());
+        assert_eq!(worker.untracked_count, 0, "not counted as too many running");
     }
 
     #[test]

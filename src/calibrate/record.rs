@@ -133,117 +133,25 @@ pub struct RecordedDebate {
 
 impl RecordedDebate {
     /// Reduces a debate's rows. Rounds run are the highest round any turn or decision names.
-    pub fn from_debate<'a>(debate: &'a Debate, measuring: &Measuring) -> RecordedDebate {
+    pub fn from_debate(debate: &Debate, measuring: &Measuring) -> RecordedDebate {
         let session = &debate.session;
         let run = debate.latest_round();
         let mut issues: Vec<String> = debate.issues().map(str::to_owned).collect();
         let by_round = debate.rounds();
-        let live = |row: &RoundRow<'a>| -> Vec<&'a Turn> {
-            row.turns
-                .iter()
-                .copied()
-                .filter(|t| !t.superseded)
-                .collect()
-        };
         let prior_text = session.metadata.prior.as_deref();
-        let mut measured = Measured::new(
-            prior_text
-                .map(|text| RoundText {
-                    turns: vec![text],
-                    precomputed_similarity: None,
-                })
-                .into_iter()
-                .chain(by_round.iter().map(|row| {
-                    RoundText {
-                        turns: live(row).iter().map(|t| t.content.as_str()).collect(),
-                        precomputed_similarity: row
-                            .decision
-                            .and_then(|d| d.signals.similarity)
-                            .filter(|_| measuring.recorded_first),
-                    }
-                }))
-                .collect(),
-            &measuring.measure,
-        );
-        let offset = usize::from(prior_text.is_some());
-
-        let mut rounds = Vec::with_capacity(by_round.len());
-        let mut spoken: Vec<String> = Vec::new();
-        let mut standing_verdict = None;
-        let mut recorded_tokens = 0;
-        let mut spent: u64 = 0;
-        for row in &by_round {
-            let round = row.number;
-            let turns = live(row);
-            let recorded = row.decision.map(|d| &d.signals);
-            let mut signals = match recorded {
-                Some(s) if s.new_claims.is_some() && s.verdict_split.is_some() => RoundSignals {
-                    similarity: s.similarity,
-                    similarity_model: s.similarity_model.clone(),
-                    verdict: s.verdict.clone(),
-                    verdict_split: s.verdict_split.unwrap_or_default(),
-                    new_claims: s.new_claims.unwrap_or_default(),
-                    open_disputes: s.open_disputes,
-                },
-                _ if !turns.is_empty() => measured.upto(offset + round as usize - 1),
-                _ => {
-                    issues.push(format!(
-                        "debate_round_decisions ({}, round {round}): no signals recorded and no \
-                         turns to measure them from; the round counts as not converging",
-                        session.id
-                    ));
-                    RoundSignals {
-                        similarity: recorded.and_then(|s| s.similarity),
-                        similarity_model: recorded.and_then(|s| s.similarity_model.clone()),
-                        ..RoundSignals::default()
-                    }
-                }
-            };
-            if !measuring.recorded_first && !turns.is_empty() {
-                let measured = measured.upto(offset + round as usize - 1);
-                signals.similarity = measured.similarity;
-                signals.similarity_model = measured.similarity_model;
-            }
-            let format_check = if turns.is_empty() {
-                signals.open_disputes.map(|open| Convergence {
-                    converged: open == 0,
-                    reason: format!("{open} open DISPUTE/MISSED items recorded"),
-                })
-            } else {
-                let latest: Vec<(&str, &str)> = turns
-                    .iter()
-                    .map(|t| (t.agent_persona.as_str(), t.content.as_str()))
-                    .collect();
-                policy::format_check(&latest)
-            };
-            for turn in &row.turns {
-                if !spoken.contains(&turn.agent_persona) {
-                    spoken.push(turn.agent_persona.clone());
-                }
-                spent += u64::from(turn.tokens_used);
-            }
-            // Spent tokens never go down, whatever a writer recorded.
-            if let Some(tokens) = recorded.and_then(|s| s.tokens_used) {
-                recorded_tokens = recorded_tokens.max(tokens);
-            }
-            let tokens_after = if debate.turns.is_empty() {
-                recorded_tokens
-            } else {
-                spent
-            };
-            if signals.verdict.is_some() {
-                standing_verdict = signals.verdict.clone();
-            }
-            rounds.push(RoundFacts {
-                signals,
-                format_check,
-                tokens_after,
-                spoken: spoken.clone(),
-                standing_verdict: standing_verdict.clone(),
-                recorded: row.decision.and_then(|d| d.decision.known()).map(Class::of),
-            });
-        }
-
+        let mut measured = Measured::new(prior_text, &by_round, measuring);
+        let mut so_far = SoFar {
+            tokens_from_turns: !debate.turns.is_empty(),
+            ..SoFar::default()
+        };
+        let rounds = by_round
+            .iter()
+            .map(|row| {
+                let turns = live_turns(row);
+                let signals = measured.signals_of(row, &turns, &session.id, &mut issues);
+                so_far.facts(row, &turns, signals)
+            })
+            .collect();
         RecordedDebate {
             id: session.id.clone(),
             min_rounds: session.min_rounds,
@@ -282,34 +190,158 @@ impl RecordedDebate {
     }
 }
 
+/// A round's turns that still stand (a superseded turn was replaced).
+fn live_turns<'a>(row: &RoundRow<'a>) -> Vec<&'a Turn> {
+    row.turns
+        .iter()
+        .copied()
+        .filter(|t| !t.superseded)
+        .collect()
+}
+
 /// A debate's rounds, fed to its signals only as far as a round without recorded signals needs:
 /// a debate whose decisions hold their signals is never read again (unless its similarities
 /// are measured again).
 struct Measured<'a> {
+    /// The prior conclusion first, when there is one, then round 1, 2, ...
     rounds: Vec<RoundText<'a>>,
+    /// 1 when the rounds start with a prior conclusion.
+    offset: usize,
+    recorded_first: bool,
     fed: usize,
     signals: DebateSignals,
     latest: RoundSignals,
 }
 
 impl<'a> Measured<'a> {
-    fn new(rounds: Vec<RoundText<'a>>, measure: &Measure) -> Measured<'a> {
+    fn new(prior: Option<&'a str>, by_round: &[RoundRow<'a>], measuring: &Measuring) -> Self {
+        let prior = prior.map(|text| RoundText {
+            turns: vec![text],
+            precomputed_similarity: None,
+        });
+        let rounds = by_round.iter().map(|row| RoundText {
+            turns: live_turns(row).iter().map(|t| t.content.as_str()).collect(),
+            precomputed_similarity: row
+                .decision
+                .and_then(|d| d.signals.similarity)
+                .filter(|_| measuring.recorded_first),
+        });
         Measured {
-            rounds,
+            offset: usize::from(prior.is_some()),
+            rounds: prior.into_iter().chain(rounds).collect(),
+            recorded_first: measuring.recorded_first,
             fed: 0,
-            signals: DebateSignals::new(measure.similarity()),
+            signals: DebateSignals::new(measuring.measure.similarity()),
             latest: RoundSignals::default(),
         }
     }
 
-    /// The signals of round `index` (0 is the prior, when there is one), feeding the rounds
-    /// before it first; rounds are asked for in order.
-    fn upto(&mut self, index: usize) -> RoundSignals {
+    /// The signals of round `number`, feeding the rounds before it first; rounds are asked for
+    /// in order.
+    fn upto(&mut self, number: u32) -> RoundSignals {
+        let index = self.offset + number as usize - 1;
         while self.fed <= index {
             self.latest = self.signals.push(&self.rounds[self.fed]);
             self.fed += 1;
         }
         self.latest.clone()
+    }
+
+    /// The signals of `row`, whose standing turns are `turns`: those its decision recorded,
+    /// else measured from its turns; its similarity measured again unless recorded ones come
+    /// first. What cannot be had is said in `issues`.
+    fn signals_of(
+        &mut self,
+        row: &RoundRow,
+        turns: &[&Turn],
+        session_id: &str,
+        issues: &mut Vec<String>,
+    ) -> RoundSignals {
+        let round = row.number;
+        let recorded = row.decision.map(|d| &d.signals);
+        let mut signals = match recorded {
+            Some(s) if s.new_claims.is_some() && s.verdict_split.is_some() => RoundSignals {
+                similarity: s.similarity,
+                similarity_model: s.similarity_model.clone(),
+                verdict: s.verdict.clone(),
+                verdict_split: s.verdict_split.unwrap_or_default(),
+                new_claims: s.new_claims.unwrap_or_default(),
+                open_disputes: s.open_disputes,
+            },
+            _ if !turns.is_empty() => self.upto(round),
+            _ => {
+                issues.push(format!(
+                    "debate_round_decisions ({session_id}, round {round}): no signals recorded \
+                     and no turns to measure them from; the round counts as not converging"
+                ));
+                RoundSignals {
+                    similarity: recorded.and_then(|s| s.similarity),
+                    similarity_model: recorded.and_then(|s| s.similarity_model.clone()),
+                    ..RoundSignals::default()
+                }
+            }
+        };
+        if !self.recorded_first && !turns.is_empty() {
+            let measured = self.upto(round);
+            signals.similarity = measured.similarity;
+            signals.similarity_model = measured.similarity_model;
+        }
+        signals
+    }
+}
+
+/// What a debate's rounds add up to, as they are reduced in order.
+#[derive(Default)]
+struct SoFar {
+    /// Tokens are counted from the turns when the debate has any, else from what decisions
+    /// recorded.
+    tokens_from_turns: bool,
+    spoken: Vec<String>,
+    standing_verdict: Option<String>,
+    recorded_tokens: u64,
+    spent: u64,
+}
+
+impl SoFar {
+    /// The facts of `row`, whose standing turns are `turns` and signals `signals`.
+    fn facts(&mut self, row: &RoundRow, turns: &[&Turn], signals: RoundSignals) -> RoundFacts {
+        let format_check = if turns.is_empty() {
+            signals.open_disputes.map(|open| Convergence {
+                converged: open == 0,
+                reason: format!("{open} open DISPUTE/MISSED items recorded"),
+            })
+        } else {
+            let latest: Vec<(&str, &str)> = turns
+                .iter()
+                .map(|t| (t.agent_persona.as_str(), t.content.as_str()))
+                .collect();
+            policy::format_check(&latest)
+        };
+        for turn in &row.turns {
+            if !self.spoken.contains(&turn.agent_persona) {
+                self.spoken.push(turn.agent_persona.clone());
+            }
+            self.spent += u64::from(turn.tokens_used);
+        }
+        // Spent tokens never go down, whatever a writer recorded.
+        if let Some(tokens) = row.decision.and_then(|d| d.signals.tokens_used) {
+            self.recorded_tokens = self.recorded_tokens.max(tokens);
+        }
+        if signals.verdict.is_some() {
+            self.standing_verdict = signals.verdict.clone();
+        }
+        RoundFacts {
+            signals,
+            format_check,
+            tokens_after: if self.tokens_from_turns {
+                self.spent
+            } else {
+                self.recorded_tokens
+            },
+            spoken: self.spoken.clone(),
+            standing_verdict: self.standing_verdict.clone(),
+            recorded: row.decision.and_then(|d| d.decision.known()).map(Class::of),
+        }
     }
 }
 

@@ -6,6 +6,8 @@
 //! ended (a replay cannot invent rounds nobody ran). An escalation brings its persona in for the
 //! rounds after it. Operator labels are compared with what the setting says at their round.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::record::{Class, RecordedDebate};
@@ -89,49 +91,18 @@ pub fn replay(
     config: &ControllerConfig,
 ) -> DebateOutcome {
     let run = debate.rounds_run();
-    let min_rounds = setting.min_rounds.unwrap_or(debate.min_rounds);
-    let max_rounds = setting.max_rounds.unwrap_or(debate.max_rounds);
+    let limits = (
+        setting.min_rounds.unwrap_or(debate.min_rounds),
+        setting.max_rounds.unwrap_or(debate.max_rounds),
+    );
     let mut brought_in: Vec<String> = Vec::new();
-    let mut used: Vec<String> = Vec::new();
     let mut stop = None;
     let mut escalations = 0;
     let mut agreed = 0;
     let (mut decisions_recorded, mut decisions_agreed) = (0, 0);
     for (index, facts) in debate.rounds.iter().enumerate() {
         let round = index as u32 + 1;
-        let used_personas = if brought_in.is_empty() {
-            &facts.spoken
-        } else {
-            used.clear();
-            used.extend(facts.spoken.iter().cloned());
-            used.extend(
-                brought_in
-                    .iter()
-                    .filter(|p| !facts.spoken.contains(p))
-                    .cloned(),
-            );
-            &used
-        };
-        let previous = match index {
-            0 => debate.prior.as_ref(),
-            i => Some(&debate.rounds[i - 1].signals),
-        };
-        let (decision, persona) = policy::decide(
-            &ControllerState {
-                round,
-                current: &facts.signals,
-                previous,
-                format_check: facts.format_check.as_ref(),
-                min_rounds,
-                max_rounds,
-                tokens_used: facts.tokens_after,
-                token_budget: debate.token_budget,
-                roster: &debate.roster,
-                used_personas,
-            },
-            config,
-        );
-        let persona = persona.cloned();
+        let (decision, persona) = decide_after(debate, index, &brought_in, limits, config);
         if let Some(recorded) = facts.recorded {
             decisions_recorded += 1;
             decisions_agreed += u32::from(recorded == Class::of(decision));
@@ -171,4 +142,42 @@ pub fn replay(
         decisions_recorded,
         decisions_agreed,
     }
+}
+
+/// What the controller decides after round `index + 1` of `debate`, with `brought_in` the
+/// personas its replay escalated to so far and `(min_rounds, max_rounds)` in force.
+fn decide_after(
+    debate: &RecordedDebate,
+    index: usize,
+    brought_in: &[String],
+    (min_rounds, max_rounds): (u32, u32),
+    config: &ControllerConfig,
+) -> (Decision, Option<String>) {
+    let facts = &debate.rounds[index];
+    let used_personas: Cow<'_, [String]> = if brought_in.is_empty() {
+        Cow::Borrowed(&facts.spoken)
+    } else {
+        let unspoken = brought_in.iter().filter(|p| !facts.spoken.contains(p));
+        Cow::Owned(facts.spoken.iter().chain(unspoken).cloned().collect())
+    };
+    let previous = match index {
+        0 => debate.prior.as_ref(),
+        i => Some(&debate.rounds[i - 1].signals),
+    };
+    let (decision, persona) = policy::decide(
+        &ControllerState {
+            round: index as u32 + 1,
+            current: &facts.signals,
+            previous,
+            format_check: facts.format_check.as_ref(),
+            min_rounds,
+            max_rounds,
+            tokens_used: facts.tokens_after,
+            token_budget: debate.token_budget,
+            roster: &debate.roster,
+            used_personas: &used_personas,
+        },
+        config,
+    );
+    (decision, persona.cloned())
 }

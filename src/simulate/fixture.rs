@@ -256,56 +256,10 @@ impl Fixture {
             limits: *limits,
             errors: Vec::new(),
         };
-        let mut session: Option<(usize, SessionSpec)> = None;
-        let mut turns: Vec<TurnSpec> = Vec::new();
-        let mut rounds: Vec<(usize, RoundSpec)> = Vec::new();
-        let mut action_lines: Vec<(usize, ActionSpec)> = Vec::new();
-        let mut first_record_failed = None;
-
-        for (index, raw) in text.lines().enumerate() {
-            let line = index + 1;
-            if raw.trim().is_empty() {
-                continue;
-            }
-            let parsed = serde_json::from_str::<Record>(raw);
-            first_record_failed.get_or_insert(parsed.is_err());
-            let record = match parsed {
-                Ok(record) => record,
-                Err(e) => {
-                    check.fail(line, json_error(&e));
-                    continue;
-                }
-            };
-            match record {
-                Record::Session(spec) => {
-                    if let Some((first, _)) = &session {
-                        check.fail(
-                            line,
-                            format!("a second session record (the first is on line {first})"),
-                        );
-                    } else {
-                        if !turns.is_empty() || !rounds.is_empty() || !action_lines.is_empty() {
-                            check.fail(
-                                line,
-                                "the session record must come before turns, rounds and actions",
-                            );
-                        }
-                        check.session(line, &spec);
-                        session = Some((line, spec));
-                    }
-                }
-                Record::Turn(mut spec) => {
-                    spec.line = line;
-                    turns.push(spec);
-                }
-                Record::Round(spec) => rounds.push((line, spec)),
-                Record::Action(spec) => action_lines.push((line, spec)),
-            }
-        }
-
-        let Some((_, session)) = session else {
+        let records = Records::read(text, &mut check);
+        let Some((_, session)) = records.session else {
             // A first record that failed to parse has already been reported.
-            if first_record_failed != Some(true) {
+            if records.first_failed != Some(true) {
                 check.fail(
                     1,
                     "no session record: the first line must be {\"session\": {...}}",
@@ -313,44 +267,11 @@ impl Fixture {
             }
             return Err(FixtureErrors(check.errors));
         };
+        let turns = records.turns;
         check.turns(&session, &turns);
         let played: BTreeSet<u32> = turns.iter().map(|t| t.round).collect();
-        let mut similarity = BTreeMap::new();
-        for (line, spec) in rounds {
-            if !played.contains(&spec.round) {
-                check.fail(line, format!("round {} has no turns", spec.round));
-            } else if spec.round < 2 && session.metadata.prior.is_none() {
-                check.fail(
-                    line,
-                    "round 1 has no previous round (nor a prior) to be similar to",
-                );
-            } else if !(0.0..=1.0).contains(&spec.similarity) {
-                check.fail(
-                    line,
-                    format!("similarity {} is outside 0..1", spec.similarity),
-                );
-            } else if similarity.insert(spec.round, spec.similarity).is_some() {
-                check.fail(
-                    line,
-                    format!("a second similarity for round {}", spec.round),
-                );
-            }
-        }
-
-        let mut actions = BTreeMap::new();
-        for (line, spec) in action_lines {
-            if check.action(line, &session, &played, &spec) {
-                match actions.entry(spec.round) {
-                    Entry::Occupied(_) => {
-                        check.fail(line, format!("a second action for round {}", spec.round));
-                    }
-                    Entry::Vacant(slot) => {
-                        slot.insert(spec);
-                    }
-                }
-            }
-        }
-
+        let similarity = check.similarities(&session, &played, records.rounds);
+        let actions = check.actions(&session, &played, records.actions);
         if check.errors.is_empty() {
             Ok(Fixture {
                 source: source.to_owned(),
@@ -410,6 +331,71 @@ fn json_error(e: &serde_json::Error) -> String {
         .rsplit_once(" at line ")
         .map_or(message.as_str(), |(head, _)| head);
     format!("column {}: {message}", e.column())
+}
+
+/// A recording's records by kind, each with its line, as read (only the session record is
+/// checked on reading: the others are checked against it).
+struct Records {
+    session: Option<(usize, SessionSpec)>,
+    turns: Vec<TurnSpec>,
+    rounds: Vec<(usize, RoundSpec)>,
+    actions: Vec<(usize, ActionSpec)>,
+    /// Whether the first record failed to parse (`None`: there was no record).
+    first_failed: Option<bool>,
+}
+
+impl Records {
+    /// Reads every non-blank line of `text` as a record; what cannot be read goes to `check`.
+    fn read(text: &str, check: &mut Checker) -> Records {
+        let mut records = Records {
+            session: None,
+            turns: Vec::new(),
+            rounds: Vec::new(),
+            actions: Vec::new(),
+            first_failed: None,
+        };
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let parsed = serde_json::from_str::<Record>(raw);
+            records.first_failed.get_or_insert(parsed.is_err());
+            match parsed {
+                Ok(record) => records.file(line, record, check),
+                Err(e) => check.fail(line, json_error(&e)),
+            }
+        }
+        records
+    }
+
+    fn file(&mut self, line: usize, record: Record, check: &mut Checker) {
+        match record {
+            Record::Session(spec) => {
+                if let Some((first, _)) = &self.session {
+                    check.fail(
+                        line,
+                        format!("a second session record (the first is on line {first})"),
+                    );
+                    return;
+                }
+                if !self.turns.is_empty() || !self.rounds.is_empty() || !self.actions.is_empty() {
+                    check.fail(
+                        line,
+                        "the session record must come before turns, rounds and actions",
+                    );
+                }
+                check.session(line, &spec);
+                self.session = Some((line, spec));
+            }
+            Record::Turn(mut spec) => {
+                spec.line = line;
+                self.turns.push(spec);
+            }
+            Record::Round(spec) => self.rounds.push((line, spec)),
+            Record::Action(spec) => self.actions.push((line, spec)),
+        }
+    }
 }
 
 struct Checker<'a> {
@@ -587,58 +573,125 @@ impl Checker<'_> {
                 round = turn.round;
                 spoken.clear();
             }
-            if !session.personas.contains(&turn.persona) {
-                self.fail(
-                    line,
-                    format!(
-                        "persona {:?} is not in the session's personas",
-                        turn.persona
-                    ),
-                );
-            }
-            if turn.content.trim().is_empty() {
-                self.fail(line, "content is empty");
-            }
-            match &turn.replaces {
-                Some(replaced) if !spoken.contains(replaced.as_str()) => self.fail(
-                    line,
-                    format!("replaces {replaced:?}, who has not spoken earlier in round {round}"),
-                ),
-                Some(replaced) if *replaced == turn.persona => {
-                    self.fail(line, "a persona cannot replace itself")
-                }
-                Some(_) => {}
-                None => {
-                    if !spoken.insert(&turn.persona) {
-                        self.fail(
-                            line,
-                            format!("{} speaks twice in round {round}", turn.persona),
-                        );
-                    }
-                }
-            }
-            if let Some(judge) = &turn.judge
-                && !(judge.score.is_finite() && (0.0..=1.0).contains(&judge.score))
-            {
-                self.fail(line, format!("judge score {} is outside 0..1", judge.score));
-            }
-            self.cruxes(line, session, &turn.cruxes);
-            let aspects = &session.metadata.aspects;
-            if let Some(aspect) = &turn.aspect
-                && !aspects.is_empty()
-                && !aspects.contains(aspect)
-            {
-                self.fail(
-                    line,
-                    format!(
-                        "aspect {aspect:?} is not in the session's metadata.aspects ({})",
-                        aspects.join(", ")
-                    ),
-                );
-            }
+            self.turn(session, turn, round, &mut spoken);
         }
         if !turns.iter().any(|t| t.round == 1 && t.replaces.is_none()) {
             self.fail(turns[0].line, "round 1 has no opening turn");
         }
+    }
+
+    /// Checks one turn of round `round`, in which `spoken` have spoken before it.
+    fn turn<'t>(
+        &mut self,
+        session: &SessionSpec,
+        turn: &'t TurnSpec,
+        round: u32,
+        spoken: &mut BTreeSet<&'t str>,
+    ) {
+        let line = turn.line;
+        if !session.personas.contains(&turn.persona) {
+            self.fail(
+                line,
+                format!(
+                    "persona {:?} is not in the session's personas",
+                    turn.persona
+                ),
+            );
+        }
+        if turn.content.trim().is_empty() {
+            self.fail(line, "content is empty");
+        }
+        match &turn.replaces {
+            Some(replaced) if !spoken.contains(replaced.as_str()) => self.fail(
+                line,
+                format!("replaces {replaced:?}, who has not spoken earlier in round {round}"),
+            ),
+            Some(replaced) if *replaced == turn.persona => {
+                self.fail(line, "a persona cannot replace itself")
+            }
+            Some(_) => {}
+            None => {
+                if !spoken.insert(&turn.persona) {
+                    self.fail(
+                        line,
+                        format!("{} speaks twice in round {round}", turn.persona),
+                    );
+                }
+            }
+        }
+        if let Some(judge) = &turn.judge
+            && !(judge.score.is_finite() && (0.0..=1.0).contains(&judge.score))
+        {
+            self.fail(line, format!("judge score {} is outside 0..1", judge.score));
+        }
+        self.cruxes(line, session, &turn.cruxes);
+        let aspects = &session.metadata.aspects;
+        if let Some(aspect) = &turn.aspect
+            && !aspects.is_empty()
+            && !aspects.contains(aspect)
+        {
+            self.fail(
+                line,
+                format!(
+                    "aspect {aspect:?} is not in the session's metadata.aspects ({})",
+                    aspects.join(", ")
+                ),
+            );
+        }
+    }
+
+    /// The similarities the round lines give, by round; a line that cannot be used goes to
+    /// the errors.
+    fn similarities(
+        &mut self,
+        session: &SessionSpec,
+        played: &BTreeSet<u32>,
+        rounds: Vec<(usize, RoundSpec)>,
+    ) -> BTreeMap<u32, f64> {
+        let mut similarity = BTreeMap::new();
+        for (line, spec) in rounds {
+            if !played.contains(&spec.round) {
+                self.fail(line, format!("round {} has no turns", spec.round));
+            } else if spec.round < 2 && session.metadata.prior.is_none() {
+                self.fail(
+                    line,
+                    "round 1 has no previous round (nor a prior) to be similar to",
+                );
+            } else if !(0.0..=1.0).contains(&spec.similarity) {
+                self.fail(
+                    line,
+                    format!("similarity {} is outside 0..1", spec.similarity),
+                );
+            } else if similarity.insert(spec.round, spec.similarity).is_some() {
+                self.fail(
+                    line,
+                    format!("a second similarity for round {}", spec.round),
+                );
+            }
+        }
+        similarity
+    }
+
+    /// The usable action lines, by round; the others go to the errors.
+    fn actions(
+        &mut self,
+        session: &SessionSpec,
+        played: &BTreeSet<u32>,
+        lines: Vec<(usize, ActionSpec)>,
+    ) -> BTreeMap<u32, ActionSpec> {
+        let mut actions = BTreeMap::new();
+        for (line, spec) in lines {
+            if self.action(line, session, played, &spec) {
+                match actions.entry(spec.round) {
+                    Entry::Occupied(_) => {
+                        self.fail(line, format!("a second action for round {}", spec.round));
+                    }
+                    Entry::Vacant(slot) => {
+                        slot.insert(spec);
+                    }
+                }
+            }
+        }
+        actions
     }
 }

@@ -59,6 +59,15 @@ impl std::fmt::Debug for TimeSource {
     }
 }
 
+/// How a round's turns went.
+enum Turns {
+    Played,
+    /// No persona at the table had a turn in the recording.
+    NonePlayed,
+    /// The judge aborted the debate (its session row is among the changes).
+    Aborted,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Ready,
@@ -256,9 +265,27 @@ impl DebateRun {
         self.round = round;
 
         let mut changes = Vec::new();
+        match self.play_turns(round, &mut changes) {
+            Turns::Aborted => return changes,
+            Turns::NonePlayed => {
+                self.round -= 1;
+                changes.push(self.finish(SessionStatus::Completed));
+                return changes;
+            }
+            Turns::Played => {}
+        }
+        let signals = self.measure_round(round);
+        self.signals.push(signals);
+        self.conclude(round, &mut changes);
+        changes
+    }
+
+    /// Plays round `round`'s turns of the personas at the table, each judged; a turn the judge
+    /// halts is superseded and its replacement (if the recording has one) plays.
+    fn play_turns(&mut self, round: u32, changes: &mut Vec<Change>) -> Turns {
         let specs: Vec<TurnSpec> = self.fixture.round(round).cloned().collect();
         let mut halted: Vec<String> = Vec::new();
-        let mut played = 0;
+        let mut played = Turns::NonePlayed;
         for spec in &specs {
             let plays = match &spec.replaces {
                 Some(replaced) => halted.contains(replaced),
@@ -267,39 +294,35 @@ impl DebateRun {
             if !plays {
                 continue;
             }
-            played += 1;
+            played = Turns::Played;
             halted.retain(|p| Some(p) != spec.replaces.as_ref());
-            self.play_turn(spec, &mut changes);
-            let Some(ruling) = self.judge_turn(spec, &mut changes) else {
-                continue;
-            };
-            match ruling {
-                JudgeDecision::Abort => {
+            self.play_turn(spec, changes);
+            match self.judge_turn(spec, changes) {
+                Some(JudgeDecision::Abort) => {
                     changes.push(self.finish(SessionStatus::Aborted));
-                    return changes;
+                    return Turns::Aborted;
                 }
-                JudgeDecision::HaltReplace => {
+                Some(JudgeDecision::HaltReplace) => {
                     let turn = self.turns.last_mut().expect("a turn was just played");
                     turn.superseded = true;
                     changes.push(Change::Turn(turn.clone()));
                     halted.push(spec.persona.clone());
                 }
-                JudgeDecision::Warn | JudgeDecision::Continue => {}
+                Some(JudgeDecision::Warn | JudgeDecision::Continue) | None => {}
             }
         }
-        if played == 0 {
-            self.round -= 1;
-            changes.push(self.finish(SessionStatus::Completed));
-            return changes;
-        }
+        played
+    }
 
-        let signals = self.measure_round(round);
-        self.signals.push(signals);
+    /// After round `round` was played and measured: the controller's decision, carried out as
+    /// the mode says, and the operator's recorded action on it.
+    fn conclude(&mut self, round: u32, changes: &mut Vec<Change>) {
+        let last = round >= self.session.max_rounds || round >= self.fixture.last_round();
         if self.mode() == ControllerMode::Off {
-            if round >= self.session.max_rounds || round >= self.fixture.last_round() {
+            if last {
                 changes.push(self.finish(SessionStatus::Completed));
             }
-            return changes;
+            return;
         }
         let decision = self.decide(round);
         changes.push(Change::Decision(decision.clone()));
@@ -313,7 +336,7 @@ impl DebateRun {
             ControllerMode::Gated => self.phase = Phase::Awaiting(round),
             ControllerMode::Enabled => changes.extend(self.apply(outcome, persona)),
             ControllerMode::Shadow | ControllerMode::Off => {
-                if round >= self.session.max_rounds || round >= self.fixture.last_round() {
+                if last {
                     changes.push(self.finish(SessionStatus::Completed));
                 }
             }
@@ -322,7 +345,6 @@ impl DebateRun {
             changes.push(Change::Action(action.clone()));
             changes.extend(self.resolve(&action));
         }
-        changes
     }
 
     /// The operator action the recording holds for this round's decision.

@@ -19,7 +19,7 @@ pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
     let mut left_out = Vec::new();
     if figures.skipped > 0 {
         left_out.push(format!(
-            "{} rows that landed faster than the reports could take them",
+            "{} rows that landed faster than the reports could take them (with their debates)",
             figures.skipped
         ));
     }

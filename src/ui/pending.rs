@@ -33,17 +33,11 @@ pub fn render(
     };
     let pending = debate.pending();
     let shown = pending.or(debate.latest_decision());
-    let left = model
-        .selected_summary()
-        .and_then(|summary| model.time_left(summary));
-    let title = match (pending, left) {
-        (Some(_), Some(left)) => format!("decision waiting for you · {}", time_left(left)),
-        (Some(_), None) => "pending decision (advisory)".to_owned(),
-        (None, _) if shown.is_some() => "latest decision".to_owned(),
-        _ => "decision".to_owned(),
-    };
     let block = panel(
-        fit(&title, usize::from(area.width.saturating_sub(4))),
+        fit(
+            &title(model, pending.is_some(), shown.is_some()),
+            usize::from(area.width.saturating_sub(4)),
+        ),
         theme,
         false,
     );
@@ -100,18 +94,45 @@ pub fn render(
         .map(|row| row.render(table_area.width, theme))
         .collect();
     frame.render_widget(Paragraph::new(table), table_area);
+    let lines = keys_and_reasons(model, theme, debate, decision, pending.is_some(), rest);
+    frame.render_widget(Paragraph::new(lines), rest);
+}
+
+/// The panel's title: whether a decision waits (and how long it has), or which one is shown.
+fn title(model: &Model, pending: bool, shown: bool) -> String {
+    let left = model
+        .selected_summary()
+        .and_then(|summary| model.time_left(summary));
+    match (pending, left) {
+        (true, Some(left)) => format!("decision waiting for you · {}", time_left(left)),
+        (true, None) => "pending decision (advisory)".to_owned(),
+        (false, _) if shown => "latest decision".to_owned(),
+        _ => "decision".to_owned(),
+    }
+}
+
+/// Beside (or under) the signals: the action keys when `decision` is pending, else how it
+/// stands; then its reasons, in what room is left of `area`.
+fn keys_and_reasons(
+    model: &Model,
+    theme: &Theme,
+    debate: &Debate,
+    decision: &ControllerDecision,
+    pending: bool,
+    area: Rect,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    if pending.is_some() {
-        lines.push(keys(model, theme, rest.width.into()));
+    if pending {
+        lines.push(keys(model, theme, area.width.into()));
     } else {
         let standing = standing(debate, decision);
         lines.extend(
-            wrap(&standing, rest.width.into(), 2)
+            wrap(&standing, area.width.into(), 2)
                 .into_iter()
                 .map(|line| Line::styled(line, theme.accent())),
         );
     }
-    let room = usize::from(rest.height).saturating_sub(lines.len());
+    let room = usize::from(area.height).saturating_sub(lines.len());
     let reasons: Vec<String> = decision
         .signals
         .reasons
@@ -119,12 +140,11 @@ pub fn render(
         .map(|r| one_line(r))
         .collect();
     let why = format!("why: {}", reasons.join(" · "));
-    for line in wrap(&why, rest.width.into(), room) {
+    for line in wrap(&why, area.width.into(), room) {
         lines.push(Line::styled(line, theme.text()));
     }
-    let width = usize::from(rest.width);
-    let lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, width)).collect();
-    frame.render_widget(Paragraph::new(lines), rest);
+    let width = usize::from(area.width);
+    lines.into_iter().map(|l| fit_line(l, width)).collect()
 }
 
 /// Round, decision (and persona brought in), then what the mode does with it.

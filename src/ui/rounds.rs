@@ -46,10 +46,46 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         .map(|t| t.agent_persona.as_str())
         .collect();
     let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
-    // Narrow screens leave out the operator column (the decision panel shows the resolution);
-    // the verdict gets the room, personas collapse to a count when their names do not fit.
-    let wide = area.width >= 120;
-    let widths = if wide {
+    let widths = widths(area.width);
+    let columns = column_widths(&widths, area);
+    let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
+    if shown > 0 {
+        for round in debate.rounds_in(first..=last) {
+            rows.push(cells(&round, &seen, threshold, theme, &columns));
+            seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
+        }
+    }
+    let header = &HEADER[..widths.len()];
+    let table = Table::new(rows.into_iter().map(Row::new), widths)
+        .header(Row::new(header.iter().copied()).style(theme.muted()))
+        .row_highlight_style(theme.selection())
+        .block(panel(
+            fit(&title, usize::from(area.width.saturating_sub(4))),
+            theme,
+            focused,
+        ));
+    let mut state =
+        TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The table's column heads, the operator's last.
+const HEADER: [&str; 8] = [
+    "#",
+    "persona(s)",
+    "sim",
+    "verdict",
+    "new",
+    "judge",
+    "controller",
+    "operator",
+];
+
+/// The table's columns on a screen `width` wide. Narrow screens leave out the operator column
+/// (the decision panel shows the resolution); the verdict gets the room, personas collapse to
+/// a count when their names do not fit.
+fn widths(width: u16) -> Vec<Constraint> {
+    if width >= 120 {
         vec![
             Constraint::Length(3),
             Constraint::Length(24),
@@ -70,37 +106,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
             Constraint::Length(13),
             Constraint::Length(17),
         ]
-    };
-    let columns = column_widths(&widths, area);
-    let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
-    if shown > 0 {
-        for round in debate.rounds_in(first..=last) {
-            rows.push(cells(&round, &seen, threshold, theme, &columns));
-            seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
-        }
     }
-    let mut header = vec![
-        "#",
-        "persona(s)",
-        "sim",
-        "verdict",
-        "new",
-        "judge",
-        "controller",
-        "operator",
-    ];
-    header.truncate(widths.len());
-    let table = Table::new(rows.into_iter().map(Row::new), widths)
-        .header(Row::new(header).style(theme.muted()))
-        .row_highlight_style(theme.selection())
-        .block(panel(
-            fit(&title, usize::from(area.width.saturating_sub(4))),
-            theme,
-            focused,
-        ));
-    let mut state =
-        TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
-    frame.render_stateful_widget(table, area, &mut state);
 }
 
 /// The index of the first round a table of `shown` rows shows. Following a debate, it moves by

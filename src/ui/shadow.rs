@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::format::{below_header, one_line, panel, thousands, title};
-use crate::app::Model;
+use crate::app::{Figures, Model};
 use crate::audit::ShadowRow;
 use crate::text::widths;
 use crate::theme::Theme;
@@ -25,6 +25,42 @@ const HEADER: [&str; 6] = [
 pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
     let figures = model.reports.figures();
+    let week = &figures.shadow;
+    let notes = notes(&figures, theme);
+    let cells: Vec<Vec<String>> = week.rows.iter().map(cells).collect();
+    let widths: Vec<Constraint> = widths(&HEADER, &cells)
+        .into_iter()
+        .map(|w| Constraint::Length(w as u16))
+        .collect();
+    let rows = week.rows.iter().zip(cells).map(|(row, cells)| {
+        let style = if row.would_stop.is_some() {
+            theme.text()
+        } else {
+            theme.muted()
+        };
+        Row::new(cells).style(style)
+    });
+    let table = Table::new(rows, widths)
+        .header(Row::new(HEADER).style(theme.title()))
+        .column_spacing(2);
+    let block = panel(title("shadow week", figures.refreshing), theme, true)
+        .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
+    let inner = block.inner(area);
+    let notes_height = Paragraph::new(notes.clone())
+        .wrap(Wrap { trim: true })
+        .line_count(inner.width) as u16;
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(notes_height + 1), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
+    let mut state = TableState::default().with_offset(usize::from(scroll));
+    frame.render_stateful_widget(table, bottom, &mut state);
+}
+
+/// The week in sentences above the table: debates, savings, agreement, what the columns mean,
+/// and what was left out or could not be read.
+fn notes(figures: &Figures, theme: &Theme) -> Vec<Line<'static>> {
     let week = &figures.shadow;
     let stopped = week.stopped_early();
     let mut notes = vec![
@@ -63,7 +99,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             theme.muted(),
         ),
     ];
-    notes.extend(super::calibration::skipped(&figures, theme));
+    notes.extend(super::calibration::skipped(figures, theme));
     if let Some(first) = week.issues.first() {
         notes.push(Line::styled(
             format!(
@@ -74,35 +110,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             theme.warn(),
         ));
     }
-    let cells: Vec<Vec<String>> = week.rows.iter().map(cells).collect();
-    let widths: Vec<Constraint> = widths(&HEADER, &cells)
-        .into_iter()
-        .map(|w| Constraint::Length(w as u16))
-        .collect();
-    let rows = week.rows.iter().zip(cells).map(|(row, cells)| {
-        let style = if row.would_stop.is_some() {
-            theme.text()
-        } else {
-            theme.muted()
-        };
-        Row::new(cells).style(style)
-    });
-    let table = Table::new(rows, widths)
-        .header(Row::new(HEADER).style(theme.title()))
-        .column_spacing(2);
-    let block = panel(title("shadow week", figures.refreshing), theme, true)
-        .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
-    let inner = block.inner(area);
-    let notes_height = Paragraph::new(notes.clone())
-        .wrap(Wrap { trim: true })
-        .line_count(inner.width) as u16;
-    let [top, bottom] =
-        Layout::vertical([Constraint::Length(notes_height + 1), Constraint::Min(0)]).areas(inner);
-    frame.render_widget(Clear, area);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
-    let mut state = TableState::default().with_offset(usize::from(scroll));
-    frame.render_stateful_widget(table, bottom, &mut state);
+    notes
 }
 
 fn cells(row: &ShadowRow) -> Vec<String> {

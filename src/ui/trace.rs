@@ -7,9 +7,9 @@ use ratatui::text::{Line, Span};
 use super::document::{Document, Section};
 use super::format::{decision_style, one_line, thousands};
 use crate::app::Model;
-use crate::audit::Trace;
-use crate::domain::Debate;
-use crate::domain::Reported;
+use crate::audit::{Trace, TraceRound};
+use crate::domain::{Debate, Reported};
+use crate::theme::Theme;
 
 pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
     let theme = &model.theme;
@@ -35,7 +35,22 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
             .iter()
             .map(|i| Line::styled(format!("⚠ {}", one_line(i)), theme.danger())),
     );
-    let labels = [
+    let sections = trace
+        .rounds
+        .iter()
+        .map(|round| section(theme, round))
+        .collect();
+    Document {
+        title: format!("trace · {}", one_line(&debate.session.id)),
+        head,
+        sections,
+    }
+}
+
+/// One round of the trace: its decision and signals on a line, then its reasons, the judge's
+/// abort and the operator's note.
+fn section(theme: &Theme, round: &TraceRound) -> Section<'static> {
+    const LABELS: [&str; 6] = [
         "",
         "",
         "similarity ",
@@ -43,61 +58,50 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
         "new claims ",
         "operator ",
     ];
-    let sections = trace
-        .rounds
-        .iter()
-        .map(|round| {
-            let cells = round.cells();
-            let decision = Reported::parse(round.decision.as_deref().unwrap_or("-"));
-            let mut first = vec![
-                Span::styled(format!("round {:<3}", cells[0]), theme.muted()),
-                Span::styled(
-                    format!("{:<22}", cells[1]),
-                    decision_style(theme, &decision),
-                ),
-            ];
-            for (label, cell) in labels.iter().zip(&cells).skip(2) {
-                if cell.is_empty() {
-                    continue;
-                }
-                first.push(Span::styled(format!("  {label}"), theme.muted()));
-                let style = if cell.ends_with('✗') {
-                    theme.danger()
-                } else if cell.ends_with('✓') {
-                    theme.ok()
-                } else {
-                    theme.text()
-                };
-                first.push(Span::styled(cell.clone(), style));
-            }
-            let mut lines = vec![Line::from(first)];
-            lines.extend(
-                round
-                    .reasons
-                    .iter()
-                    .map(|r| Line::styled(format!("    - {}", one_line(r)), theme.text())),
-            );
-            if let Some(abort) = &round.judge_abort {
-                lines.push(Line::styled(
-                    format!("    - judge aborted the debate: {}", one_line(abort)),
-                    theme.danger(),
-                ));
-            }
-            if let Some(note) = round.action.as_ref().and_then(|a| a.note.as_deref()) {
-                lines.push(Line::styled(
-                    format!("    - operator note: {}", one_line(note)),
-                    theme.accent(),
-                ));
-            }
-            Section {
-                round: round.round,
-                lines,
-            }
-        })
-        .collect();
-    Document {
-        title: format!("trace · {}", one_line(&debate.session.id)),
-        head,
-        sections,
+    let cells = round.cells();
+    let decision = Reported::parse(round.decision.as_deref().unwrap_or("-"));
+    let mut first = vec![
+        Span::styled(format!("round {:<3}", cells[0]), theme.muted()),
+        Span::styled(
+            format!("{:<22}", cells[1]),
+            decision_style(theme, &decision),
+        ),
+    ];
+    for (label, cell) in LABELS.iter().zip(&cells).skip(2) {
+        if cell.is_empty() {
+            continue;
+        }
+        first.push(Span::styled(format!("  {label}"), theme.muted()));
+        let style = if cell.ends_with('✗') {
+            theme.danger()
+        } else if cell.ends_with('✓') {
+            theme.ok()
+        } else {
+            theme.text()
+        };
+        first.push(Span::styled(cell.clone(), style));
+    }
+    let mut lines = vec![Line::from(first)];
+    lines.extend(
+        round
+            .reasons
+            .iter()
+            .map(|r| Line::styled(format!("    - {}", one_line(r)), theme.text())),
+    );
+    if let Some(abort) = &round.judge_abort {
+        lines.push(Line::styled(
+            format!("    - judge aborted the debate: {}", one_line(abort)),
+            theme.danger(),
+        ));
+    }
+    if let Some(note) = round.action.as_ref().and_then(|a| a.note.as_deref()) {
+        lines.push(Line::styled(
+            format!("    - operator note: {}", one_line(note)),
+            theme.accent(),
+        ));
+    }
+    Section {
+        round: round.round,
+        lines,
     }
 }

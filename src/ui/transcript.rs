@@ -8,12 +8,13 @@ use ratatui::text::{Line, Span};
 use super::document::{Document, Section};
 use super::format::{figure, inert, one_line, ruling_style, thousands};
 use crate::app::Model;
-use crate::domain::Debate;
-use crate::domain::{JudgeDecision, Reported};
+use crate::domain::{Debate, JudgeDecision, Judgment, Reported, RoundRow, Turn};
+use crate::theme::Theme;
 
 /// Content beyond this many characters per turn is cut, with a note saying how much.
 const MAX_TURN_CHARS: usize = 20_000;
 
+/// The transcript of `debate` from the selected round on.
 pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
     let theme = &model.theme;
     // Only the rounds shown are built: a turn's text is the costly part of a frame.
@@ -27,120 +28,7 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
                 theme.title(),
             )];
             for turn in &row.turns {
-                let judged: Vec<_> = row
-                    .judgments
-                    .iter()
-                    .filter(|j| j.agent_persona == turn.agent_persona)
-                    .collect();
-                let mut head = vec![Span::styled(format!("r{} ", row.number), theme.muted())];
-                head.push(Span::styled(
-                    one_line(&turn.agent_persona),
-                    if turn.superseded {
-                        theme
-                            .danger()
-                            .add_modifier(Modifier::CROSSED_OUT | Modifier::BOLD)
-                    } else {
-                        theme.accent().add_modifier(Modifier::BOLD)
-                    },
-                ));
-                if turn.superseded {
-                    let replacement = row
-                        .turns
-                        .iter()
-                        .find(|t| t.metadata.replaces.as_deref() == Some(&turn.agent_persona));
-                    head.push(Span::styled(
-                        match replacement {
-                            Some(r) => {
-                                format!("  superseded, replaced by {}", one_line(&r.agent_persona))
-                            }
-                            None => "  superseded".to_owned(),
-                        },
-                        theme.danger(),
-                    ));
-                }
-                if let Some(replaced) = &turn.metadata.replaces {
-                    head.push(Span::styled(
-                        format!("  replaces {}", one_line(replaced)),
-                        theme.warn(),
-                    ));
-                }
-                if let Some(phase) = &turn.metadata.phase {
-                    head.push(Span::styled(
-                        format!("  {}", one_line(&phase.to_string())),
-                        theme.muted(),
-                    ));
-                }
-                if let Some(aspect) = &turn.metadata.aspect {
-                    head.push(Span::styled(
-                        format!("  aspect {}", one_line(aspect)),
-                        theme.muted(),
-                    ));
-                }
-                head.push(Span::styled(
-                    format!("  {} tokens", thousands(u64::from(turn.tokens_used))),
-                    theme.muted(),
-                ));
-                for judgment in &judged {
-                    head.push(Span::styled(
-                        format!(
-                            "  judge {} {}",
-                            figure(judgment.score),
-                            one_line(&judgment.decision.to_string())
-                        ),
-                        ruling_style(theme, &judgment.decision),
-                    ));
-                }
-                lines.push(Line::from(head));
-                for issue in turn
-                    .issues
-                    .iter()
-                    .chain(judged.iter().flat_map(|j| &j.issues))
-                {
-                    lines.push(Line::styled(
-                        format!("⚠ {}", one_line(issue)),
-                        theme.danger(),
-                    ));
-                }
-                if let Some(warning) = &turn.metadata.judge_warning {
-                    lines.push(Line::styled(
-                        format!("⚠ warned before speaking: {}", one_line(warning)),
-                        theme.warn(),
-                    ));
-                }
-                for judgment in judged
-                    .iter()
-                    .filter(|j| j.decision != Reported::Known(JudgeDecision::Continue))
-                    .filter(|j| !j.reasons.is_empty())
-                {
-                    let reasons: Vec<String> =
-                        judgment.reasons.iter().map(|r| one_line(r)).collect();
-                    lines.push(Line::styled(
-                        format!("⚠ judge {}: {}", judgment.decision, reasons.join(" · ")),
-                        ruling_style(theme, &judgment.decision),
-                    ));
-                }
-                let content: String = turn.content.chars().take(MAX_TURN_CHARS).collect();
-                let style = if turn.superseded {
-                    theme.muted().add_modifier(Modifier::CROSSED_OUT)
-                } else {
-                    theme.text()
-                };
-                lines.extend(
-                    content
-                        .lines()
-                        .map(|l| Line::styled(inert(&l.replace('\t', "    ")), style)),
-                );
-                let total = turn.content.chars().count();
-                if total > MAX_TURN_CHARS {
-                    lines.push(Line::styled(
-                        format!(
-                            "… {} more characters not shown",
-                            thousands((total - MAX_TURN_CHARS) as u64)
-                        ),
-                        theme.warn(),
-                    ));
-                }
-                lines.push(Line::raw(""));
+                turn_lines(theme, row, turn, &mut lines);
             }
             Section {
                 round: row.number,
@@ -152,5 +40,133 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
         title: format!("transcript · {}", one_line(&debate.session.id)),
         head: Vec::new(),
         sections,
+    }
+}
+
+/// A turn as the transcript shows it: its head, its warnings, its text, then a blank line.
+fn turn_lines(theme: &Theme, row: &RoundRow, turn: &Turn, lines: &mut Vec<Line<'static>>) {
+    let judged: Vec<&Judgment> = row
+        .judgments
+        .iter()
+        .copied()
+        .filter(|j| j.agent_persona == turn.agent_persona)
+        .collect();
+    lines.push(turn_head(theme, row, turn, &judged));
+    for issue in turn
+        .issues
+        .iter()
+        .chain(judged.iter().flat_map(|j| &j.issues))
+    {
+        lines.push(Line::styled(
+            format!("⚠ {}", one_line(issue)),
+            theme.danger(),
+        ));
+    }
+    if let Some(warning) = &turn.metadata.judge_warning {
+        lines.push(Line::styled(
+            format!("⚠ warned before speaking: {}", one_line(warning)),
+            theme.warn(),
+        ));
+    }
+    for judgment in judged
+        .iter()
+        .filter(|j| j.decision != Reported::Known(JudgeDecision::Continue))
+        .filter(|j| !j.reasons.is_empty())
+    {
+        let reasons: Vec<String> = judgment.reasons.iter().map(|r| one_line(r)).collect();
+        lines.push(Line::styled(
+            format!("⚠ judge {}: {}", judgment.decision, reasons.join(" · ")),
+            ruling_style(theme, &judgment.decision),
+        ));
+    }
+    turn_text(theme, turn, lines);
+    lines.push(Line::raw(""));
+}
+
+/// A turn's head: round, persona (struck through when superseded), what it replaced or was
+/// replaced by, phase, aspect, tokens and the judge's rulings.
+fn turn_head(theme: &Theme, row: &RoundRow, turn: &Turn, judged: &[&Judgment]) -> Line<'static> {
+    let mut head = vec![Span::styled(format!("r{} ", row.number), theme.muted())];
+    head.push(Span::styled(
+        one_line(&turn.agent_persona),
+        if turn.superseded {
+            theme
+                .danger()
+                .add_modifier(Modifier::CROSSED_OUT | Modifier::BOLD)
+        } else {
+            theme.accent().add_modifier(Modifier::BOLD)
+        },
+    ));
+    if turn.superseded {
+        let replacement = row
+            .turns
+            .iter()
+            .find(|t| t.metadata.replaces.as_deref() == Some(&turn.agent_persona));
+        head.push(Span::styled(
+            match replacement {
+                Some(r) => format!("  superseded, replaced by {}", one_line(&r.agent_persona)),
+                None => "  superseded".to_owned(),
+            },
+            theme.danger(),
+        ));
+    }
+    if let Some(replaced) = &turn.metadata.replaces {
+        head.push(Span::styled(
+            format!("  replaces {}", one_line(replaced)),
+            theme.warn(),
+        ));
+    }
+    if let Some(phase) = &turn.metadata.phase {
+        head.push(Span::styled(
+            format!("  {}", one_line(&phase.to_string())),
+            theme.muted(),
+        ));
+    }
+    if let Some(aspect) = &turn.metadata.aspect {
+        head.push(Span::styled(
+            format!("  aspect {}", one_line(aspect)),
+            theme.muted(),
+        ));
+    }
+    head.push(Span::styled(
+        format!("  {} tokens", thousands(u64::from(turn.tokens_used))),
+        theme.muted(),
+    ));
+    for judgment in judged {
+        head.push(Span::styled(
+            format!(
+                "  judge {} {}",
+                figure(judgment.score),
+                one_line(&judgment.decision.to_string())
+            ),
+            ruling_style(theme, &judgment.decision),
+        ));
+    }
+    Line::from(head)
+}
+
+/// A turn's text, inert, tabs expanded, cut at [`MAX_TURN_CHARS`] with a note of how much
+/// was left out.
+fn turn_text(theme: &Theme, turn: &Turn, lines: &mut Vec<Line<'static>>) {
+    let content: String = turn.content.chars().take(MAX_TURN_CHARS).collect();
+    let style = if turn.superseded {
+        theme.muted().add_modifier(Modifier::CROSSED_OUT)
+    } else {
+        theme.text()
+    };
+    lines.extend(
+        content
+            .lines()
+            .map(|l| Line::styled(inert(&l.replace('\t', "    ")), style)),
+    );
+    let total = turn.content.chars().count();
+    if total > MAX_TURN_CHARS {
+        lines.push(Line::styled(
+            format!(
+                "… {} more characters not shown",
+                thousands((total - MAX_TURN_CHARS) as u64)
+            ),
+            theme.warn(),
+        ));
     }
 }
