@@ -266,7 +266,7 @@ impl Console {
                 pending.push(event);
             }
             for event in pending.drain(..) {
-                self.apply(event, &mut asked);
+                self.handle_event(event, &mut asked);
             }
             let wait = due.saturating_duration_since(Instant::now());
             if wait.is_zero() || self.model.quit || asked.suspending || asked.paging.is_some() {
@@ -277,7 +277,7 @@ impl Console {
     }
 
     /// Applies one event, carrying out the commands that are the terminal's business.
-    fn apply(&mut self, event: Event, asked: &mut Asked) {
+    fn handle_event(&mut self, event: Event, asked: &mut Asked) {
         if let Event::Key(key) = &event
             && terminal::is_suspend_key(key)
         {
@@ -472,4 +472,29 @@ fn spawn_key_reader(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_right_after_a_lone_one_is_not_held_back_but_a_flood_gets_one_a_frame_time() {
+        let start = Instant::now();
+        let mut pace = Pace::new(start);
+        // A countdown's tick draws a frame after a quiet second...
+        let tick = start + Duration::from_secs(1);
+        assert!(pace.next_frame() <= tick);
+        pace.drawn(tick);
+        // ...and a row landing 5 ms later is drawn at once.
+        let row = tick + Duration::from_millis(5);
+        assert!(pace.next_frame() <= row);
+        pace.drawn(row);
+        // From then on, frames come one a frame time apart.
+        assert_eq!(pace.next_frame(), tick + FRAME);
+        pace.drawn(tick + FRAME);
+        assert_eq!(pace.next_frame(), tick + 2 * FRAME);
+        pace.drawn(tick + 2 * FRAME);
+        assert_eq!(pace.next_frame(), tick + 3 * FRAME);
+    }
 }

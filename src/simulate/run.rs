@@ -228,7 +228,7 @@ impl DebateRun {
             Phase::Awaiting(_) => {
                 self.phase = Phase::Ready;
                 let decision = self.standing_decision(action);
-                self.apply(decision, action.persona.clone())
+                self.carry_out(decision, action.persona.clone())
             }
             Phase::Ready if action.action != Reported::Known(ActionKind::Accept) => {
                 self.at_boundary = Some(action.clone());
@@ -253,7 +253,7 @@ impl DebateRun {
         }
         if let Some(action) = self.at_boundary.take() {
             let decision = self.standing_decision(&action);
-            let changes = self.apply(decision, action.persona.clone());
+            let changes = self.carry_out(decision, action.persona.clone());
             if self.is_finished() {
                 return changes;
             }
@@ -334,7 +334,7 @@ impl DebateRun {
         self.latest = Some(decision);
         match self.mode() {
             ControllerMode::Gated => self.phase = Phase::Awaiting(round),
-            ControllerMode::Enabled => changes.extend(self.apply(outcome, persona)),
+            ControllerMode::Enabled => changes.extend(self.carry_out(outcome, persona)),
             ControllerMode::Shadow | ControllerMode::Off => {
                 if last {
                     changes.push(self.finish(SessionStatus::Completed));
@@ -486,7 +486,7 @@ impl DebateRun {
 
     /// Makes a decision stand: a stop ends the debate, an escalation brings its persona in
     /// from the next round.
-    fn apply(&mut self, decision: Decision, persona: Option<String>) -> Vec<Change> {
+    fn carry_out(&mut self, decision: Decision, persona: Option<String>) -> Vec<Change> {
         if decision.stops() {
             return vec![self.finish(SessionStatus::Completed)];
         }
