@@ -29,10 +29,10 @@ fn main() {
     let server = LocalServer::start().expect("a throwaway PostgreSQL");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let records = runtime.block_on(async {
-        let admin = Target::exact(&server.url("postgres")).unwrap().connect_plain().await.unwrap();
+        let admin = Target::exact(&server.url("postgres")).unwrap().connect_driven().await.unwrap();
         admin.batch_execute("CREATE DATABASE bench").await.unwrap();
         let target = Target::exact(&server.url("bench")).unwrap();
-        let mut client = target.connect_plain().await.unwrap();
+        let mut client = target.connect_driven().await.unwrap();
         migrate(&mut client).await.unwrap();
 
         let started = Instant::now();

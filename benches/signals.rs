@@ -275,10 +275,10 @@ fn shadow_week() {
     let server = LocalServer::start().expect("a throwaway PostgreSQL");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (turns, bytes) = runtime.block_on(async {
-        let admin = Target::exact(&server.url("postgres")).unwrap().connect_plain().await.unwrap();
+        let admin = Target::exact(&server.url("postgres")).unwrap().connect_driven().await.unwrap();
         admin.batch_execute("CREATE DATABASE bench").await.unwrap();
         let mut client =
-            Target::exact(&server.url("bench")).unwrap().connect_plain().await.unwrap();
+            Target::exact(&server.url("bench")).unwrap().connect_driven().await.unwrap();
         migrate(&mut client).await.unwrap();
         let started = Instant::now();
         let mut generator = Generator::new(11);
@@ -378,7 +378,7 @@ fn shadow_week() {
     }
     runtime.block_on(async {
         let mut client =
-            Target::exact(&server.url("bench")).unwrap().connect_plain().await.unwrap();
+            Target::exact(&server.url("bench")).unwrap().connect_driven().await.unwrap();
         let started = Instant::now();
         finished_debates(&mut client, &Default::default(), |_, debate| drop(std::hint::black_box(debate)))
             .await

@@ -85,7 +85,7 @@ async fn write_action(
         error,
     };
     if writer.as_ref().is_none_or(Client::is_closed) {
-        let connected = tokio::time::timeout(WRITE_TIMEOUT, target.connect_plain())
+        let connected = tokio::time::timeout(WRITE_TIMEOUT, target.connect_driven())
             .await
             .map_err(|_| failed("the database did not answer".to_owned()))?
             .map_err(|e| failed(format!("{e:#}")))?;

@@ -2,17 +2,16 @@
 //! contract says, operator actions learnt from `gavel_events` notifications.
 
 use std::collections::{HashMap, VecDeque};
-use std::future::poll_fn;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tokio_postgres::{AsyncMessage, Client};
+use tokio_postgres::Client;
 
 use crate::config::Config;
 use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
 use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
-use crate::store::postgres::{self, Notice, Target};
+use crate::store::postgres::{self, Notice, Notifications, Target};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
 /// until every debate has ended. `echo` prints each decision and ending.
@@ -44,35 +43,21 @@ pub struct Orchestrator {
 
 impl Orchestrator {
     pub async fn connect(target: &Target) -> Result<Orchestrator> {
-        let client = Arc::new(target.connect_plain().await?);
-        let (listener, mut connection) = target.connect().await?;
+        let client = Arc::new(target.connect_driven().await?);
+        let mut listening = Notifications::open(target).await?;
         let (subscribe, mut subscriptions) = unbounded_channel::<(String, UnboundedSender<i32>)>();
-        let (notes_tx, mut notes) = unbounded_channel::<String>();
         tokio::spawn(async move {
-            while let Some(Ok(message)) = poll_fn(|cx| connection.poll_message(cx)).await {
-                if let AsyncMessage::Notification(n) = message
-                    && notes_tx.send(n.payload().to_owned()).is_err()
-                {
-                    return;
-                }
-            }
-            tracing::warn!("the simulator's notification connection closed");
-        });
-        listener
-            .batch_execute("LISTEN gavel_events")
-            .await
-            .context("LISTEN gavel_events")?;
-        tokio::spawn(async move {
-            // Keep the listening client alive as long as notifications are dispatched.
-            let _listener = listener;
             let mut debates: HashMap<String, UnboundedSender<i32>> = HashMap::new();
             loop {
                 tokio::select! {
                     Some((id, sender)) = subscriptions.recv() => {
                         debates.insert(id, sender);
                     }
-                    note = notes.recv() => {
-                        let Some(payload) = note else { return };
+                    note = listening.payloads.recv() => {
+                        let Some(payload) = note else {
+                            tracing::warn!("the simulator's notification connection closed");
+                            return;
+                        };
                         let Ok(notice) = Notice::parse(&payload) else { continue };
                         if notice.table != "debate_operator_actions" {
                             continue;

@@ -404,7 +404,7 @@ async fn audited_then(server: &LocalServer, name: &str, sql: &str) -> Client {
 
 async fn connect_as(server: &LocalServer, name: &str, user: &str) -> Client {
     target_as(server, name, user, "audit")
-        .connect_plain()
+        .connect_driven()
         .await
         .unwrap()
 }

@@ -141,7 +141,10 @@ fn env(scratch: &Scratch, vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<Stri
 /// Connects and answers `sql`'s first column, or the whole error chain.
 async fn ask(target: Result<Target, anyhow::Error>, sql: &str) -> Result<String, String> {
     let target = target.map_err(|e| format!("{e:#}"))?;
-    let client = target.connect_plain().await.map_err(|e| format!("{e:#}"))?;
+    let client = target
+        .connect_driven()
+        .await
+        .map_err(|e| format!("{e:#}"))?;
     let rows = client.simple_query(sql).await.map_err(|e| e.to_string())?;
     Ok(rows
         .iter()
@@ -600,7 +603,7 @@ async fn superuser(server: &LocalServer) -> tokio_postgres::Client {
     );
     Target::exact(&admin)
         .unwrap()
-        .connect_plain()
+        .connect_driven()
         .await
         .unwrap()
 }

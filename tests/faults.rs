@@ -43,7 +43,7 @@ async fn decided(server: &gavel::store::postgres::LocalServer, name: &str) -> (T
 }
 
 async fn connect(target: &Target) -> Client {
-    target.connect_plain().await.unwrap()
+    target.connect_driven().await.unwrap()
 }
 
 fn downs(console: &Console) -> usize {

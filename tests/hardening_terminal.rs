@@ -419,7 +419,7 @@ fn debate_sql(id: &str) -> String {
 fn query_ids(url: &str, sql: &str) -> Vec<String> {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
+        let client = Target::exact(url).unwrap().connect_driven().await.unwrap();
         common::pg::texts(&client, sql).await
     })
 }

@@ -255,8 +255,8 @@ async fn racing_operators_resolve_each_decision_exactly_once() {
     let (target, mut client) = database(&server, "race").await;
     migrate(&mut client).await.unwrap();
     client.execute(SESSION, &[&"raced"]).await.unwrap();
-    let alice = target.connect_plain().await.unwrap();
-    let bob = target.connect_plain().await.unwrap();
+    let alice = target.connect_driven().await.unwrap();
+    let bob = target.connect_driven().await.unwrap();
     const TRIALS: u32 = 100;
     let action = |round: u32, operator: &str, decision: Decision| OperatorAction {
         session_id: "raced".into(),

@@ -138,7 +138,7 @@ fn watch_in_tmux_against_a_live_database() {
         s.contains("recorded: carol accept continue_baseline on live-1 round 1")
     });
     let recorded = runtime.block_on(async {
-        let client = gavel::store::postgres::Target::exact(&url).unwrap().connect_plain().await.unwrap();
+        let client = gavel::store::postgres::Target::exact(&url).unwrap().connect_driven().await.unwrap();
         client
             .query_one("SELECT operator || ' ' || action FROM debate_operator_actions WHERE session_id = 'live-1'", &[])
             .await

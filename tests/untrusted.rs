@@ -284,7 +284,7 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
     // A server of its own: the rows go straight into its `postgres` database.
     let server = LocalServer::start().expect("a local PostgreSQL server");
     let target = Target::exact(&server.url("postgres")).unwrap();
-    let mut client = target.connect_plain().await.unwrap();
+    let mut client = target.connect_driven().await.unwrap();
     migrate(&mut client).await.unwrap();
     client
         .batch_execute(

@@ -99,7 +99,7 @@ fn records(
         Some(url) => {
             let target = target(Some(url).filter(|u| !u.is_empty()))?;
             runtime()?.block_on(async {
-                let mut client = target.connect_plain().await?;
+                let mut client = target.connect_driven().await?;
                 calibrate::from_database(&mut client, &config.limits, measuring).await
             })?
         }

@@ -108,11 +108,11 @@ async fn demo_postgres(
 ) -> Result<tui::Ended> {
     let playback = console.model.playback;
     let admin = Target::exact(&server.url("postgres"))?
-        .connect_plain()
+        .connect_driven()
         .await?;
     admin.batch_execute("CREATE DATABASE gavel").await?;
     let target = Target::exact(&server.url("gavel"))?;
-    migrate(&mut target.connect_plain().await?).await?;
+    migrate(&mut target.connect_driven().await?).await?;
     let (clock_tx, clock) = watch::channel(playback);
     let config = Arc::new(config);
     let simulator = {

@@ -25,7 +25,7 @@ pub fn run(
 ) -> Result<ExitCode> {
     let target = target(db)?;
     let rows = runtime()?.block_on(async {
-        let mut client = target.connect_plain().await?;
+        let mut client = target.connect_driven().await?;
         audit_rows(&mut client, since, until, limits).await
     })?;
     // Written as stored; what a reader flagged is said, as `calibrate` says it.

@@ -17,7 +17,7 @@ pub fn run(
 ) -> Result<ExitCode> {
     let target = target(db)?;
     let warnings = runtime()?.block_on(async {
-        let client = target.connect_plain().await?;
+        let client = target.connect_driven().await?;
         let warnings = grant(&client, viewer, operator).await?;
         revoke(&client, revoked).await?;
         anyhow::Ok(warnings)

@@ -12,7 +12,7 @@ use super::{print, runtime, target, warn_all};
 pub fn run(db: Option<&str>) -> Result<ExitCode> {
     let target = target(db)?;
     runtime()?.block_on(async {
-        let mut client = target.connect_plain().await?;
+        let mut client = target.connect_driven().await?;
         let applied = migrate(&mut client).await?;
         if applied.is_empty() {
             print(&format!("{}: up to date\n", target.describe()))?;

@@ -15,7 +15,7 @@ use super::{print, runtime, target};
 pub fn run(session: &str, db: Option<&str>, json: bool, limits: &Limits) -> Result<ExitCode> {
     let target = target(db)?;
     let rows = runtime()?.block_on(async {
-        let client = target.connect_plain().await?;
+        let client = target.connect_driven().await?;
         history(&client, session, limits).await
     })?;
     let has_session = rows.iter().any(|row| matches!(row, Change::Session(_)));

@@ -17,7 +17,7 @@ pub fn server() -> LocalServer {
 pub async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
     let admin = Target::exact(&server.url("postgres"))
         .unwrap()
-        .connect_plain()
+        .connect_driven()
         .await
         .unwrap();
     admin
@@ -25,7 +25,7 @@ pub async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
         .await
         .unwrap();
     let target = Target::exact(&server.url(name)).unwrap();
-    let client = target.connect_plain().await.unwrap();
+    let client = target.connect_driven().await.unwrap();
     (target, client)
 }
 
@@ -181,7 +181,7 @@ pub fn screen(model: &Model) -> String {
 pub fn sql(url: &str, sql: &str) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let client = Target::exact(url).unwrap().connect_plain().await.unwrap();
+        let client = Target::exact(url).unwrap().connect_driven().await.unwrap();
         client.batch_execute(sql).await.unwrap();
     });
 }
@@ -261,7 +261,7 @@ pub async fn write_turns(
     for id in ids {
         loop {
             if client.as_ref().is_none_or(Client::is_closed) {
-                client = target.connect_plain().await.ok();
+                client = target.connect_driven().await.ok();
             }
             let inserted = match &client {
                 Some(c) => c

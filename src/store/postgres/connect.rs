@@ -280,8 +280,9 @@ impl Target {
         bail!("cannot connect to {}: {message}", self.describe())
     }
 
-    /// Opens a connection whose messages nobody needs: it is driven on a task of its own.
-    pub async fn connect_plain(&self) -> Result<Client> {
+    /// Opens a connection whose messages nobody needs (no notifications), driven on a task of
+    /// its own: the client alone, for queries. (`connect` leaves the driving to the caller.)
+    pub async fn connect_driven(&self) -> Result<Client> {
         let (client, connection) = self.connect().await?;
         tokio::spawn(async move {
             if let Err(e) = connection.await {

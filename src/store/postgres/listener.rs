@@ -9,15 +9,14 @@
 //! reconnection backs off up to 10 s.
 
 use std::collections::BTreeSet;
-use std::future::poll_fn;
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tokio_postgres::AsyncMessage;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::actions;
 use super::connect::Target;
+use super::notifications::Notifications;
 use super::queries::{self, Named, Notice, Watermark};
 use crate::domain::{Change, Limits};
 use crate::store::{Feed, Link};
@@ -91,97 +90,87 @@ async fn follow<E: From<Feed>>(
     failures: &mut u32,
     limits: &Limits,
 ) -> Result<()> {
-    let (mut client, mut connection) = target.connect().await?;
-    let (notes_tx, mut notes) = unbounded_channel::<String>();
-    let driver = tokio::spawn(async move {
-        loop {
-            match poll_fn(|cx| connection.poll_message(cx)).await {
-                Some(Ok(AsyncMessage::Notification(n))) => {
-                    if notes_tx.send(n.payload().to_owned()).is_err() {
-                        return;
-                    }
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => {
-                    tracing::warn!("database connection failed: {e}");
-                    return;
-                }
-                None => return,
-            }
-        }
-    });
-    let result = async {
-        client.batch_execute("LISTEN gavel_events").await.context("LISTEN")?;
-        // The feed's reads are prepared once, and planned for the keys of each batch: a generic
-        // plan may scan a whole table for a handful of keys. (PostgreSQL before 12 has no such
-        // setting: there the server chooses.)
-        if let Err(e) = client.batch_execute("SET plan_cache_mode = force_custom_plan").await {
-            tracing::debug!("keeping the default plan cache mode: {e}");
-        }
-        let named = Named::prepare(&client).await?;
-        let access = actions::access(&client).await?;
-        events.send(Feed::Access(access).into()).map_err(|_| anyhow!("console gone"))?;
-        let (rows, mark) = match *watermark {
-            None => queries::initial(&mut client, START_WINDOW, limits).await?,
-            Some(since) => queries::changed_since(&mut client, since, limits).await?,
-        };
-        *watermark = Some(mark);
-        forward(events, rows)?;
-        events.send(Feed::Link(Link::Live).into()).map_err(|_| anyhow!("console gone"))?;
-        *failures = 0;
+    let mut listening = Notifications::open(target).await?;
+    let (client, notes) = (&mut listening.client, &mut listening.payloads);
+    // The feed's reads are prepared once, and planned for the keys of each batch: a generic
+    // plan may scan a whole table for a handful of keys. (PostgreSQL before 12 has no such
+    // setting: there the server chooses.)
+    if let Err(e) = client
+        .batch_execute("SET plan_cache_mode = force_custom_plan")
+        .await
+    {
+        tracing::debug!("keeping the default plan cache mode: {e}");
+    }
+    let named = Named::prepare(client).await?;
+    let access = actions::access(client).await?;
+    events
+        .send(Feed::Access(access).into())
+        .map_err(|_| anyhow!("console gone"))?;
+    let (rows, mark) = match *watermark {
+        None => queries::initial(client, START_WINDOW, limits).await?,
+        Some(since) => queries::changed_since(client, since, limits).await?,
+    };
+    *watermark = Some(mark);
+    forward(events, rows)?;
+    events
+        .send(Feed::Link(Link::Live).into())
+        .map_err(|_| anyhow!("console gone"))?;
+    *failures = 0;
 
-        let mut keepalive = tokio::time::interval(KEEPALIVE);
-        let mut previous_mark = mark;
-        loop {
-            tokio::select! {
-                note = notes.recv() => {
-                    let first = note.context("the connection closed")?;
-                    let mut batch = BTreeSet::new();
-                    let mut resync = false;
-                    // A batch is bounded, so that a console far behind holds few rows at once.
-                    let queued = std::iter::from_fn(|| notes.try_recv().ok()).take(BATCH - 1);
-                    for payload in std::iter::once(first).chain(queued) {
-                        match Notice::parse(&payload) {
-                            Ok(notice) if notice.resync => resync = true,
-                            Ok(notice) => {
-                                batch.insert(notice);
-                            }
-                            Err(e) => tracing::warn!("ignoring a notification: {e}: {payload:.200}"),
-                        }
-                    }
-                    if resync {
-                        let since = watermark.unwrap_or(previous_mark);
-                        let (rows, mark) = queries::changed_since(&mut client, since, limits).await?;
-                        *watermark = Some(mark);
-                        forward(events, rows)?;
-                    } else {
-                        forward(events, named.read(&client, &batch, limits).await?)?;
-                    }
+    let mut keepalive = tokio::time::interval(KEEPALIVE);
+    let mut previous_mark = mark;
+    loop {
+        tokio::select! {
+            note = notes.recv() => {
+                let first = note.context("the connection closed")?;
+                let (batch, resync) = take_batch(first, notes);
+                if resync {
+                    let since = watermark.unwrap_or(previous_mark);
+                    let (rows, mark) = queries::changed_since(client, since, limits).await?;
+                    *watermark = Some(mark);
+                    forward(events, rows)?;
+                } else {
+                    forward(events, named.read(client, &batch, limits).await?)?;
                 }
-                _ = keepalive.tick() => {
-                    let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, current_mark(&client))
-                        .await
-                        .map_err(|_| anyhow!("no answer to the keepalive within {KEEPALIVE_TIMEOUT:?}"))??;
-                    // Advance by one interval behind: the notifications of transactions that
-                    // ended before the previous tick have arrived and been handled by now.
-                    *watermark = Some(previous_mark);
-                    previous_mark = mark;
-                }
-                want = wanted.recv() => match want {
-                    Some(Wanted::History(id)) => {
-                        forward(events, queries::history(&client, &id, limits).await?)?;
-                    }
-                    Some(Wanted::Search(text)) => {
-                        forward(events, queries::search(&client, &text, limits).await?)?;
-                    }
-                    None => return Ok(()),
-                },
             }
+            _ = keepalive.tick() => {
+                let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, current_mark(client))
+                    .await
+                    .map_err(|_| anyhow!("no answer to the keepalive within {KEEPALIVE_TIMEOUT:?}"))??;
+                // Advance by one interval behind: the notifications of transactions that
+                // ended before the previous tick have arrived and been handled by now.
+                *watermark = Some(previous_mark);
+                previous_mark = mark;
+            }
+            want = wanted.recv() => match want {
+                Some(Wanted::History(id)) => {
+                    forward(events, queries::history(client, &id, limits).await?)?;
+                }
+                Some(Wanted::Search(text)) => {
+                    forward(events, queries::search(client, &text, limits).await?)?;
+                }
+                None => return Ok(()),
+            },
         }
     }
-    .await;
-    driver.abort();
-    result
+}
+
+/// The notices of `first` and of the notifications queued behind it, and whether one asked
+/// for a resync. A batch is bounded, so that a console far behind holds few rows at once.
+fn take_batch(first: String, notes: &mut UnboundedReceiver<String>) -> (BTreeSet<Notice>, bool) {
+    let mut batch = BTreeSet::new();
+    let mut resync = false;
+    let queued = std::iter::from_fn(|| notes.try_recv().ok()).take(BATCH - 1);
+    for payload in std::iter::once(first).chain(queued) {
+        match Notice::parse(&payload) {
+            Ok(notice) if notice.resync => resync = true,
+            Ok(notice) => {
+                batch.insert(notice);
+            }
+            Err(e) => tracing::warn!("ignoring a notification: {e}: {payload:.200}"),
+        }
+    }
+    (batch, resync)
 }
 
 async fn current_mark(client: &tokio_postgres::Client) -> Result<Watermark> {
