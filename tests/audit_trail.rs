@@ -22,9 +22,10 @@ use tokio_postgres::Client;
 
 mod common;
 use common::pg::{
-    Console, SESSION, action_count, database, decide, screen, server, table_count, target_as, texts,
+    Console, SESSION, action_count, database, decide, server, table_count, target_as, texts,
 };
 use common::rows::{action, decision, session};
+use common::screen;
 use common::{char, key};
 
 fn store(model: &mut Model, change: Change) {

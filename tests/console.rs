@@ -14,9 +14,6 @@ use gavel::audit::ShadowWeek;
 use gavel::config::Config;
 use gavel::domain::{Change, Decision};
 use gavel::theme::{self, Theme};
-use gavel::ui::view;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 fn ids(model: &Model) -> Vec<&str> {
     let all = model.debates.window(None, usize::MAX);
@@ -32,12 +29,6 @@ fn selected_id(model: &Model) -> &str {
 
 fn type_text(model: &mut Model, text: &str) -> Vec<Command> {
     text.chars().flat_map(|c| update(model, char(c))).collect()
-}
-
-fn screen_text(model: &Model) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|frame| view(model, frame)).unwrap();
-    terminal.backend().to_string()
 }
 
 #[test]
@@ -272,7 +263,7 @@ fn read_only_refuses_every_action_until_unlocked() {
             "{flash:?}"
         );
     }
-    assert!(screen_text(&model).contains("read-only: [U] unlocks actions"));
+    assert!(common::screen(&model).contains("read-only: [U] unlocks actions"));
 
     update(&mut model, char('U'));
     assert_eq!(model.overlay, Some(Overlay::Unlock));
@@ -512,7 +503,7 @@ fn the_detail_views_show_the_rows_values() {
     select(&mut model, "fmt-melanoma-pd1");
     update(&mut model, char('3'));
     update(&mut model, key(KeyCode::Home));
-    let judge = screen_text(&model);
+    let judge = common::screen(&model);
     assert!(judge.contains("3 PMIDs cited, 1 not verified"), "{judge}");
     assert!(judge.contains("33303685 ✓ verified"));
 
@@ -520,7 +511,7 @@ fn the_detail_views_show_the_rows_values() {
     update(&mut model, key(KeyCode::Down));
     assert_eq!(model.selected_round(), Some(2));
     update(&mut model, key(KeyCode::Enter));
-    let transcript = screen_text(&model);
+    let transcript = common::screen(&model);
     assert!(
         transcript.contains("superseded, replaced by oncologist"),
         "{transcript}"
@@ -529,7 +520,7 @@ fn the_detail_views_show_the_rows_values() {
 
     select(&mut model, "sepsis-ml-replacement");
     update(&mut model, char('4'));
-    let trace = screen_text(&model);
+    let trace = common::screen(&model);
     let ending = gavel::audit::Trace::of(model.selected_debate().unwrap()).ending;
     assert!(trace.contains(&ending), "{ending}\n{trace}");
 
@@ -538,14 +529,14 @@ fn the_detail_views_show_the_rows_values() {
     for _ in 0..10 {
         update(&mut model, key(KeyCode::Down));
     }
-    let panel = screen_text(&model);
+    let panel = common::screen(&model);
     assert!(panel.contains(" empirical "), "{panel}");
     assert!(panel.contains(" values "));
     assert!(panel.contains(" definition "));
     for _ in 0..5 {
         update(&mut model, key(KeyCode::Down));
     }
-    let shifts = screen_text(&model);
+    let shifts = common::screen(&model);
     assert!(
         shifts.contains(
             "civil_libertarian     treatment plants only → deploy with safeguards  shifted"
@@ -560,7 +551,7 @@ fn the_detail_views_show_the_rows_values() {
 
     select(&mut model, "fasting-insulin-0412");
     update(&mut model, char('5'));
-    let extended = screen_text(&model);
+    let extended = common::screen(&model);
     assert!(
         extended.contains("complexity 0.72 · agents 5 · cost $0.29 of $3.00 (10%)"),
         "{extended}"
@@ -618,7 +609,7 @@ fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow
     let mut firsts = Vec::new();
     for round in 1..=3 * shown {
         land(&mut model, round);
-        let screen = screen_text(&model);
+        let screen = common::screen(&model);
         assert!(shows_persona(&screen, round), "the latest round is shown");
         firsts.push(first_round_shown(&screen));
     }
@@ -631,7 +622,7 @@ fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow
     assert_eq!(moves, (3 * shown - shown).div_ceil(step), "{firsts:?}");
 
     // A click lands on the round drawn in that row.
-    let screen = screen_text(&model);
+    let screen = common::screen(&model);
     let first = first_round_shown(&screen);
     let row = row_of(&screen, first + 1).unwrap();
     common::record_frame(&mut model);
@@ -641,7 +632,7 @@ fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow
     );
     assert_eq!(model.selected_round(), Some(first + 1));
     assert_eq!(
-        first_round_shown(&screen_text(&model)),
+        first_round_shown(&common::screen(&model)),
         first,
         "the table stays put"
     );

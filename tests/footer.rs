@@ -8,14 +8,9 @@ use common::{char, demo_model, demo_model_with, key, select};
 use crossterm::event::KeyCode;
 use gavel::app::{Command, DetailView, Event, Focus, Model, update};
 use gavel::config::Config;
-use gavel::ui::view;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 fn footer(model: &Model, width: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, 24)).unwrap();
-    terminal.draw(|frame| view(model, frame)).unwrap();
-    let screen = terminal.backend().to_string();
+    let screen = common::screen_at(model, width, 24);
     screen.lines().last().unwrap().trim_matches('"').to_owned()
 }
 
@@ -53,12 +48,8 @@ fn g_and_end_go_to_the_bottom_as_home_goes_to_the_top() {
     assert!(bottom > 20, "the transcript from round 1 is long: {bottom}");
     update(&mut model, key(KeyCode::Down));
     assert!(model.detail_scroll <= bottom + 1);
-    let screen = {
-        let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-        update(&mut model, key(KeyCode::End));
-        terminal.draw(|frame| view(&model, frame)).unwrap();
-        terminal.backend().to_string()
-    };
+    update(&mut model, key(KeyCode::End));
+    let screen = common::screen(&model);
     assert!(screen.contains("round 8"), "the last round's text shows");
 }
 

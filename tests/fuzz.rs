@@ -23,10 +23,7 @@ use gavel::store::postgres::Notice;
 use gavel::store::postgres::rows::{
     action_from, decision_from, judgment_from, session_from, signal_json, turn_from,
 };
-use gavel::ui::view;
 use proptest::prelude::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 const LIMITS: Limits = Limits { max_round: 50 };
@@ -513,8 +510,7 @@ proptest! {
         }
         let (width, height) = (model.screen.0.clamp(1, 300), model.screen.1.clamp(1, 100));
         for (w, h) in [(width, height), (80, 24)] {
-            let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-            terminal.draw(|frame| view(&model, frame)).unwrap();
+            common::draw(&model, w, h);
         }
         for summary in model.debates.summaries() {
             prop_assert!(summary.latest_round <= LIMITS.max_round);

@@ -723,21 +723,14 @@ fn separators_and_zero_width_characters_never_reach_the_screen() {
     let id = session.id.clone();
     update(&mut model, Event::Store(Box::new(Change::Session(session))));
     update(&mut model, Event::Store(Box::new(Change::Turn(turn))));
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
-    terminal
-        .draw(|frame| gavel::ui::view(&model, frame))
-        .unwrap();
-    let list = terminal.backend().to_string();
+    let list = common::screen(&model);
     // On one line (the list) the two separators are white space; the rest show as �.
     let one_line = format!("Topic {}end", "�".repeat(HIDDEN.len() - 2));
     assert!(list.contains(&one_line), "{list}");
     select(&mut model, &id);
     update(&mut model, key(crossterm::event::KeyCode::Enter));
     update(&mut model, key(crossterm::event::KeyCode::Enter));
-    terminal
-        .draw(|frame| gavel::ui::view(&model, frame))
-        .unwrap();
-    let transcript = terminal.backend().to_string();
+    let transcript = common::screen(&model);
     assert!(transcript.contains("para�graph line�sep"), "{transcript}");
     for screen in [&list, &transcript] {
         assert!(

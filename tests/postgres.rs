@@ -12,7 +12,8 @@ use gavel::store::postgres::{LocalServer, Target, migrate, record};
 use tokio_postgres::Client;
 
 mod common;
-use common::pg::{Console, SESSION, database, screen, server, table_count, texts, write_turns};
+use common::pg::{Console, SESSION, database, server, table_count, texts, write_turns};
+use common::screen;
 
 /// Every session row as one string, to compare before and after.
 async fn session_rows(client: &Client) -> Vec<String> {

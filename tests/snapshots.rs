@@ -7,15 +7,10 @@ use common::{char, demo_model, key, select};
 use crossterm::event::KeyCode;
 use gavel::app::{Event, Model, update};
 use gavel::domain::{Change, Reported};
-use gavel::ui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-fn screen_at(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| view(model, frame)).unwrap();
-    terminal
-}
+use common::draw as screen_at;
 
 fn screen(model: &Model) -> Terminal<TestBackend> {
     screen_at(model, 160, 48)

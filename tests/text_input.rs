@@ -8,7 +8,6 @@ use common::{char, demo_model, key};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gavel::app::prompt::{Prompt, Typed, wrap};
 use gavel::app::{Event, Intent, MAX_LINE, Model, Overlay, update};
-use gavel::ui::view;
 use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -189,11 +188,7 @@ proptest! {
     }
 }
 
-fn draw(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| view(model, frame)).unwrap();
-    terminal
-}
+use common::draw;
 
 /// The screen's last row: the footer.
 fn last_line(terminal: &Terminal<TestBackend>) -> String {

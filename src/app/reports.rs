@@ -39,9 +39,10 @@ const DRAIN_DEBATES: usize = 256;
 /// A finished debate is reduced once no row of it has landed for this long: its session row
 /// lands before its turns and decisions, and a round without its decision yet would be
 /// measured from its turns (with a semantic measure, an embedding).
-pub const SETTLE: Duration = Duration::from_secs(1);
-/// Finished debates that may wait to settle; beyond, the longest waiting are reduced at once.
-const SETTLING: usize = 1_000;
+pub const SETTLE: Duration = Duration::from_millis(250);
+/// Finished debates that may wait to settle; beyond, the latest to land are left out of the
+/// reports (reduced before their rows settle, they might be measured from part of them).
+pub const SETTLING: usize = 500;
 /// Running debates whose rows are held (what a record needs when one finishes): the most
 /// recently active this many.
 pub const RUNNING_ROWS: usize = 1_000;
@@ -72,7 +73,7 @@ pub struct Figures {
     /// would measure rounds whose recorded signals were among the rows left out).
     pub skipped: u64,
     /// Debates left out because more than [`RUNNING_ROWS`] ran at once and theirs were the
-    /// least active.
+    /// least active, or more than [`SETTLING`] finished at once and theirs were the latest.
     pub untracked: u64,
 }
 
@@ -213,7 +214,7 @@ struct Worker {
     /// [`UNTRACKED`] are remembered.
     untracked: HashSet<String>,
     untracked_order: VecDeque<String>,
-    /// Debates untracked so far because too many ran.
+    /// Debates untracked so far because too many ran, or finished, at once.
     untracked_count: u64,
     /// Debates a row of which the console left out (see [`Reports::row`]), to be untracked.
     left_out: Arc<Mutex<HashSet<String>>>,
@@ -496,7 +497,10 @@ impl Worker {
             ids = ready;
             if waiting.len() > SETTLING {
                 waiting.sort_by_key(|id| self.rows.get(id).map(|held| held.landed));
-                ids.extend(waiting.drain(..waiting.len() - SETTLING));
+                for id in waiting.split_off(SETTLING) {
+                    self.untracked_count += 1;
+                    self.untrack(id);
+                }
             }
             self.stale.extend(waiting);
         }
@@ -654,7 +658,7 @@ mod tests {
     }
 
     #[test]
-    fn only_so_many_finished_debates_wait_to_settle_the_longest_waiting_go_first() {
+    fn only_so_many_finished_debates_wait_to_settle_the_latest_beyond_are_left_out() {
         let mut worker = worker();
         let start = Instant::now();
         let beyond = 10;
@@ -664,13 +668,18 @@ mod tests {
             }
         }
         worker.reduce(Take::Settled(start));
-        let reduced: Vec<&String> = worker.records.keys().collect();
-        let longest_waiting: Vec<String> = (0..beyond).map(|n| format!("d{n:05}")).collect();
-        assert_eq!(reduced, longest_waiting.iter().collect::<Vec<_>>());
+        assert!(worker.records.is_empty(), "nothing was reduced unsettled");
         assert_eq!(worker.stale.len(), SETTLING);
+        let latest = format!("d{:05}", SETTLING + beyond - 1);
+        assert!(worker.untracked.contains(&latest) && !worker.rows.contains_key(&latest));
+        assert_eq!(worker.untracked_count, beyond as u64);
 
-        worker.reduce(Take::All);
-        assert_eq!(worker.records.len(), SETTLING + beyond);
+        worker.reduce(Take::Settled(start + SETTLE + Duration::from_secs(1)));
+        assert_eq!(worker.records.len(), SETTLING);
+        assert!(
+            worker.records.contains_key("d00000"),
+            "the longest waiting stayed"
+        );
     }
 
     #[test]

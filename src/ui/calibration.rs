@@ -9,7 +9,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::format::{below_header, one_line, panel, title};
-use crate::app::{CALIBRATED, Figures, Model, RUNNING_ROWS};
+use crate::app::{CALIBRATED, Figures, Model, RUNNING_ROWS, SETTLING};
 use crate::calibrate::Report;
 use crate::text::widths;
 use crate::theme::Theme;
@@ -25,7 +25,8 @@ pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
     }
     if figures.untracked > 0 {
         left_out.push(format!(
-            "{} debates whose rows were let go while more than {RUNNING_ROWS} ran",
+            "{} debates whose rows were let go while more than {RUNNING_ROWS} ran, or \
+             {SETTLING} finished, at once",
             figures.untracked
         ));
     }

@@ -148,10 +148,24 @@ pub fn record_frame(model: &mut Model) {
     model.record_frame(gavel::ui::geometry(model));
 }
 
-/// The console drawn at `width` x `height`, as text.
-pub fn screen_at(model: &Model, width: u16, height: u16) -> String {
+/// The console drawn at `width` x `height` on a test terminal (its cells, styles and cursor).
+pub fn draw(
+    model: &Model,
+    width: u16,
+    height: u16,
+) -> ratatui::Terminal<ratatui::backend::TestBackend> {
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| gavel::ui::view(model, f)).unwrap();
-    terminal.backend().to_string()
+    terminal
+}
+
+/// The console drawn at `width` x `height`, as text.
+pub fn screen_at(model: &Model, width: u16, height: u16) -> String {
+    draw(model, width, height).backend().to_string()
+}
+
+/// The console drawn at 160x48, as text.
+pub fn screen(model: &Model) -> String {
+    screen_at(model, 160, 48)
 }

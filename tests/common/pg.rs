@@ -172,11 +172,6 @@ impl Console {
     }
 }
 
-/// The console drawn at 160x48, as text.
-pub fn screen(model: &Model) -> String {
-    super::screen_at(model, 160, 48)
-}
-
 /// Runs `sql` on database `url` with a fresh connection, from a test that is not async.
 pub fn sql(url: &str, sql: &str) {
     let runtime = tokio::runtime::Runtime::new().unwrap();

@@ -134,7 +134,7 @@ async fn follow<E: From<Feed>>(
                 }
             }
             _ = keepalive.tick() => {
-                let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, current_mark(client))
+                let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, queries::watermark(&*client))
                     .await
                     .map_err(|_| anyhow!("no answer to the keepalive within {KEEPALIVE_TIMEOUT:?}"))??;
                 // Advance by one interval behind: the notifications of transactions that
@@ -171,14 +171,6 @@ fn take_batch(first: String, notes: &mut UnboundedReceiver<String>) -> (BTreeSet
         }
     }
     (batch, resync)
-}
-
-async fn current_mark(client: &tokio_postgres::Client) -> Result<Watermark> {
-    let row = client
-        .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
-        .await?;
-    let raw: String = row.get(0);
-    Ok(raw.parse()?)
 }
 
 fn forward<E: From<Feed>>(events: &UnboundedSender<E>, rows: Vec<Change>) -> Result<()> {

@@ -12,6 +12,7 @@ mod notifications;
 mod queries;
 mod roles;
 pub mod rows;
+mod tables;
 mod tls;
 
 pub use actions::{Observed, access, existing, observe, record, resolve, write_if_unchanged};

@@ -1,18 +1,19 @@
 //! The reads gavel makes: a window of recent debates at start, one debate's history on demand,
-//! the rows a batch of notifications names, and everything stamped since a watermark.
+//! the rows a batch of notifications names, and everything stamped since a watermark; each
+//! built from the tables' descriptors (`tables`).
 
 use std::collections::BTreeSet;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
-use futures_util::future::try_join5;
+use futures_util::future::try_join_all;
 use serde::Deserialize;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, GenericClient, IsolationLevel, Statement};
 
-use super::rows::{
-    self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
-};
+use super::rows;
+use super::tables::{self, Key, SESSIONS, Table};
 use crate::domain::{Change, Debate, Debates, Limits, Stored};
 
 /// The oldest transaction that was still running at a sync: every row stamped by it or a later
@@ -51,46 +52,52 @@ impl Notice {
     }
 }
 
-async fn select<C: GenericClient, T>(
+/// A query's parameters.
+type Params<'a> = [&'a (dyn ToSql + Sync)];
+
+/// The rows of `table` matching `filter`, in the table's order.
+async fn select<C: GenericClient>(
     client: &C,
-    table: &str,
-    columns: &str,
+    table: &Table,
     filter: &str,
-    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    read: fn(&tokio_postgres::Row, &Limits) -> T,
+    params: &Params<'_>,
     limits: &Limits,
-) -> Result<Vec<T>> {
-    let sql = format!("SELECT {columns} FROM {table} WHERE {filter}");
-    let rows = client
-        .query(&sql, params)
-        .await
-        .with_context(|| format!("reading {table}"))?;
-    Ok(rows.iter().map(|row| read(row, limits)).collect())
+) -> Result<Vec<Change>> {
+    read_with(client, table, &table.select(filter), params, |row| {
+        (table.read)(row, limits)
+    })
+    .await
 }
 
-fn session(row: &tokio_postgres::Row, limits: &Limits) -> Change {
-    Change::Session(rows::session(row, limits))
+/// The rows `sql` reads from `table`, each made what `read` makes of it.
+async fn read_with<C: GenericClient, T>(
+    client: &C,
+    table: &Table,
+    sql: &str,
+    params: &Params<'_>,
+    read: impl Fn(&tokio_postgres::Row) -> T,
+) -> Result<Vec<T>> {
+    let rows = client
+        .query(sql, params)
+        .await
+        .with_context(|| format!("reading {}", table.name))?;
+    Ok(rows.iter().map(read).collect())
 }
-fn turn(row: &tokio_postgres::Row, limits: &Limits) -> Change {
-    Change::Turn(rows::turn(row, limits))
-}
-fn decision(row: &tokio_postgres::Row, limits: &Limits) -> Change {
-    Change::Decision(rows::decision(row, limits))
-}
-fn judgment(row: &tokio_postgres::Row, limits: &Limits) -> Change {
-    Change::Judgment(rows::judgment(row, limits))
-}
-fn action(row: &tokio_postgres::Row, limits: &Limits) -> Change {
-    Change::Action(rows::action(row, limits))
-}
-fn stored_decision(row: &tokio_postgres::Row, limits: &Limits) -> Stored {
-    rows::stored(decision(row, limits), row, 1, Some(3))
-}
-fn stored_judgment(row: &tokio_postgres::Row, limits: &Limits) -> Stored {
-    rows::stored(judgment(row, limits), row, 2, None)
-}
-fn stored_action(row: &tokio_postgres::Row, limits: &Limits) -> Stored {
-    rows::stored(action(row, limits), row, 1, None)
+
+/// The rows of every table of `tables` that match `filter` (with the same parameters), table
+/// after table.
+async fn each_table<C: GenericClient>(
+    client: &C,
+    tables: &[&Table],
+    filter: &str,
+    params: &Params<'_>,
+    limits: &Limits,
+) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    for table in tables {
+        changes.extend(select(client, table, filter, params, limits).await?);
+    }
+    Ok(changes)
 }
 
 /// A read-only transaction that sees one consistent snapshot of every table.
@@ -103,7 +110,8 @@ async fn snapshot(client: &mut Client) -> Result<tokio_postgres::Transaction<'_>
         .await?)
 }
 
-async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
+/// The oldest transaction still running now (see [`Watermark`]).
+pub async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
     let row = client
         .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
         .await?;
@@ -122,13 +130,11 @@ pub async fn initial(
     let mark = watermark(&tx).await?;
     let mut changes = select(
         &tx,
-        "debate_sessions",
-        SESSION_COLUMNS,
+        &SESSIONS,
         "status = 'running' OR id IN \
          (SELECT id FROM debate_sessions ORDER BY created_at DESC NULLS LAST LIMIT $1) \
          ORDER BY created_at NULLS FIRST, id",
         &[&window],
-        session,
         limits,
     )
     .await?;
@@ -140,55 +146,10 @@ pub async fn initial(
             _ => None,
         })
         .collect();
-    let by_session = "session_id = ANY($1)";
-    changes.extend(
-        select(
-            &tx,
-            "debate_rounds",
-            TURN_COLUMNS,
-            &format!("{by_session} ORDER BY id"),
-            &[&running],
-            turn,
-            limits,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            &tx,
-            "debate_round_decisions",
-            DECISION_COLUMNS,
-            by_session,
-            &[&ids],
-            decision,
-            limits,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            &tx,
-            "debate_round_judgments",
-            JUDGMENT_COLUMNS,
-            &format!("{by_session} ORDER BY id"),
-            &[&running],
-            judgment,
-            limits,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            &tx,
-            "debate_operator_actions",
-            ACTION_COLUMNS,
-            by_session,
-            &[&ids],
-            action,
-            limits,
-        )
-        .await?,
-    );
+    for table in tables::ROUNDS {
+        let debates = if table.listed { &ids } else { &running };
+        changes.extend(select(&tx, table, "session_id = ANY($1)", &[debates], limits).await?);
+    }
     tx.commit().await?;
     Ok((changes, mark))
 }
@@ -199,76 +160,11 @@ async fn every_table<C: GenericClient>(
     client: &C,
     sessions: &str,
     rows: &str,
-    param: &(dyn tokio_postgres::types::ToSql + Sync),
+    param: &(dyn ToSql + Sync),
     limits: &Limits,
 ) -> Result<Vec<Change>> {
-    let mut changes = select(
-        client,
-        "debate_sessions",
-        SESSION_COLUMNS,
-        sessions,
-        &[param],
-        session,
-        limits,
-    )
-    .await?;
-    changes.extend(
-        select(
-            client,
-            "debate_rounds",
-            TURN_COLUMNS,
-            &format!("{rows} ORDER BY id"),
-            &[param],
-            turn,
-            limits,
-        )
-        .await?,
-    );
-    changes.extend(rulings(client, rows, param, limits).await?);
-    Ok(changes)
-}
-
-/// The decisions, judgments and operator actions that match `rows` (which takes `$1`).
-async fn rulings<C: GenericClient>(
-    client: &C,
-    rows: &str,
-    param: &(dyn tokio_postgres::types::ToSql + Sync),
-    limits: &Limits,
-) -> Result<Vec<Change>> {
-    let mut changes = select(
-        client,
-        "debate_round_decisions",
-        DECISION_COLUMNS,
-        rows,
-        &[param],
-        decision,
-        limits,
-    )
-    .await?;
-    changes.extend(
-        select(
-            client,
-            "debate_round_judgments",
-            JUDGMENT_COLUMNS,
-            &format!("{rows} ORDER BY id"),
-            &[param],
-            judgment,
-            limits,
-        )
-        .await?,
-    );
-    changes.extend(
-        select(
-            client,
-            "debate_operator_actions",
-            ACTION_COLUMNS,
-            rows,
-            &[param],
-            action,
-            limits,
-        )
-        .await?,
-    );
+    let mut changes = select(client, &SESSIONS, sessions, &[param], limits).await?;
+    changes.extend(each_table(client, &tables::ROUNDS, rows, &[param], limits).await?);
     Ok(changes)
 }
 
@@ -281,45 +177,26 @@ pub async fn history(client: &Client, session_id: &str, limits: &Limits) -> Resu
 pub const SEARCH_LIMIT: i64 = 200;
 
 /// The debates whose id, question, status, controller mode or roster contains `text` (in any
-/// case), the most recent [`SEARCH_LIMIT`], with their decisions and actions (what the start
+/// case), the most recent [`SEARCH_LIMIT`], with the rows a list needs of them (what the start
 /// window loads of a finished debate; the rest loads when one is opened).
 pub async fn search(client: &Client, text: &str, limits: &Limits) -> Result<Vec<Change>> {
     let pattern = format!("%{}%", like_escaped(text));
     let mut changes = select(
         client,
-        "debate_sessions",
-        SESSION_COLUMNS,
+        &SESSIONS,
         "id ILIKE $1 OR question ILIKE $1 OR status ILIKE $1 OR controller_mode ILIKE $1 \
          OR personas::text ILIKE $1 ORDER BY created_at DESC NULLS LAST, id LIMIT $2",
         &[&pattern, &SEARCH_LIMIT],
-        session,
         limits,
     )
     .await?;
     let ids: Vec<String> = changes.iter().map(|c| c.session_id().to_owned()).collect();
-    let of_ids = "session_id = ANY($1)";
-    let keys: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&ids];
-    let decisions = select(
-        client,
-        "debate_round_decisions",
-        DECISION_COLUMNS,
-        of_ids,
-        &keys,
-        decision,
-        limits,
-    );
-    let actions = select(
-        client,
-        "debate_operator_actions",
-        ACTION_COLUMNS,
-        of_ids,
-        &keys,
-        action,
-        limits,
-    );
-    let (decisions, actions) = futures_util::future::try_join(decisions, actions).await?;
-    changes.extend(decisions);
-    changes.extend(actions);
+    let keys: [&(dyn ToSql + Sync); 1] = [&ids];
+    let listed = tables::ROUNDS
+        .into_iter()
+        .filter(|table| table.listed)
+        .map(|table| select(client, table, "session_id = ANY($1)", &keys, limits));
+    changes.extend(try_join_all(listed).await?.into_iter().flatten());
     Ok(changes)
 }
 
@@ -346,25 +223,15 @@ pub async fn finished_debates(
 ) -> Result<()> {
     let tx = snapshot(client).await?;
     let finished = "session_id IN (SELECT id FROM debate_sessions WHERE status <> $1)";
-    let mut debates: Debates = select(
-        &tx,
-        "debate_sessions",
-        SESSION_COLUMNS,
-        "status <> $1",
-        &[&"running"],
-        session,
-        limits,
-    )
-    .await?
-    .into_iter()
-    .chain(rulings(&tx, finished, &"running", limits).await?)
-    .collect();
+    let mut debates: Debates = select(&tx, &SESSIONS, "status <> $1", &[&"running"], limits)
+        .await?
+        .into_iter()
+        .chain(each_table(&tx, &tables::RULINGS, finished, &[&"running"], limits).await?)
+        .collect();
     let mut handed = vec![false; debates.len()];
     let turns = tx
         .query_raw(
-            &format!(
-                "SELECT {TURN_COLUMNS} FROM debate_rounds WHERE {finished} ORDER BY session_id, id"
-            ),
+            &tables::TURNS.select_ordered(finished, " ORDER BY session_id, id"),
             [&"running"],
         )
         .await
@@ -409,46 +276,24 @@ pub async fn audit_rows(
     limits: &Limits,
 ) -> Result<Vec<Stored>> {
     let tx = snapshot(client).await?;
-    let range = |column: &str| {
-        format!(
-            "($1::timestamptz IS NULL OR {column} >= $1) AND ($2::timestamptz IS NULL OR {column} < $2) \
-             ORDER BY session_id, round_index, {column}"
-        )
-    };
-    let mut stored = select(
-        &tx,
-        "debate_round_decisions",
-        DECISION_COLUMNS,
-        &range("decided_at"),
-        &[&since, &until],
-        stored_decision,
-        limits,
-    )
-    .await?;
-    stored.extend(
-        select(
-            &tx,
-            "debate_round_judgments",
-            JUDGMENT_COLUMNS,
-            &range("created_at"),
-            &[&since, &until],
-            stored_judgment,
-            limits,
-        )
-        .await?,
-    );
-    stored.extend(
-        select(
-            &tx,
-            "debate_operator_actions",
-            ACTION_COLUMNS,
-            &range("created_at"),
-            &[&since, &until],
-            stored_action,
-            limits,
-        )
-        .await?,
-    );
+    let mut stored = Vec::new();
+    for table in tables::RULINGS {
+        let Some(audit) = &table.audit else {
+            continue;
+        };
+        let at = audit.written_at;
+        let sql = table.select_ordered(
+            &format!(
+                "($1::timestamptz IS NULL OR {at} >= $1) AND ($2::timestamptz IS NULL OR {at} < $2)"
+            ),
+            &format!(" ORDER BY session_id, round_index, {at}"),
+        );
+        let rows = read_with(&tx, table, &sql, &[&since, &until], |row| {
+            table.stored(row, limits)
+        })
+        .await?;
+        stored.extend(rows.into_iter().flatten());
+    }
     tx.commit().await?;
     Ok(stored)
 }
@@ -468,13 +313,10 @@ pub async fn changed_since(
 }
 
 /// The statements that read the rows a batch of notifications names, prepared once per
-/// connection: a statement prepared anew would cost a round trip of its own on every batch.
+/// connection (a statement prepared anew would cost a round trip of its own on every batch):
+/// one a table, in [`tables::ALL`] order.
 pub struct Named {
-    sessions: Statement,
-    turns: Statement,
-    decisions: Statement,
-    judgments: Statement,
-    actions: Statement,
+    statements: Vec<(&'static Table, Statement)>,
 }
 
 /// Rows keyed by a debate and a round, given as two arrays.
@@ -482,38 +324,18 @@ const BY_PAIR: &str = "(session_id, round_index) IN (SELECT * FROM unnest($1::te
 
 impl Named {
     pub async fn prepare(client: &Client) -> Result<Named> {
-        let sql = |table: &str, columns: &str, filter: &str| {
-            format!("SELECT {columns} FROM {table} WHERE {filter}")
-        };
-        let sessions = sql("debate_sessions", SESSION_COLUMNS, "id = ANY($1::text[])");
-        let turns = sql(
-            "debate_rounds",
-            TURN_COLUMNS,
-            "id = ANY($1::bigint[]) ORDER BY id",
-        );
-        let decisions = sql("debate_round_decisions", DECISION_COLUMNS, BY_PAIR);
-        let judgments = sql(
-            "debate_round_judgments",
-            JUDGMENT_COLUMNS,
-            "id = ANY($1::bigint[]) ORDER BY id",
-        );
-        let actions = sql("debate_operator_actions", ACTION_COLUMNS, BY_PAIR);
-        let (sessions, turns, decisions, judgments, actions) = try_join5(
-            client.prepare(&sessions),
-            client.prepare(&turns),
-            client.prepare(&decisions),
-            client.prepare(&judgments),
-            client.prepare(&actions),
-        )
-        .await
-        .context("preparing the feed's reads")?;
-        Ok(Named {
-            sessions,
-            turns,
-            decisions,
-            judgments,
-            actions,
-        })
+        let prepared = tables::ALL.into_iter().map(|table| async move {
+            let filter = match table.key {
+                Key::Debate => "id = ANY($1::text[])",
+                Key::Id => "id = ANY($1::bigint[])",
+                Key::Round => BY_PAIR,
+            };
+            Ok::<_, tokio_postgres::Error>((table, client.prepare(&table.select(filter)).await?))
+        });
+        let statements = try_join_all(prepared)
+            .await
+            .context("preparing the feed's reads")?;
+        Ok(Named { statements })
     }
 
     /// The rows a batch of notifications names, each read once, in table order. The reads go
@@ -524,81 +346,65 @@ impl Named {
         notices: &BTreeSet<Notice>,
         limits: &Limits,
     ) -> Result<Vec<Change>> {
-        let of = |table: &'static str| notices.iter().filter(move |n| n.table == table);
-        let sessions: Vec<String> = of("debate_sessions")
-            .filter_map(|n| n.session_id.clone())
+        let keys: Vec<Keys> = self
+            .statements
+            .iter()
+            .map(|(table, _)| Keys::of(table, notices))
             .collect();
-        let turns: Vec<i64> = of("debate_rounds").filter_map(|n| n.id).collect();
-        let judgments: Vec<i64> = of("debate_round_judgments").filter_map(|n| n.id).collect();
-        let pairs = |table: &'static str| -> (Vec<String>, Vec<i32>) {
-            of(table)
-                .filter_map(|n| Some((n.session_id.clone()?, n.round_index?)))
-                .unzip()
-        };
-        let (decision_sessions, decision_rounds) = pairs("debate_round_decisions");
-        let (action_sessions, action_rounds) = pairs("debate_operator_actions");
-        let (sessions, turns, decisions, judgments, actions) = try_join5(
-            read_named(
-                client,
-                ("debate_sessions", &self.sessions),
-                &[&sessions],
-                sessions.is_empty(),
-                session,
-                limits,
-            ),
-            read_named(
-                client,
-                ("debate_rounds", &self.turns),
-                &[&turns],
-                turns.is_empty(),
-                turn,
-                limits,
-            ),
-            read_named(
-                client,
-                ("debate_round_decisions", &self.decisions),
-                &[&decision_sessions, &decision_rounds],
-                decision_sessions.is_empty(),
-                decision,
-                limits,
-            ),
-            read_named(
-                client,
-                ("debate_round_judgments", &self.judgments),
-                &[&judgments],
-                judgments.is_empty(),
-                judgment,
-                limits,
-            ),
-            read_named(
-                client,
-                ("debate_operator_actions", &self.actions),
-                &[&action_sessions, &action_rounds],
-                action_sessions.is_empty(),
-                action,
-                limits,
-            ),
-        )
-        .await?;
-        Ok([sessions, turns, decisions, judgments, actions].concat())
+        let reads = self
+            .statements
+            .iter()
+            .zip(&keys)
+            .filter(|(_, keys)| !keys.is_empty())
+            .map(|((table, statement), keys)| async move {
+                let rows = client
+                    .query(statement, &keys.params())
+                    .await
+                    .with_context(|| format!("reading {}", table.name))?;
+                Ok::<Vec<Change>, anyhow::Error>(
+                    rows.iter().map(|row| (table.read)(row, limits)).collect(),
+                )
+            });
+        Ok(try_join_all(reads).await?.concat())
     }
 }
 
-/// One of [`Named`]'s reads; nothing is sent when no row is named.
-async fn read_named(
-    client: &Client,
-    (table, statement): (&str, &Statement),
-    keys: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    none: bool,
-    row: fn(&tokio_postgres::Row, &Limits) -> Change,
-    limits: &Limits,
-) -> Result<Vec<Change>> {
-    if none {
-        return Ok(Vec::new());
+/// The keys of the rows of one table that a batch of notifications names, as the table's
+/// statement takes them.
+enum Keys {
+    Debates(Vec<String>),
+    Ids(Vec<i64>),
+    Rounds(Vec<String>, Vec<i32>),
+}
+
+impl Keys {
+    fn of(table: &Table, notices: &BTreeSet<Notice>) -> Keys {
+        let named = notices.iter().filter(|n| n.table == table.name);
+        match table.key {
+            Key::Debate => Keys::Debates(named.filter_map(|n| n.session_id.clone()).collect()),
+            Key::Id => Keys::Ids(named.filter_map(|n| n.id).collect()),
+            Key::Round => {
+                let (debates, rounds) = named
+                    .filter_map(|n| Some((n.session_id.clone()?, n.round_index?)))
+                    .unzip();
+                Keys::Rounds(debates, rounds)
+            }
+        }
     }
-    let rows = client
-        .query(statement, keys)
-        .await
-        .with_context(|| format!("reading {table}"))?;
-    Ok(rows.iter().map(|r| row(r, limits)).collect())
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Keys::Debates(ids) => ids.is_empty(),
+            Keys::Ids(ids) => ids.is_empty(),
+            Keys::Rounds(debates, _) => debates.is_empty(),
+        }
+    }
+
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        match self {
+            Keys::Debates(ids) => vec![ids],
+            Keys::Ids(ids) => vec![ids],
+            Keys::Rounds(debates, rounds) => vec![debates, rounds],
+        }
+    }
 }

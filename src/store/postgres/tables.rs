@@ -1,0 +1,162 @@
+//! The contract's five tables as gavel reads them, a descriptor each: the name, the columns read
+//! (as text, read leniently by `rows`), how a notification names a row, the order a debate's
+//! rows are read in, whether a list of debates needs them or only an opened one, and where the
+//! audit trail finds a ruling's time and stored values. Every read in `queries` (the start
+//! window, a search, a debate's history, a batch of notifications, everything since a
+//! watermark, the finished debates, the audit trail) is built from these descriptors.
+
+use tokio_postgres::Row;
+
+use super::rows::{
+    self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
+};
+use crate::domain::{Change, Limits, Stored};
+
+/// How a notification names a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// By the debate's id (`id`).
+    Debate,
+    /// By the row's own `id`.
+    Id,
+    /// By its debate and round (`session_id`, `round_index`).
+    Round,
+}
+
+/// Where the audit trail finds what a ruling's row holds as stored.
+#[derive(Debug)]
+pub struct Audit {
+    /// The column of when the row was written.
+    pub written_at: &'static str,
+    /// The positions, among the columns read, of its round and of its `signal_json` if any.
+    pub round: usize,
+    pub signals: Option<usize>,
+}
+
+/// One table.
+#[derive(Debug)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: &'static str,
+    pub key: Key,
+    /// Appended to a filter: the order a debate's rows are read in (empty: any).
+    pub order: &'static str,
+    /// Read for every debate a window or a search loads (a list's summary needs them), not
+    /// only for the debates running or opened.
+    pub listed: bool,
+    pub read: fn(&Row, &Limits) -> Change,
+    /// For the rulings: what the audit trail keeps.
+    pub audit: Option<Audit>,
+}
+
+impl Table {
+    /// Reads this table's columns of the rows matching `filter`, in the table's order.
+    pub fn select(&self, filter: &str) -> String {
+        self.select_ordered(filter, self.order)
+    }
+
+    /// Reads this table's columns of the rows matching `filter`, in `order` (an `ORDER BY`
+    /// clause, or nothing).
+    pub fn select_ordered(&self, filter: &str, order: &str) -> String {
+        format!(
+            "SELECT {} FROM {} WHERE {filter}{order}",
+            self.columns, self.name
+        )
+    }
+
+    /// A ruling's row as the audit trail keeps it; `None` for the other tables.
+    pub fn stored(&self, row: &Row, limits: &Limits) -> Option<Stored> {
+        let audit = self.audit.as_ref()?;
+        Some(rows::stored(
+            (self.read)(row, limits),
+            row,
+            audit.round,
+            audit.signals,
+        ))
+    }
+}
+
+pub const SESSIONS: Table = Table {
+    name: "debate_sessions",
+    columns: SESSION_COLUMNS,
+    key: Key::Debate,
+    order: "",
+    listed: true,
+    read: session,
+    audit: None,
+};
+
+pub const TURNS: Table = Table {
+    name: "debate_rounds",
+    columns: TURN_COLUMNS,
+    key: Key::Id,
+    order: " ORDER BY id",
+    listed: false,
+    read: turn,
+    audit: None,
+};
+
+pub const DECISIONS: Table = Table {
+    name: "debate_round_decisions",
+    columns: DECISION_COLUMNS,
+    key: Key::Round,
+    order: "",
+    listed: true,
+    read: decision,
+    audit: Some(Audit {
+        written_at: "decided_at",
+        round: 1,
+        signals: Some(3),
+    }),
+};
+
+pub const JUDGMENTS: Table = Table {
+    name: "debate_round_judgments",
+    columns: JUDGMENT_COLUMNS,
+    key: Key::Id,
+    order: " ORDER BY id",
+    listed: false,
+    read: judgment,
+    audit: Some(Audit {
+        written_at: "created_at",
+        round: 2,
+        signals: None,
+    }),
+};
+
+pub const ACTIONS: Table = Table {
+    name: "debate_operator_actions",
+    columns: ACTION_COLUMNS,
+    key: Key::Round,
+    order: "",
+    listed: true,
+    read: action,
+    audit: Some(Audit {
+        written_at: "created_at",
+        round: 1,
+        signals: None,
+    }),
+};
+
+/// Every table, the sessions first (a debate's session row comes before its other rows).
+pub const ALL: [&Table; 5] = [&SESSIONS, &TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS];
+/// The tables of a debate's rounds: all but the sessions.
+pub const ROUNDS: [&Table; 4] = [&TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS];
+/// The tables of what was ruled on the rounds: decisions, judgments, operator actions.
+pub const RULINGS: [&Table; 3] = [&DECISIONS, &JUDGMENTS, &ACTIONS];
+
+fn session(row: &Row, limits: &Limits) -> Change {
+    Change::Session(rows::session(row, limits))
+}
+fn turn(row: &Row, limits: &Limits) -> Change {
+    Change::Turn(rows::turn(row, limits))
+}
+fn decision(row: &Row, limits: &Limits) -> Change {
+    Change::Decision(rows::decision(row, limits))
+}
+fn judgment(row: &Row, limits: &Limits) -> Change {
+    Change::Judgment(rows::judgment(row, limits))
+}
+fn action(row: &Row, limits: &Limits) -> Change {
+    Change::Action(rows::action(row, limits))
+}
