@@ -177,6 +177,13 @@ fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
 /// How often the memory that bursts of rows leave free is handed back to the system.
 const TRIM: Duration = Duration::from_secs(10);
 
+/// How an untracked debate is remembered: a 64-bit hash of its id, not the id (a flood may
+/// leave out tens of thousands; two ids sharing a hash are all but impossible).
+fn untracked_key(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
 /// A debate's rows as held by the worker.
 struct Held {
     debate: Debate,
@@ -212,8 +219,8 @@ struct Worker {
     /// Debates whose rows were let go while they ran (the least active beyond
     /// [`RUNNING_ROWS`]): their rows are incomplete, so they are left out. The latest
     /// [`UNTRACKED`] are remembered.
-    untracked: HashSet<String>,
-    untracked_order: VecDeque<String>,
+    untracked: HashSet<u64>,
+    untracked_order: VecDeque<u64>,
     /// Debates untracked so far because too many ran, or finished, at once.
     untracked_count: u64,
     /// Debates a row of which the console left out (see [`Reports::row`]), to be untracked.
@@ -406,7 +413,7 @@ impl Worker {
         if let_go && !matches!(change, Change::Session(_)) {
             return;
         }
-        if self.untracked.contains(id) {
+        if self.untracked.contains(&untracked_key(id)) {
             return;
         }
         if !self.stale.contains(id) {
@@ -457,7 +464,8 @@ impl Worker {
     /// Leaves debate `id` out of the reports: its rows, record and shadow row go, and rows of
     /// it that land later are not taken.
     fn untrack(&mut self, id: String) {
-        if self.untracked.contains(&id) {
+        let key = untracked_key(&id);
+        if self.untracked.contains(&key) {
             return;
         }
         if let Some(held) = self.rows.remove(&id)
@@ -472,8 +480,8 @@ impl Worker {
         if self.shadow.remove(&id).is_some() {
             self.week_stale = true;
         }
-        self.untracked.insert(id.clone());
-        self.untracked_order.push_back(id);
+        self.untracked.insert(key);
+        self.untracked_order.push_back(key);
         if self.untracked_order.len() > UNTRACKED
             && let Some(oldest) = self.untracked_order.pop_front()
         {
@@ -671,7 +679,8 @@ mod tests {
         assert!(worker.records.is_empty(), "nothing was reduced unsettled");
         assert_eq!(worker.stale.len(), SETTLING);
         let latest = format!("d{:05}", SETTLING + beyond - 1);
-        assert!(worker.untracked.contains(&latest) && !worker.rows.contains_key(&latest));
+        assert!(worker.untracked.contains(&untracked_key(&latest)));
+        assert!(!worker.rows.contains_key(&latest));
         assert_eq!(worker.untracked_count, beyond as u64);
 
         worker.reduce(Take::Settled(start + SETTLE + Duration::from_secs(1)));
