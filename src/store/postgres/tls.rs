@@ -261,35 +261,7 @@ fn verifier(
     }
     let mut roots = RootCertStore::empty();
     let trusted = match root_file {
-        Some(file) => {
-            let read = |e: &dyn std::fmt::Display| {
-                params.refuse(
-                    "sslrootcert",
-                    &format!(
-                        "could not read root certificate file \"{}\": {e}",
-                        file.display()
-                    ),
-                )
-            };
-            if !file.exists() {
-                return Err(params.refuse(
-                    "sslrootcert",
-                    &format!(
-                        "root certificate file \"{}\" does not exist",
-                        file.display()
-                    ),
-                ));
-            }
-            for cert in CertificateDer::pem_file_iter(file).map_err(|e| read(&e))? {
-                roots
-                    .add(cert.map_err(|e| read(&e))?)
-                    .map_err(|e| read(&e))?;
-            }
-            if roots.is_empty() {
-                return Err(read(&"no certificate in it"));
-            }
-            format!("sslrootcert \"{}\"", file.display())
-        }
+        Some(file) => roots_from_file(params, file, &mut roots)?,
         None => {
             // Only verify-full comes here (see `Files::root`): the host name is checked too.
             let found = rustls_native_certs::load_native_certs();
@@ -328,6 +300,37 @@ fn verifier(
         algorithms,
     };
     Ok((Arc::new(verifier), trusted))
+}
+
+/// Adds the certificates of `file` (`sslrootcert`, PEM) to `roots`; says what is trusted.
+fn roots_from_file(params: &Params, file: &Path, roots: &mut RootCertStore) -> Result<String> {
+    let read = |e: &dyn std::fmt::Display| {
+        params.refuse(
+            "sslrootcert",
+            &format!(
+                "could not read root certificate file \"{}\": {e}",
+                file.display()
+            ),
+        )
+    };
+    if !file.exists() {
+        return Err(params.refuse(
+            "sslrootcert",
+            &format!(
+                "root certificate file \"{}\" does not exist",
+                file.display()
+            ),
+        ));
+    }
+    for cert in CertificateDer::pem_file_iter(file).map_err(|e| read(&e))? {
+        roots
+            .add(cert.map_err(|e| read(&e))?)
+            .map_err(|e| read(&e))?;
+    }
+    if roots.is_empty() {
+        return Err(read(&"no certificate in it"));
+    }
+    Ok(format!("sslrootcert \"{}\"", file.display()))
 }
 
 /// The revocation lists of `sslcrl` (a PEM file) and `sslcrldir` (a directory of them).
