@@ -3,13 +3,15 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 
 use crate::app::{Command, Event};
 use crate::config::Config;
+use crate::domain::OperatorAction;
+use crate::executor::{Backend, execute};
 use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
-use crate::store::MemoryStore;
+use crate::store::{MemoryStore, ResolveError};
 
 /// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
 /// console's commands. Must be called inside a tokio runtime.
@@ -48,50 +50,26 @@ pub fn start(
     });
 
     let (commands, receiver) = unbounded_channel();
-    tokio::spawn(execute(receiver, store, playback, events));
+    tokio::spawn(execute(receiver, Memory(store), Some(playback), events));
     commands
 }
 
-async fn execute(
-    mut commands: UnboundedReceiver<Command>,
-    store: MemoryStore,
-    playback: watch::Sender<Playback>,
-    events: UnboundedSender<Event>,
-) {
-    while let Some(command) = commands.recv().await {
-        match command {
-            Command::Resolve(action) => {
-                let outcome = store.resolve_open(action);
-                match &outcome {
-                    Ok(a) => tracing::info!(
-                        session = %a.session_id,
-                        round = a.round_index,
-                        operator = %a.operator,
-                        action = %a.action,
-                        decision = %a.decision,
-                        "operator action recorded"
-                    ),
-                    Err(refused) => tracing::warn!("operator action refused: {refused}"),
-                }
-                if events.send(Event::Resolved(outcome)).is_err() {
-                    return;
-                }
-            }
-            Command::SetPlayback(setting) => {
-                playback.send_replace(setting);
-            }
-            // The demo's debates are few: the console holds every one it was shown.
-            Command::Search(_) => {}
-            // The console's draw loop carries these out on its terminal.
-            Command::Copy(_) | Command::Page { .. } => {}
-            // The console lets go of the rows of debates off screen; here they are again.
-            Command::LoadHistory(id) => {
-                for row in store.history(&id) {
-                    if events.send(Event::Store(Box::new(row))).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
+/// The demo's backend: the memory store the simulator plays into.
+struct Memory(MemoryStore);
+
+impl Backend for Memory {
+    async fn resolve(&mut self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
+        self.0.resolve_open(action)
     }
+
+    // The console lets go of the rows of debates off screen; here they are again.
+    fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool {
+        self.0
+            .history(&id)
+            .into_iter()
+            .all(|row| events.send(Event::Store(Box::new(row))).is_ok())
+    }
+
+    // The demo's debates are few: the console holds every one it was shown.
+    fn search(&mut self, _text: String) {}
 }

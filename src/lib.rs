@@ -15,6 +15,7 @@ pub mod config;
 pub mod demo;
 pub mod domain;
 pub mod embed;
+pub mod executor;
 pub mod keymap;
 pub mod live;
 pub mod logging;

@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 use tokio_postgres::Client;
 
 use crate::app::{Command, Event};
 use crate::domain::{Limits, OperatorAction};
+use crate::executor::{Backend, execute};
 use crate::simulate::Playback;
 use crate::store::ResolveError;
 use crate::store::postgres::{self, Target, Wanted, listen};
@@ -28,47 +29,37 @@ pub fn start(
     let (wants, wanted) = unbounded_channel();
     tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
     let (commands, receiver) = unbounded_channel();
-    tokio::spawn(execute(receiver, target, wants, events, playback, limits));
+    let database = Database {
+        target,
+        writer: None,
+        wants,
+        limits,
+    };
+    tokio::spawn(execute(receiver, database, playback, events));
     commands
 }
 
-async fn execute(
-    mut commands: UnboundedReceiver<Command>,
+/// The live backend: actions written on a connection of their own (made again when it fails),
+/// history and searches asked of the listener, whose rows come with the feed.
+struct Database {
     target: Target,
+    writer: Option<Client>,
     wants: UnboundedSender<Wanted>,
-    events: UnboundedSender<Event>,
-    playback: Option<watch::Sender<Playback>>,
     limits: Limits,
-) {
-    let mut writer: Option<Client> = None;
-    while let Some(command) = commands.recv().await {
-        match command {
-            Command::Resolve(action) => {
-                let outcome = write_action(&target, &mut writer, action, &limits).await;
-                match &outcome {
-                    Ok(a) => {
-                        tracing::info!(session = %a.session_id, round = a.round_index, operator = %a.operator, action = %a.action, "operator action recorded")
-                    }
-                    Err(e) => tracing::warn!("operator action not recorded: {e}"),
-                }
-                if events.send(Event::Resolved(outcome)).is_err() {
-                    return;
-                }
-            }
-            Command::LoadHistory(id) => {
-                let _ = wants.send(Wanted::History(id));
-            }
-            Command::Search(text) => {
-                let _ = wants.send(Wanted::Search(text));
-            }
-            // The console's draw loop carries these out on its terminal.
-            Command::Copy(_) | Command::Page { .. } => {}
-            Command::SetPlayback(setting) => {
-                if let Some(playback) = &playback {
-                    playback.send_replace(setting);
-                }
-            }
-        }
+}
+
+impl Backend for Database {
+    async fn resolve(&mut self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
+        write_action(&self.target, &mut self.writer, action, &self.limits).await
+    }
+
+    fn load_history(&mut self, id: String, _events: &UnboundedSender<Event>) -> bool {
+        let _ = self.wants.send(Wanted::History(id));
+        true
+    }
+
+    fn search(&mut self, text: String) {
+        let _ = self.wants.send(Wanted::Search(text));
     }
 }
 

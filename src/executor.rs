@@ -1,0 +1,73 @@
+//! The console's commands carried out against a backend, in one loop for every backend (the
+//! demo's memory store, a live database): an operator's action recorded once and its outcome
+//! sent back, a debate's rows brought back, a search, playback steered. Copy and page are the
+//! draw loop's business, never a backend's.
+
+use std::future::Future;
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::watch;
+
+use crate::app::{Command, Event};
+use crate::domain::OperatorAction;
+use crate::simulate::Playback;
+use crate::store::ResolveError;
+
+/// What differs between backends.
+pub trait Backend: Send {
+    /// Records `action` once, if its decision is still open.
+    fn resolve(
+        &mut self,
+        action: OperatorAction,
+    ) -> impl Future<Output = Result<OperatorAction, ResolveError>> + Send;
+
+    /// Brings every row of debate `id` back to `events`; false when the console is gone.
+    fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool;
+
+    /// Brings back the debates that match `text`, as the console's filter confirmed it.
+    fn search(&mut self, text: String);
+}
+
+/// Carries out `commands` against `backend` until the console is gone; `playback`, when
+/// given, is the clock of the simulated debates that pause and speed steer.
+pub async fn execute(
+    mut commands: UnboundedReceiver<Command>,
+    mut backend: impl Backend,
+    playback: Option<watch::Sender<Playback>>,
+    events: UnboundedSender<Event>,
+) {
+    while let Some(command) = commands.recv().await {
+        match command {
+            Command::Resolve(action) => {
+                let outcome = backend.resolve(action).await;
+                match &outcome {
+                    Ok(a) => tracing::info!(
+                        session = %a.session_id,
+                        round = a.round_index,
+                        operator = %a.operator,
+                        action = %a.action,
+                        decision = %a.decision,
+                        "operator action recorded"
+                    ),
+                    Err(e) => tracing::warn!("operator action not recorded: {e}"),
+                }
+                if events.send(Event::Resolved(outcome)).is_err() {
+                    return;
+                }
+            }
+            Command::LoadHistory(id) => {
+                if !backend.load_history(id, &events) {
+                    return;
+                }
+            }
+            Command::Search(text) => backend.search(text),
+            Command::SetPlayback(setting) => {
+                if let Some(playback) = &playback {
+                    playback.send_replace(setting);
+                }
+            }
+            // The console's draw loop carries these out on its terminal.
+            Command::Copy(_) | Command::Page { .. } => {}
+        }
+    }
+}
