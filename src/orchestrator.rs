@@ -115,7 +115,7 @@ impl PgStage {
             }
             Change::Decision(d) => write_decision(&self.client, d).await,
             Change::Judgment(j) => write_judgment(&self.client, j).await,
-            Change::Action(a) => postgres::record(&self.client, a).await.map(drop),
+            Change::Action(a) => Ok(postgres::record(&self.client, a).await.map(drop)?),
         }
     }
 }

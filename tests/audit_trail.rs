@@ -362,7 +362,7 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
 async fn resolve(
     client: &Client,
     action: &OperatorAction,
-) -> Result<Result<OperatorAction, ResolveError>, anyhow::Error> {
+) -> gavel::store::postgres::Result<Result<OperatorAction, ResolveError>> {
     gavel::store::postgres::resolve(client, action, &Limits::default()).await
 }
 
@@ -746,9 +746,10 @@ async fn a_read_only_transaction_is_a_failure_to_retry_not_a_refusal() {
         Decision::ContinueBaseline.into(),
     );
     let error = resolve(&bob, &accept).await.unwrap_err();
-    assert!(
-        format!("{error:#}").contains("read-only transaction"),
-        "{error:#}"
+    assert_eq!(
+        error.database().and_then(tokio_postgres::Error::code),
+        Some(&tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION),
+        "{error}"
     );
     bob.batch_execute("SET default_transaction_read_only = off")
         .await

@@ -138,13 +138,10 @@ fn env(scratch: &Scratch, vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<Stri
     move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
 }
 
-/// Connects and answers `sql`'s first column, or the whole error chain.
-async fn ask(target: Result<Target, anyhow::Error>, sql: &str) -> Result<String, String> {
-    let target = target.map_err(|e| format!("{e:#}"))?;
-    let client = target
-        .connect_driven()
-        .await
-        .map_err(|e| format!("{e:#}"))?;
+/// Connects and answers `sql`'s first column, or the error's message.
+async fn ask(target: gavel::store::postgres::Result<Target>, sql: &str) -> Result<String, String> {
+    let target = target.map_err(|e| e.to_string())?;
+    let client = target.connect_driven().await.map_err(|e| e.to_string())?;
     let rows = client.simple_query(sql).await.map_err(|e| e.to_string())?;
     Ok(rows
         .iter()

@@ -321,6 +321,7 @@ proptest! {
                 prop_assert_eq!(value["round_index"].as_i64(), notice.round_index.map(i64::from));
             }
             Err(e) => {
+                let e = e.to_string();
                 prop_assert!(e.starts_with("not a gavel_events payload: "), "{e}");
                 prop_assert!(e.len() > "not a gavel_events payload: ".len());
             }

@@ -50,12 +50,12 @@ impl Limits {
     }
 
     /// A round number or index: `1..=max_round`.
-    pub fn round(&self, value: i64) -> Result<u32, String> {
+    pub fn round(&self, value: i64) -> Result<u32, OutOfBounds> {
         within(value, 1, u64::from(self.max_round))
     }
 
     /// A count of rounds (num_rounds, min_rounds, max_rounds): `0..=max_round`.
-    pub fn rounds(&self, value: i64) -> Result<u32, String> {
+    pub fn rounds(&self, value: i64) -> Result<u32, OutOfBounds> {
         within(value, 0, u64::from(self.max_round))
     }
 
@@ -102,29 +102,38 @@ impl Limits {
 
 /// A token count: `0..=MAX_TOKENS`, or up to `T`'s largest value when that is less (a turn's
 /// count is a `u32`).
-pub fn tokens<T: TryFrom<u64>>(value: i64) -> Result<T, String> {
+pub fn tokens<T: TryFrom<u64>>(value: i64) -> Result<T, OutOfBounds> {
     within(value, 0, MAX_TOKENS)
 }
 
 /// A count of agents or personas: `0..=MAX_AGENTS`.
-pub fn agents(value: i64) -> Result<u32, String> {
+pub fn agents(value: i64) -> Result<u32, OutOfBounds> {
     within(value, 0, u64::from(MAX_AGENTS))
 }
 
 /// A count of claims or disputes: `0..=u32::MAX`.
-pub fn count(value: i64) -> Result<u32, String> {
+pub fn count(value: i64) -> Result<u32, OutOfBounds> {
     within(value, 0, u64::from(u32::MAX))
+}
+
+/// A number outside the bounds it is read within.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{value} is outside {low}..={high}")]
+pub struct OutOfBounds {
+    pub value: i64,
+    pub low: u64,
+    pub high: u64,
 }
 
 /// `value` when it lies in `low..=high` (`high` lowered to `T`'s largest value when `T` cannot
 /// hold it, so that the bounds stated are the bounds applied), else why not.
-fn within<T: TryFrom<u64>>(value: i64, low: u64, high: u64) -> Result<T, String> {
+fn within<T: TryFrom<u64>>(value: i64, low: u64, high: u64) -> Result<T, OutOfBounds> {
     let high = largest::<T>(high);
     u64::try_from(value)
         .ok()
         .filter(|v| (low..=high).contains(v))
         .and_then(|v| T::try_from(v).ok())
-        .ok_or_else(|| format!("{value} is outside {low}..={high}"))
+        .ok_or(OutOfBounds { value, low, high })
 }
 
 /// The largest value up to `high` that the unsigned type `T` holds.
@@ -159,19 +168,25 @@ mod tests {
 
     #[test]
     fn a_bound_stated_is_a_bound_the_target_type_holds() {
+        let outside = |value, high| OutOfBounds {
+            value,
+            low: 0,
+            high,
+        };
         assert_eq!(
             tokens::<u32>(5_000_000_000),
-            Err("5000000000 is outside 0..=4294967295".to_owned())
+            Err(outside(5_000_000_000, 4_294_967_295))
+        );
+        assert_eq!(
+            outside(5_000_000_000, 4_294_967_295).to_string(),
+            "5000000000 is outside 0..=4294967295"
         );
         assert_eq!(tokens::<u32>(4_294_967_295), Ok(u32::MAX));
         assert_eq!(
             tokens::<u64>(5_000_000_000_000),
-            Err("5000000000000 is outside 0..=1000000000000".to_owned())
+            Err(outside(5_000_000_000_000, 1_000_000_000_000))
         );
         assert_eq!(tokens::<u64>(5_000_000_000), Ok(5_000_000_000));
-        assert_eq!(
-            within::<u8>(300, 0, 1_000),
-            Err::<u8, _>("300 is outside 0..=255".into())
-        );
+        assert_eq!(within::<u8>(300, 0, 1_000), Err::<u8, _>(outside(300, 255)));
     }
 }

@@ -4,10 +4,10 @@
 //! [`resolve`] is the console's, which checks that the decision is still open in the statement
 //! that writes, and [`access`] tells a console whether its role may write at all.
 
-use anyhow::{Context, Result};
 use tokio_postgres::Client;
 use tokio_postgres::types::ToSql;
 
+use super::error::{Doing, Error, Result};
 use super::rows::{self, ACTION_COLUMNS};
 use crate::domain::{Access, DecisionState, Limits, OperatorAction, Reported};
 use crate::store::ResolveError;
@@ -23,22 +23,30 @@ pub(super) const INSERTED: [&str; 7] = [
     "note",
 ];
 
+/// `value` as the `int4` of column `what`.
+fn column(what: &'static str, value: u32) -> Result<i32> {
+    i32::try_from(value).map_err(|_| Error::OutOfRange {
+        what,
+        value: value.into(),
+    })
+}
+
 /// Records `action`; `Ok(Err(existing))` when the decision was already resolved.
 pub async fn record(
     client: &Client,
     action: &OperatorAction,
 ) -> Result<Result<OperatorAction, OperatorAction>> {
-    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    let round = column("round_index", action.round_index)?;
     let values = "VALUES ($1, $2, $3, $4, $5, $6, $7)";
     if let Some(recorded) = insert(client, action, "", values, &[]).await? {
         return Ok(Ok(recorded));
     }
     match existing(client, &action.session_id, round).await? {
         Some(winner) => Ok(Err(winner)),
-        None => anyhow::bail!(
+        None => Err(Error::Inconsistent(format!(
             "debate_operator_actions ({}, {round}): the insert conflicted, yet no row is there",
             action.session_id
-        ),
+        ))),
     }
 }
 
@@ -52,7 +60,7 @@ async fn insert(
     source: &str,
     more: &[&(dyn ToSql + Sync)],
 ) -> Result<Option<OperatorAction>> {
-    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    let round = column("round_index", action.round_index)?;
     let (kind, decision) = (action.action.to_wire(), action.decision.to_wire());
     let values: [&(dyn ToSql + Sync); 7] = [
         &action.session_id,
@@ -75,7 +83,7 @@ async fn insert(
             &params,
         )
         .await
-        .context("recording the operator action")?;
+        .doing("recording the operator action")?;
     Ok(row.map(|row| rows::action(&row, &Limits::WIDEST)))
 }
 
@@ -94,7 +102,9 @@ pub async fn existing(
             &[&session_id, &round],
         )
         .await
-        .with_context(|| format!("reading debate_operator_actions ({session_id}, {round})"))?;
+        .doing(format_args!(
+            "reading debate_operator_actions ({session_id}, {round})"
+        ))?;
     Ok(row.as_ref().map(|row| rows::action(row, &Limits::WIDEST)))
 }
 
@@ -131,15 +141,15 @@ pub async fn observe(
     action: &OperatorAction,
     limits: &Limits,
 ) -> Result<Observed> {
-    let round = i32::try_from(action.round_index).context("round_index out of range")?;
-    let max_round = i32::try_from(limits.max_round).context("max_round out of range")?;
+    let round = column("round_index", action.round_index)?;
+    let max_round = column("max_round", limits.max_round)?;
     let row = client
         .query_one(
             &state_query("$3"),
             &[&action.session_id, &round, &max_round],
         )
         .await
-        .context("reading the decision acted on")?;
+        .doing("reading the decision acted on")?;
     let raw: (Option<String>, Option<String>, Option<i32>) = (row.get(0), row.get(1), row.get(2));
     Ok(Observed {
         state: DecisionState {
@@ -162,7 +172,7 @@ pub async fn write_if_unchanged(
     observed: &Observed,
     limits: &Limits,
 ) -> Result<Option<OperatorAction>> {
-    let max_round = i32::try_from(limits.max_round).context("max_round out of range")?;
+    let max_round = column("max_round", limits.max_round)?;
     let (status, decision, latest) = &observed.raw;
     let with = format!("WITH state AS ({})", state_query("$8"));
     let source = "SELECT $1::text, $2::int4, $3::text, $4::text, $5::text, $6::text, $7::text \
@@ -212,7 +222,7 @@ async fn attempt(
     action: &OperatorAction,
     limits: &Limits,
 ) -> Result<Result<OperatorAction, ResolveError>> {
-    let round = i32::try_from(action.round_index).context("round_index out of range")?;
+    let round = column("round_index", action.round_index)?;
     for _ in 0..ATTEMPTS {
         let observed = observe(client, action, limits).await?;
         if let Some(winner) = existing(client, &action.session_id, round).await? {
@@ -229,20 +239,17 @@ async fn attempt(
             return Ok(Ok(recorded));
         }
     }
-    anyhow::bail!(
+    Err(Error::Inconsistent(format!(
         "the decision on {} round {round} changed under each of {ATTEMPTS} attempts",
         action.session_id
-    )
+    )))
 }
 
 /// Why the database refused a statement, when it answered with a refusal that asking again
 /// cannot change; `None` for a failed connection, a deadlock, a shutdown, a canceled query, a
 /// read-only transaction (a standby after failover), a lock not available, ...
-fn refusal(error: &anyhow::Error) -> Option<String> {
-    let db = error
-        .chain()
-        .find_map(|cause| cause.downcast_ref::<tokio_postgres::Error>())?
-        .as_db_error()?;
+fn refusal(error: &Error) -> Option<String> {
+    let db = error.database()?.as_db_error()?;
     let code = db.code().code();
     let transient_classes = ["08", "40", "53", "57", "58"];
     let transient_codes = ["25006", "55P03", "55006"];
@@ -282,7 +289,7 @@ pub async fn access(client: &Client) -> Result<Access> {
             &[&INSERTED.as_slice()],
         )
         .await
-        .context("checking the privileges on debate_operator_actions")?;
+        .doing("checking the privileges on debate_operator_actions")?;
     let role: String = row.get(0);
     let insert: bool = row.get(1);
     let select: bool = row.get(2);

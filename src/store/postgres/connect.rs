@@ -11,13 +11,13 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow, bail};
 use tokio_postgres::config::{ChannelBinding, Host, SslNegotiation};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::tls::MakeTlsConnect;
 use tokio_postgres::{Client, Config, Connection, Socket};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::error::{Doing, Error, Result};
 use super::libpq::pgpass::{self, Wanted};
 use super::libpq::{Env, Params};
 use super::tls::{SslMode, Tls};
@@ -148,8 +148,9 @@ impl Target {
                 .find_map(|v| env(v).filter(|u| !u.is_empty()))
                 .or_else(|| whoami::username().ok())
                 .ok_or_else(|| {
-                    anyhow!(
+                    Error::Setting(
                         "user: no user name given (user=, PGUSER) and none known for this process"
+                            .to_owned(),
                     )
                 })?,
         };
@@ -215,10 +216,11 @@ impl Target {
     pub fn warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         for endpoint in &self.endpoints {
-            if let Err(warning) = self.password(endpoint)
-                && !warnings.contains(&warning)
-            {
-                warnings.push(warning);
+            if let Err(unusable) = self.password(endpoint) {
+                let warning = unusable.to_string();
+                if !warnings.contains(&warning) {
+                    warnings.push(warning);
+                }
             }
         }
         warnings
@@ -247,7 +249,8 @@ impl Target {
         let mut notes = Vec::new();
         for pass in passes {
             for endpoint in &order {
-                let password = self.password(endpoint).unwrap_or_else(|warning| {
+                let password = self.password(endpoint).unwrap_or_else(|unusable| {
+                    let warning = unusable.to_string();
                     if !notes.contains(&warning) {
                         notes.push(warning);
                     }
@@ -259,25 +262,28 @@ impl Target {
                         tokio::time::timeout(limit, attempt)
                             .await
                             .unwrap_or_else(|_| {
-                                Err(anyhow!(
+                                Err(Error::Rejected(format!(
                                     "timeout expired after {} s (connect_timeout)",
                                     limit.as_secs()
-                                ))
+                                )))
                             })
                     }
                     None => attempt.await,
                 };
                 match result {
                     Ok(connected) => return Ok(connected),
-                    Err(e) => failures.push(format!("{}: {e:#}", endpoint.describe())),
+                    Err(e) => failures.push(format!("{}: {e}", endpoint.describe())),
                 }
             }
         }
-        let mut message = failures.join("; ");
+        let mut reasons = failures.join("; ");
         for note in &notes {
-            message.push_str(&format!(" (note: {note})"));
+            reasons.push_str(&format!(" (note: {note})"));
         }
-        bail!("cannot connect to {}: {message}", self.describe())
+        Err(Error::Unreachable {
+            target: self.describe(),
+            reasons,
+        })
     }
 
     /// Opens a connection whose messages nobody needs (no notifications), driven on a task of
@@ -304,7 +310,7 @@ impl Target {
 
     /// The password for `endpoint` as things are now: the given one, or the password file's
     /// (read now); `Err` with a warning when the file may not be used.
-    fn password(&self, endpoint: &Endpoint) -> Result<Option<Password>, String> {
+    fn password(&self, endpoint: &Endpoint) -> Result<Option<Password>, pgpass::Unusable> {
         let file = match &self.secret {
             Secret::Given(password) => return Ok(Some(Password::Given(password.clone()))),
             Secret::File(file) => file,
@@ -370,8 +376,10 @@ impl Target {
                 }
             }
         }
-        let error = failure.ok_or_else(|| anyhow!("no way to connect"))?;
-        Err(self.explain(error, &wire, password))
+        Err(match failure {
+            Some(error) => self.explain(error, &wire, password),
+            None => Error::Rejected("no way to connect".to_owned()),
+        })
     }
 
     /// The error of a failed attempt on `wire`, with what an operator needs to fix it.
@@ -380,16 +388,16 @@ impl Target {
         error: tokio_postgres::Error,
         wire: &Host,
         password: Option<&Password>,
-    ) -> anyhow::Error {
+    ) -> Error {
         let host = match wire {
             Host::Tcp(name) => name.as_str(),
             Host::Unix(_) => "",
         };
         if let Some(why) = self.tls.explain(&error, host) {
-            return anyhow!(why);
+            return Error::Rejected(why);
         }
         let Some(db) = error.as_db_error() else {
-            return error.into();
+            return Error::Rejected(error.to_string());
         };
         let mut message = db.to_string();
         if error.code() == Some(&SqlState::INVALID_PASSWORD)
@@ -401,7 +409,7 @@ impl Target {
                 found.line
             ));
         }
-        anyhow!(message)
+        Error::Rejected(message)
     }
 }
 
@@ -562,6 +570,9 @@ fn refuse_unsupported(params: &Params) -> Result<()> {
     Ok(())
 }
 
+/// What [`check_session`] was doing when its question failed.
+const ASKING: &str = "asking the server's state (target_session_attrs)";
+
 /// Whether the server suits `session`, asked over a connection that is driven meanwhile.
 async fn check_session(client: &Client, connection: &mut Driven, session: Session) -> Result<()> {
     let (sql, wanted, refusal) = match session {
@@ -587,11 +598,11 @@ async fn check_session(client: &Client, connection: &mut Driven, session: Sessio
     tokio::pin!(query);
     let messages = loop {
         tokio::select! {
-            result = &mut query => break result?,
+            result = &mut query => break result.doing(ASKING)?,
             message = poll_fn(|cx| connection.poll_message(cx)) => match message {
-                Some(Err(e)) => return Err(e.into()),
+                Some(Err(e)) => return Err(e).doing(ASKING),
                 Some(Ok(_)) => {}
-                None => break query.await?,
+                None => break query.await.doing(ASKING)?,
             },
         }
     };
@@ -602,7 +613,7 @@ async fn check_session(client: &Client, connection: &mut Driven, session: Sessio
     if answer.as_deref() == Some(wanted) {
         Ok(())
     } else {
-        bail!("{refusal} (target_session_attrs)")
+        Err(Error::Rejected(format!("{refusal} (target_session_attrs)")))
     }
 }
 

@@ -11,11 +11,11 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::actions;
 use super::connect::Target;
+use super::error::{Error, Result};
 use super::notifications::Notifications;
 use super::queries::{self, Named, Notice, Watermark};
 use crate::domain::{Change, Limits};
@@ -67,9 +67,9 @@ pub async fn listen<E: From<Feed>>(
                 failures += 1;
                 let wait =
                     (Duration::from_millis(250) * 2u32.pow(failures.min(6))).min(MAX_BACKOFF);
-                tracing::warn!("database feed lost: {e:#}; retrying in {wait:?}");
+                tracing::warn!("database feed lost: {e}; retrying in {wait:?}");
                 let down = Link::Down {
-                    error: format!("{e:#}"),
+                    error: e.to_string(),
                     retry_in: wait,
                 };
                 if events.send(Feed::Link(down).into()).is_err() {
@@ -105,7 +105,7 @@ async fn follow<E: From<Feed>>(
     let access = actions::access(client).await?;
     events
         .send(Feed::Access(access).into())
-        .map_err(|_| anyhow!("console gone"))?;
+        .map_err(|_| Error::ConsoleGone)?;
     let (rows, mark) = match *watermark {
         None => queries::initial(client, START_WINDOW, limits).await?,
         Some(since) => queries::changed_since(client, since, limits).await?,
@@ -114,7 +114,7 @@ async fn follow<E: From<Feed>>(
     forward(events, rows)?;
     events
         .send(Feed::Link(Link::Live).into())
-        .map_err(|_| anyhow!("console gone"))?;
+        .map_err(|_| Error::ConsoleGone)?;
     *failures = 0;
 
     let mut keepalive = tokio::time::interval(KEEPALIVE);
@@ -122,7 +122,7 @@ async fn follow<E: From<Feed>>(
     loop {
         tokio::select! {
             note = notes.recv() => {
-                let first = note.context("the connection closed")?;
+                let first = note.ok_or(Error::Closed)?;
                 let (batch, resync) = take_batch(first, notes);
                 if resync {
                     let since = watermark.unwrap_or(previous_mark);
@@ -136,7 +136,7 @@ async fn follow<E: From<Feed>>(
             _ = keepalive.tick() => {
                 let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, queries::watermark(&*client))
                     .await
-                    .map_err(|_| anyhow!("no answer to the keepalive within {KEEPALIVE_TIMEOUT:?}"))??;
+                    .map_err(|_| Error::Unanswered(KEEPALIVE_TIMEOUT))??;
                 // Advance by one interval behind: the notifications of transactions that
                 // ended before the previous tick have arrived and been handled by now.
                 *watermark = Some(previous_mark);
@@ -177,7 +177,7 @@ fn forward<E: From<Feed>>(events: &UnboundedSender<E>, rows: Vec<Change>) -> Res
     for row in rows {
         events
             .send(Feed::Row(Box::new(row)).into())
-            .map_err(|_| anyhow!("console gone"))?;
+            .map_err(|_| Error::ConsoleGone)?;
     }
     Ok(())
 }

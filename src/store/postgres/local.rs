@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use super::error::{Doing, Error, Result};
 
 /// A running throwaway server.
 #[derive(Debug)]
@@ -61,14 +61,17 @@ impl LocalServer {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
+        let at = || format!("preparing {}", root.display());
         if root.exists() {
-            std::fs::remove_dir_all(&root)?;
+            std::fs::remove_dir_all(&root).doing(at())?;
         }
-        std::fs::create_dir_all(&root)?;
+        std::fs::create_dir_all(&root).doing(at())?;
         let owner = postgres_owner()?;
         if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(&root, Some(uid), Some(gid))
-                .with_context(|| format!("cannot hand {} to the postgres user", root.display()))?;
+            std::os::unix::fs::chown(&root, Some(uid), Some(gid)).doing(format_args!(
+                "handing {} to the postgres user",
+                root.display()
+            ))?;
         }
         let mut server = LocalServer {
             bin,
@@ -82,30 +85,32 @@ impl LocalServer {
             server: None,
         };
         let data = server.data_dir();
-        let log = std::fs::File::create(server.root.join("initdb.log"))?;
+        let log_file = server.root.join("initdb.log");
+        let log = std::fs::File::create(&log_file)
+            .doing(format_args!("creating {}", log_file.display()))?;
         let mut initdb = server.command("initdb");
         initdb.args(["--no-sync", "-A", "trust"]);
         if let Some((password, _)) = secured {
             let file = server.root.join("pwfile");
-            std::fs::write(&file, password)?;
+            std::fs::write(&file, password).doing(format_args!("writing {}", file.display()))?;
             LocalServer::give(&file)?;
             initdb.arg("--pwfile").arg(&file);
         }
         let status = initdb
             .args(["-U", "postgres", "-E", "UTF8", "--no-instructions", "-D"])
             .arg(&data)
-            .stdout(log.try_clone()?)
+            .stdout(log.try_clone().doing("sharing initdb's log")?)
             .stderr(log)
             .status()
-            .context("cannot run initdb")?;
+            .doing("running initdb")?;
         if !status.success() {
-            bail!(
+            return Err(Error::LocalServer(format!(
                 "initdb failed: {}",
-                read_log(&server.root.join("initdb.log"))
-            );
+                read_log(&log_file)
+            )));
         }
         if let Some((_, hba)) = secured {
-            std::fs::write(data.join("pg_hba.conf"), hba)?;
+            std::fs::write(data.join("pg_hba.conf"), hba).doing("writing pg_hba.conf")?;
         }
         server.resume()?;
         Ok(server)
@@ -127,7 +132,10 @@ impl LocalServer {
     /// Hands a file to the user servers run as (as PostgreSQL wants of its key files).
     pub fn give(path: &Path) -> Result<()> {
         if let Some((uid, gid)) = postgres_owner()? {
-            std::os::unix::fs::chown(path, Some(uid), Some(gid))?;
+            std::os::unix::fs::chown(path, Some(uid), Some(gid)).doing(format_args!(
+                "handing {} to the postgres user",
+                path.display()
+            ))?;
         }
         Ok(())
     }
@@ -151,7 +159,8 @@ impl LocalServer {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(self.root.join("server.log"))?;
+            .open(self.root.join("server.log"))
+            .doing("opening the server's log")?;
         let mut command = self.command("postgres");
         command
             .arg("-D")
@@ -163,10 +172,10 @@ impl LocalServer {
             command.arg("-c").arg(format!("{name}={value}"));
         }
         let child = command
-            .stdout(log.try_clone()?)
+            .stdout(log.try_clone().doing("sharing the server's log")?)
             .stderr(log)
             .spawn()
-            .context("cannot start postgres")?;
+            .doing("starting postgres")?;
         self.server = Some(child);
         self.wait_ready()
     }
@@ -184,15 +193,17 @@ impl LocalServer {
                 return Ok(());
             }
             if let Some(child) = self.server.as_mut()
-                && let Some(status) = child.try_wait()?
+                && let Some(status) = child.try_wait().doing("waiting for postgres")?
             {
-                bail!(
+                return Err(Error::LocalServer(format!(
                     "postgres exited ({status}): {}",
                     read_log(&self.root.join("server.log"))
-                );
+                )));
             }
             if started.elapsed() > Duration::from_secs(60) {
-                bail!("postgres did not become ready within 60 s");
+                return Err(Error::LocalServer(
+                    "postgres did not become ready within 60 s".to_owned(),
+                ));
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -214,11 +225,11 @@ impl LocalServer {
         let Some(mut child) = self.server.take() else {
             return Ok(());
         };
-        let status = self.pg_ctl_stop("fast")?;
+        let status = self.pg_ctl_stop("fast").doing("running pg_ctl stop")?;
         if !status.success() {
-            child.kill()?;
+            child.kill().doing("stopping postgres")?;
         }
-        child.wait()?;
+        child.wait().doing("waiting for postgres to stop")?;
         Ok(())
     }
 }
@@ -262,22 +273,30 @@ fn server_binaries() -> Result<PathBuf> {
     candidates
         .into_iter()
         .find(|dir| dir.join("initdb").exists() && dir.join("postgres").exists())
-        .context(
-            "no PostgreSQL server binaries found (initdb and postgres): install the server \
-             package, e.g. `apt-get install postgresql`",
-        )
+        .ok_or_else(|| {
+            Error::LocalServer(
+                "no PostgreSQL server binaries found (initdb and postgres): install the server \
+                 package, e.g. `apt-get install postgresql`"
+                    .to_owned(),
+            )
+        })
 }
 
 /// As root, the uid and gid of the `postgres` user, whom the server must run as.
 fn postgres_owner() -> Result<Option<(u32, u32)>> {
-    if effective_uid()? != 0 {
+    if effective_uid().doing("reading this process's user")? != 0 {
         return Ok(None);
     }
-    users()?
+    users()
+        .doing("reading /etc/passwd")?
         .into_iter()
         .find(|(name, _, _)| name == "postgres")
         .map(|(_, uid, gid)| Some((uid, gid)))
-        .context("running as root, but there is no `postgres` user to run the server as")
+        .ok_or_else(|| {
+            Error::LocalServer(
+                "running as root, but there is no `postgres` user to run the server as".to_owned(),
+            )
+        })
 }
 
 fn effective_uid() -> std::io::Result<u32> {

@@ -3,7 +3,7 @@
 //! The SQL itself is idempotent too, so a database where the orchestrator created the tables
 //! first gains only what it lacks. An advisory lock keeps two migrating gavels apart.
 
-use anyhow::{Context, Result};
+use super::error::{Doing, Error, Result};
 use tokio_postgres::Client;
 
 mod embedded {
@@ -18,13 +18,13 @@ pub async fn migrate(client: &mut Client) -> Result<Vec<String>> {
     client
         .execute("SELECT pg_advisory_lock($1)", &[&LOCK])
         .await
-        .context("taking the migration lock")?;
+        .doing("taking the migration lock")?;
     let report = embedded::migrations::runner().run_async(client).await;
     client
         .execute("SELECT pg_advisory_unlock($1)", &[&LOCK])
         .await
-        .context("releasing the migration lock")?;
-    let report = report.context("migrating")?;
+        .doing("releasing the migration lock")?;
+    let report = report.map_err(Error::Migration)?;
     Ok(report
         .applied_migrations()
         .iter()

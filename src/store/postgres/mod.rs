@@ -4,6 +4,7 @@
 
 mod actions;
 mod connect;
+mod error;
 mod libpq;
 mod listener;
 mod local;
@@ -17,6 +18,7 @@ mod tls;
 
 pub use actions::{Observed, access, existing, observe, record, resolve, write_if_unchanged};
 pub use connect::Target;
+pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::LocalServer;
 pub use migrate::migrate;

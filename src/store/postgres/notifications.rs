@@ -5,12 +5,12 @@
 
 use std::future::poll_fn;
 
-use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client};
 
 use super::connect::Target;
+use super::error::{Doing, Result};
 
 /// A listening connection: its client, for queries, and the payloads of its notifications,
 /// in the order they arrived. The channel closes when the connection ends; dropping this ends
@@ -52,7 +52,7 @@ impl Notifications {
             .client
             .batch_execute("LISTEN gavel_events")
             .await
-            .context("LISTEN gavel_events")?;
+            .doing("LISTEN gavel_events")?;
         Ok(notifications)
     }
 }

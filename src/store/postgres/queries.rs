@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use futures_util::future::try_join_all;
@@ -12,6 +11,7 @@ use serde::Deserialize;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, GenericClient, IsolationLevel, Statement};
 
+use super::error::{Doing, Error, Result};
 use super::rows;
 use super::tables::{self, Key, SESSIONS, Table};
 use crate::domain::{Change, Debate, Debates, Limits, Stored};
@@ -38,13 +38,11 @@ pub struct Notice {
 impl Notice {
     /// Reads a `gavel_events` payload (a JSON object); the error names what was wrong and where
     /// in it.
-    pub fn parse(payload: &str) -> Result<Notice, String> {
-        let wrong = |e: String| format!("not a gavel_events payload: {e}");
-        match serde_json::from_str(payload).map_err(|e| wrong(e.to_string()))? {
-            object @ serde_json::Value::Object(_) => {
-                serde_json::from_value(object).map_err(|e| wrong(e.to_string()))
-            }
-            other => Err(wrong(format!(
+    pub fn parse(payload: &str) -> Result<Notice> {
+        let wrong = |e: serde_json::Error| Error::Payload(e.to_string());
+        match serde_json::from_str(payload).map_err(wrong)? {
+            object @ serde_json::Value::Object(_) => serde_json::from_value(object).map_err(wrong),
+            other => Err(Error::Payload(format!(
                 "expected a JSON object, found {}",
                 crate::domain::limits::clip(&other.to_string())
             ))),
@@ -80,7 +78,7 @@ async fn read_with<C: GenericClient, T>(
     let rows = client
         .query(sql, params)
         .await
-        .with_context(|| format!("reading {}", table.name))?;
+        .doing(format_args!("reading {}", table.name))?;
     Ok(rows.iter().map(read).collect())
 }
 
@@ -102,21 +100,24 @@ async fn each_table<C: GenericClient>(
 
 /// A read-only transaction that sees one consistent snapshot of every table.
 async fn snapshot(client: &mut Client) -> Result<tokio_postgres::Transaction<'_>> {
-    Ok(client
+    client
         .build_transaction()
         .isolation_level(IsolationLevel::RepeatableRead)
         .read_only(true)
         .start()
-        .await?)
+        .await
+        .doing("starting a read-only snapshot")
 }
 
 /// The oldest transaction still running now (see [`Watermark`]).
 pub async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
     let row = client
         .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
-        .await?;
+        .await
+        .doing("reading the snapshot's xmin")?;
     let raw: String = row.get(0);
-    raw.parse().context("reading the snapshot's xmin")
+    raw.parse()
+        .map_err(|_| Error::Inconsistent(format!("the snapshot's xmin {raw:?} is not a number")))
 }
 
 /// At start: the running debates and the `window` most recent ones, with their decisions and
@@ -150,7 +151,7 @@ pub async fn initial(
         let debates = if table.listed { &ids } else { &running };
         changes.extend(select(&tx, table, "session_id = ANY($1)", &[debates], limits).await?);
     }
-    tx.commit().await?;
+    tx.commit().await.doing("ending the snapshot")?;
     Ok((changes, mark))
 }
 
@@ -235,10 +236,10 @@ pub async fn finished_debates(
             [&"running"],
         )
         .await
-        .context("reading debate_rounds")?;
+        .doing("reading debate_rounds")?;
     let mut turns = std::pin::pin!(turns);
     let mut current: Option<(usize, Debate)> = None;
-    while let Some(row) = turns.try_next().await.context("reading debate_rounds")? {
+    while let Some(row) = turns.try_next().await.doing("reading debate_rounds")? {
         let turn = rows::turn(&row, limits);
         let Some(position) = debates.position(&turn.session_id) else {
             continue;
@@ -254,7 +255,7 @@ pub async fn finished_debates(
             debate.apply(Change::Turn(turn));
         }
     }
-    tx.commit().await?;
+    tx.commit().await.doing("ending the snapshot")?;
     if let Some((at, debate)) = current {
         each(at, debate);
     }
@@ -294,7 +295,7 @@ pub async fn audit_rows(
         .await?;
         stored.extend(rows.into_iter().flatten());
     }
-    tx.commit().await?;
+    tx.commit().await.doing("ending the snapshot")?;
     Ok(stored)
 }
 
@@ -308,7 +309,7 @@ pub async fn changed_since(
     let mark = watermark(&tx).await?;
     let filter = "gavel_xid >= $1::text::xid8";
     let changes = every_table(&tx, filter, filter, &since.to_string(), limits).await?;
-    tx.commit().await?;
+    tx.commit().await.doing("ending the snapshot")?;
     Ok((changes, mark))
 }
 
@@ -334,7 +335,7 @@ impl Named {
         });
         let statements = try_join_all(prepared)
             .await
-            .context("preparing the feed's reads")?;
+            .doing("preparing the feed's reads")?;
         Ok(Named { statements })
     }
 
@@ -360,10 +361,8 @@ impl Named {
                 let rows = client
                     .query(statement, &keys.params())
                     .await
-                    .with_context(|| format!("reading {}", table.name))?;
-                Ok::<Vec<Change>, anyhow::Error>(
-                    rows.iter().map(|row| (table.read)(row, limits)).collect(),
-                )
+                    .doing(format_args!("reading {}", table.name))?;
+                Ok::<Vec<Change>, Error>(rows.iter().map(|row| (table.read)(row, limits)).collect())
             });
         Ok(try_join_all(reads).await?.concat())
     }

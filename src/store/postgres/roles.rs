@@ -5,7 +5,7 @@
 //! Both are NOLOGIN group roles: login roles become viewers or operators by membership, so the
 //! role stamped on an action (`session_user`) is the person's own.
 
-use anyhow::{Context, Result};
+use super::error::{Doing, Result};
 use tokio_postgres::Client;
 
 use super::actions::INSERTED;
@@ -38,7 +38,7 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
                  $$"
             ))
             .await
-            .with_context(|| format!("creating the role {role}"))?;
+            .doing(format_args!("creating the role {role}"))?;
     }
     let mut warnings = Vec::new();
     if let Some(why) = grant_connect(client).await {
@@ -76,10 +76,9 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
         ),
     ];
     for step in steps {
-        client
-            .batch_execute(&step)
-            .await
-            .with_context(|| format!("setting up the roles {VIEWER_ROLE} and {OPERATOR_ROLE}"))?;
+        client.batch_execute(&step).await.doing(format_args!(
+            "setting up the roles {VIEWER_ROLE} and {OPERATOR_ROLE}"
+        ))?;
     }
     Ok(warnings)
 }
@@ -129,7 +128,7 @@ pub async fn grant(
         client
             .batch_execute(&format!("GRANT {group} TO {}", quoted(role)))
             .await
-            .with_context(|| format!("granting {group} to role {role:?}"))?;
+            .doing(format_args!("granting {group} to role {role:?}"))?;
     }
     Ok(warnings)
 }
@@ -143,7 +142,7 @@ pub async fn revoke(client: &Client, roles: &[String]) -> Result<()> {
                 quoted(role)
             ))
             .await
-            .with_context(|| format!("revoking gavel's roles from role {role:?}"))?;
+            .doing(format_args!("revoking gavel's roles from role {role:?}"))?;
     }
     Ok(())
 }

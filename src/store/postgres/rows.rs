@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_postgres::Row;
 
-use crate::domain::limits::{self, MAX_AGENTS, clip, flag};
+use crate::domain::limits::{self, MAX_AGENTS, OutOfBounds, clip, flag};
 use crate::domain::{
     Change, ControllerDecision, Judgment, Limits, OperatorAction, PmidCheck, Reported, Session,
     Signals, Stored, Turn,
@@ -143,7 +143,7 @@ impl<'a> Reader<'a> {
         &mut self,
         index: usize,
         column: &str,
-        check: impl Fn(i64) -> Result<T, String>,
+        check: impl Fn(i64) -> Result<T, OutOfBounds>,
     ) -> Option<T> {
         let value: i64 = self.number(index, column)?;
         check(value).map_err(|e| self.issue(column, e)).ok()
@@ -262,16 +262,27 @@ pub fn session_from(columns: &Columns<'_>, limits: &Limits) -> Session {
     }
 }
 
+/// Why a number that should be a count is not one.
+#[derive(Debug, thiserror::Error)]
+enum NotACount {
+    #[error("{0} is not a whole number")]
+    Fraction(String),
+    #[error("{0} is beyond any count")]
+    Huge(f64),
+    #[error(transparent)]
+    OutOfBounds(#[from] OutOfBounds),
+}
+
 /// `debate_sessions.metadata`: an `agent_count` out of bounds is flagged and left out, so the
 /// rest still reads.
 fn session_metadata(mut metadata: Value, r: &mut Reader<'_>) -> crate::domain::SessionMetadata {
     if let Value::Object(map) = &mut metadata
         && let Some(count) = map.get("agent_count").filter(|v| !v.is_null())
     {
-        let checked = count
-            .as_i64()
-            .ok_or_else(|| format!("{} is not a whole number", clip(&count.to_string())))
-            .and_then(limits::agents);
+        let checked = match count.as_i64() {
+            Some(whole) => limits::agents(whole).map_err(NotACount::from),
+            None => Err(NotACount::Fraction(clip(&count.to_string()))),
+        };
         if let Err(e) = checked {
             r.issue("metadata", format!("agent_count: {e}"));
             map.remove("agent_count");
@@ -396,22 +407,22 @@ impl SignalKeys<'_> {
 
     /// A whole number that `check` bounds; a fraction, a float that is not finite or a value
     /// out of bounds is left out.
-    fn count<T>(&mut self, key: &str, check: fn(i64) -> Result<T, String>) -> Option<T> {
+    fn count<T>(&mut self, key: &str, check: fn(i64) -> Result<T, OutOfBounds>) -> Option<T> {
         let whole = match self.map.get(key)?.as_i64() {
             Some(exact) => Ok(exact),
             None => {
                 let value = self.float(key).filter(|v| v.is_finite())?;
                 if value.fract() != 0.0 {
-                    Err(format!("{value} is not a whole number"))
+                    Err(NotACount::Fraction(value.to_string()))
                 } else if value.abs() >= 9.0e18 {
-                    Err(format!("{value} is beyond any count"))
+                    Err(NotACount::Huge(value))
                 } else {
                     Ok(value as i64)
                 }
             }
         };
         whole
-            .and_then(check)
+            .and_then(|whole| Ok(check(whole)?))
             .map_err(|e| self.problems.push(format!("{key}: {e}")))
             .ok()
     }

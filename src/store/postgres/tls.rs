@@ -10,7 +10,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
@@ -21,6 +20,7 @@ use rustls_pki_types::{
 };
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::error::{Error, Result};
 use super::libpq::Params;
 
 /// libpq's sslmode.
@@ -174,7 +174,8 @@ impl Tls {
         };
         let (verifier, trusted) = verifier(params, check, root_file.as_deref(), &provider)?;
         let builder = rustls::ClientConfig::builder_with_provider(provider)
-            .with_protocol_versions(versions)?
+            .with_protocol_versions(versions)
+            .map_err(|e| Error::Setting(format!("cannot use these TLS versions: {e}")))?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
         let mut config = match client {
@@ -293,7 +294,7 @@ fn verifier(
     }
     let webpki = builder
         .build()
-        .context("cannot set up certificate checking")?;
+        .map_err(|e| Error::Setting(format!("cannot set up certificate checking: {e}")))?;
     let verifier = Verifier {
         check,
         webpki: Some(webpki),
@@ -376,9 +377,11 @@ fn versions(params: &Params) -> Result<&'static [&'static rustls::SupportedProto
     let min = read("ssl_min_protocol_version")?.unwrap_or(12);
     let max = read("ssl_max_protocol_version")?.unwrap_or(13);
     if min > max {
-        bail!(
-            "invalid SSL protocol version range (ssl_min_protocol_version, ssl_max_protocol_version)"
-        );
+        return Err(Error::Setting(
+            "invalid SSL protocol version range (ssl_min_protocol_version, \
+             ssl_max_protocol_version)"
+                .to_owned(),
+        ));
     }
     static TLS12: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS12];
     static TLS13: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS13];

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
+use super::error::{Error, Result};
 
 use conninfo::KEYWORDS;
 
@@ -97,7 +97,7 @@ impl Params {
     pub fn resolve(conninfo: &str, env: Env<'_>) -> Result<Params> {
         let mut values = BTreeMap::new();
         let pairs = conninfo::parse(conninfo)
-            .map_err(|e| anyhow!("cannot read the connection string: {e}"))?;
+            .map_err(|e| Error::Setting(format!("cannot read the connection string: {e}")))?;
         for (key, value) in pairs {
             set(&mut values, &key, value, Origin::Given, true);
         }
@@ -120,7 +120,9 @@ impl Params {
                 ),
             ];
             let files: Vec<PathBuf> = files.into_iter().flatten().collect();
-            for setting in service::lookup(&name, &files).map_err(|e| anyhow!("service: {e}"))? {
+            for setting in service::lookup(&name, &files)
+                .map_err(|e| Error::Setting(format!("service: {e}")))?
+            {
                 let origin = Origin::Service {
                     file: setting.file,
                     line: setting.line,
@@ -171,11 +173,10 @@ impl Params {
             return Ok(None);
         };
         read(&param.value).map(Some).ok_or_else(|| {
-            anyhow!(
+            Error::Setting(format!(
                 "invalid {key} value \"{}\" {}: expected {expected}",
-                param.value,
-                param.origin
-            )
+                param.value, param.origin
+            ))
         })
     }
 
@@ -194,11 +195,11 @@ impl Params {
     }
 
     /// An error about `key`, naming where its value came from.
-    pub fn refuse(&self, key: &str, why: &str) -> anyhow::Error {
-        match self.values.get(key) {
-            Some(param) => anyhow!("{key} {}: {why}", param.origin),
-            None => anyhow!("{key}: {why}"),
-        }
+    pub fn refuse(&self, key: &str, why: &str) -> Error {
+        Error::Setting(match self.values.get(key) {
+            Some(param) => format!("{key} {}: {why}", param.origin),
+            None => format!("{key}: {why}"),
+        })
     }
 }
 

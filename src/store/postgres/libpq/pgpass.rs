@@ -6,6 +6,24 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why a password file may not be used (libpq warns and goes on without it).
+#[derive(Debug, thiserror::Error)]
+pub enum Unusable {
+    #[error("password file \"{}\" is not a plain file", .0.display())]
+    NotAFile(PathBuf),
+    #[error(
+        "password file \"{}\" has group or world access; permissions should be u=rw (0600) or \
+         less",
+        .0.display()
+    )]
+    Exposed(PathBuf),
+    #[error("cannot read password file \"{}\": {cause}", file.display())]
+    Unreadable {
+        file: PathBuf,
+        cause: std::io::Error,
+    },
+}
+
 /// Where a password came from, for messages.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Found {
@@ -30,27 +48,22 @@ pub struct Wanted<'a> {
 }
 
 /// The first entry of `path` that matches, `Ok(None)` when none does or the file is absent,
-/// `Err` with a warning when the file may not be used.
-pub fn lookup(path: &Path, wanted: Wanted<'_>) -> Result<Option<Found>, String> {
+/// `Err` when the file may not be used.
+pub fn lookup(path: &Path, wanted: Wanted<'_>) -> Result<Option<Found>, Unusable> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(_) => return Ok(None),
     };
     if !metadata.is_file() {
-        return Err(format!(
-            "password file \"{}\" is not a plain file",
-            path.display()
-        ));
+        return Err(Unusable::NotAFile(path.to_owned()));
     }
     if std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o077 != 0 {
-        return Err(format!(
-            "password file \"{}\" has group or world access; permissions should be u=rw (0600) \
-             or less",
-            path.display()
-        ));
+        return Err(Unusable::Exposed(path.to_owned()));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read password file \"{}\": {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|cause| Unusable::Unreadable {
+        file: path.to_owned(),
+        cause,
+    })?;
     Ok(find(&text, wanted).map(|(line, password)| Found {
         password,
         file: path.to_owned(),
@@ -176,7 +189,7 @@ short:line
         let any = wanted("h", "5432", "d", "u");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert_eq!(
-            lookup(&path, any).unwrap_err(),
+            lookup(&path, any).unwrap_err().to_string(),
             format!(
                 "password file \"{}\" has group or world access; permissions should be u=rw \
                  (0600) or less",
@@ -193,11 +206,10 @@ short:line
             })
         );
         assert_eq!(lookup(&dir.join("absent"), any).unwrap(), None);
-        assert!(
-            lookup(&dir, any)
-                .unwrap_err()
-                .contains("is not a plain file")
-        );
+        assert!(matches!(
+            lookup(&dir, any),
+            Err(Unusable::NotAFile(file)) if file == dir
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -7,6 +7,37 @@ use std::path::{Path, PathBuf};
 
 use super::conninfo::KEYWORDS;
 
+/// Why a service's settings cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServiceError {
+    #[error("definition of service \"{0}\" not found")]
+    NotFound(String),
+    #[error("syntax error in {0}")]
+    Syntax(Line),
+    #[error("nested service specifications not supported in {0}")]
+    Nested(Line),
+    #[error("invalid connection option \"{key}\" in {at}")]
+    UnknownOption { key: String, at: Line },
+}
+
+/// A line of a service file, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl std::fmt::Display for Line {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "service file \"{}\", line {}",
+            self.file.display(),
+            self.line
+        )
+    }
+}
+
 /// One setting of a service, with where it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Setting {
@@ -18,7 +49,7 @@ pub struct Setting {
 
 /// The settings of service `name` from the first of `files` that defines it (absent files are
 /// skipped).
-pub fn lookup(name: &str, files: &[PathBuf]) -> Result<Vec<Setting>, String> {
+pub fn lookup(name: &str, files: &[PathBuf]) -> Result<Vec<Setting>, ServiceError> {
     for file in files {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
@@ -27,19 +58,22 @@ pub fn lookup(name: &str, files: &[PathBuf]) -> Result<Vec<Setting>, String> {
             return Ok(settings);
         }
     }
-    Err(format!("definition of service \"{name}\" not found"))
+    Err(ServiceError::NotFound(name.to_owned()))
 }
 
 /// The settings of section `name` in `text`, `None` when it has no such section. Lines of other
 /// sections are not looked at, as in libpq.
-pub fn section(text: &str, name: &str, file: &Path) -> Result<Option<Vec<Setting>>, String> {
+pub fn section(text: &str, name: &str, file: &Path) -> Result<Option<Vec<Setting>>, ServiceError> {
     let mut settings: Option<Vec<Setting>> = None;
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = || format!("service file \"{}\", line {}", file.display(), index + 1);
+        let at = || Line {
+            file: file.to_owned(),
+            line: index + 1,
+        };
         if let Some(header) = line.strip_prefix('[') {
             if settings.is_some() {
                 break;
@@ -53,17 +87,17 @@ pub fn section(text: &str, name: &str, file: &Path) -> Result<Option<Vec<Setting
             continue;
         };
         let Some((key, value)) = line.split_once('=') else {
-            return Err(format!("syntax error in {}", at()));
+            return Err(ServiceError::Syntax(at()));
         };
         let key = key.trim();
         if key == "service" {
-            return Err(format!(
-                "nested service specifications not supported in {}",
-                at()
-            ));
+            return Err(ServiceError::Nested(at()));
         }
         if !KEYWORDS.contains(&key) {
-            return Err(format!("invalid connection option \"{key}\" in {}", at()));
+            return Err(ServiceError::UnknownOption {
+                key: key.to_owned(),
+                at: at(),
+            });
         }
         found.push(Setting {
             key: key.to_owned(),
@@ -111,16 +145,17 @@ host=staging
             ]
         );
         assert_eq!(section(FILE, "absent", file).unwrap(), None);
+        let error = |text| section(text, "s", file).unwrap_err().to_string();
         assert_eq!(
-            section("[s]\nhost db\n", "s", file).unwrap_err(),
+            error("[s]\nhost db\n"),
             "syntax error in service file \"svc.conf\", line 2"
         );
         assert_eq!(
-            section("[s]\nsslrootcrt=x\n", "s", file).unwrap_err(),
+            error("[s]\nsslrootcrt=x\n"),
             "invalid connection option \"sslrootcrt\" in service file \"svc.conf\", line 2"
         );
         assert_eq!(
-            section("[s]\nservice=t\n", "s", file).unwrap_err(),
+            error("[s]\nservice=t\n"),
             "nested service specifications not supported in service file \"svc.conf\", line 2"
         );
     }
@@ -137,7 +172,7 @@ host=staging
         assert_eq!(lookup("prod", &files).unwrap()[0].value, "p");
         assert_eq!(
             lookup("nope", &files).unwrap_err(),
-            "definition of service \"nope\" not found"
+            ServiceError::NotFound("nope".into())
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,0 +1,102 @@
+//! The PostgreSQL backend's one error type, [`Error`]: what went wrong, in words an operator
+//! can act on, and of a kind a caller can tell apart (a setting to fix, no server to reach, a
+//! statement that failed, a console that has gone).
+//!
+//! A wrapped cause is part of the message (`doing: cause`) and is not also returned by
+//! `source()`, so that the whole story is the `Display` of an [`Error`], once.
+
+use std::fmt::Display;
+use std::time::Duration;
+
+/// The backend's results.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong in the PostgreSQL backend.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A connection setting is wrong or cannot be used: the connection string, a service
+    /// file, the environment, a certificate or key file. The message names the setting and
+    /// where its value came from.
+    #[error("{0}")]
+    Setting(String),
+    /// One server could not be used: it refused, timed out, or does not suit
+    /// `target_session_attrs`.
+    #[error("{0}")]
+    Rejected(String),
+    /// No server of the target could be used; `reasons` says why, server by server.
+    #[error("cannot connect to {target}: {reasons}")]
+    Unreachable { target: String, reasons: String },
+    /// A statement or the connection failed while `doing`.
+    #[error("{doing}: {cause}")]
+    Database {
+        doing: String,
+        cause: tokio_postgres::Error,
+    },
+    /// The schema could not be brought up to date.
+    #[error("migrating: {0}")]
+    Migration(refinery::Error),
+    /// A value does not fit the column it is compared with or written to.
+    #[error("{what} {value} is out of range")]
+    OutOfRange { what: &'static str, value: u64 },
+    /// The database answered what cannot be: a conflict without a row, a decision that kept
+    /// changing under every attempt, a snapshot without an xmin.
+    #[error("{0}")]
+    Inconsistent(String),
+    /// A `gavel_events` notification that is not what the contract says; the text says what
+    /// was wrong and where in it.
+    #[error("not a gavel_events payload: {0}")]
+    Payload(String),
+    /// The feed's connection closed.
+    #[error("the connection closed")]
+    Closed,
+    /// The feed's keepalive query was not answered in time.
+    #[error("no answer to the keepalive within {0:?}")]
+    Unanswered(Duration),
+    /// The console the feed reports to has gone: nobody is left to tell.
+    #[error("the console is gone")]
+    ConsoleGone,
+    /// A file or process of a local server (`gavel demo --postgres`, the tests) failed while
+    /// `doing`.
+    #[error("{doing}: {cause}")]
+    Io {
+        doing: String,
+        cause: std::io::Error,
+    },
+    /// A local server could not be set up or did not start.
+    #[error("{0}")]
+    LocalServer(String),
+}
+
+impl Error {
+    /// The database's own error, when a statement failed.
+    pub fn database(&self) -> Option<&tokio_postgres::Error> {
+        match self {
+            Error::Database { cause, .. } => Some(cause),
+            _ => None,
+        }
+    }
+}
+
+/// Names what was being done when a database or file operation failed.
+pub(crate) trait Doing<T> {
+    /// The error as an [`Error`], with `what` was being done.
+    fn doing(self, what: impl Display) -> Result<T>;
+}
+
+impl<T> Doing<T> for std::result::Result<T, tokio_postgres::Error> {
+    fn doing(self, what: impl Display) -> Result<T> {
+        self.map_err(|cause| Error::Database {
+            doing: what.to_string(),
+            cause,
+        })
+    }
+}
+
+impl<T> Doing<T> for std::result::Result<T, std::io::Error> {
+    fn doing(self, what: impl Display) -> Result<T> {
+        self.map_err(|cause| Error::Io {
+            doing: what.to_string(),
+            cause,
+        })
+    }
+}
