@@ -1,0 +1,344 @@
+//! Helpers for the tests against a real PostgreSQL: the test binary's one shared server with a
+//! fresh database per test, a throwaway server for a test that changes the cluster itself, a
+//! console model fed by the live backend, and the server's processes for fault injection.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use gavel::app::{Command, Event, Link, Model, update};
+use gavel::store::postgres::{LocalServer, Target};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio_postgres::Client;
+
+/// A server of the test's own, for a test that changes the cluster itself: stops or restarts
+/// it, creates login roles or grants gavel's (roles are the cluster's, not a database's).
+pub fn server() -> LocalServer {
+    LocalServer::start()
+        .expect("a throwaway PostgreSQL must start for these tests (install the server package)")
+}
+
+/// The test binary's one shared server: started by the first test that asks for a database,
+/// stopped and removed when the binary exits.
+static SHARED: Mutex<Option<LocalServer>> = Mutex::new(None);
+
+extern "C" fn stop_shared() {
+    drop(SHARED.lock().unwrap_or_else(PoisonError::into_inner).take());
+}
+
+/// A database of one test's own on the shared server.
+pub struct Database {
+    /// Its name: the name the test gave, numbered so that it is unique within the binary.
+    pub name: String,
+    /// Its connection string, as `postgres`.
+    pub url: String,
+    pub target: Target,
+    /// A connection to it, as `postgres`.
+    pub client: Client,
+}
+
+/// Creates a database named after `name` on the binary's shared server (started now if it is
+/// not yet), for a test that changes nothing outside its database.
+pub async fn fresh_database(name: &str) -> Database {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    let name = format!("{name}_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    let (admin, url) = {
+        let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+        if shared.is_none() {
+            *shared = Some(server());
+            // SAFETY: `stop_shared` is a plain function that neither unwinds nor registers
+            // another handler; it runs once, when the binary exits.
+            let registered = unsafe { libc::atexit(stop_shared) };
+            assert_eq!(registered, 0, "the shared server's stop must be registered");
+        }
+        let server = shared.as_ref().expect("started above");
+        (server.url("postgres"), server.url(&name))
+    };
+    let (target, client) = create(&admin, &name, &url).await;
+    Database {
+        name,
+        url,
+        target,
+        client,
+    }
+}
+
+/// Creates database `name` on `server`; its target and a connection to it, as `postgres`.
+pub async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
+    create(&server.url("postgres"), name, &server.url(name)).await
+}
+
+/// Creates database `name`, through the server's `postgres` database at `admin`; the target of
+/// the new one (at `url`) and a connection to it.
+async fn create(admin: &str, name: &str, url: &str) -> (Target, Client) {
+    let admin = Target::exact(admin)
+        .unwrap()
+        .connect_driven()
+        .await
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let target = Target::exact(url).unwrap();
+    let client = target.connect_driven().await.unwrap();
+    (target, client)
+}
+
+/// The target of database `name` on `server` as login role `user`, with `application_name`.
+pub fn target_as(server: &LocalServer, name: &str, user: &str, application: &str) -> Target {
+    let url = server
+        .url(name)
+        .replace("user=postgres", &format!("user={user}"));
+    Target::exact(&format!("{url} application_name={application}")).unwrap()
+}
+
+/// A gated debate with two personas: `$1` is its id.
+pub const SESSION: &str = "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget) \
+    VALUES ($1, 'Is the test debate real?', 'gated', '[\"theorist\", \"skeptic\"]', 10000)";
+
+/// A console model fed by the live backend.
+pub struct Console {
+    pub model: Model,
+    pub events: UnboundedReceiver<Event>,
+    pub commands: UnboundedSender<Command>,
+    /// Every connection state the console was told of, in order.
+    pub links: Vec<Link>,
+}
+
+impl Console {
+    /// A console attached to `target`, acting as the operator "alice".
+    pub fn attach(target: Target) -> Console {
+        let (sender, events) = unbounded_channel();
+        let commands = gavel::live::start(target, sender, None, Default::default());
+        Console {
+            model: Model::live(
+                "test".into(),
+                "alice".into(),
+                &gavel::config::Config::default(),
+            ),
+            events,
+            commands,
+            links: Vec::new(),
+        }
+    }
+
+    fn apply(&mut self, event: Event) {
+        if let Event::Link(link) = &event {
+            self.links.push(link.clone());
+        }
+        for command in update(&mut self.model, event) {
+            let _ = self.commands.send(command);
+        }
+    }
+
+    /// A console attached to `target`, once its feed is live.
+    pub async fn live(target: Target) -> Console {
+        let mut console = Console::attach(target);
+        console
+            .until("the live link", |m| m.link == Some(Link::Live))
+            .await;
+        console
+    }
+
+    /// A console attached to `target`, once its feed is live and shows the decision pending on
+    /// debate `session`, which is selected.
+    pub async fn at_pending(target: Target, session: &str) -> Console {
+        let mut console = Console::live(target).await;
+        console
+            .until("the pending decision", |m| {
+                m.debate(session).is_some_and(|d| d.pending().is_some())
+            })
+            .await;
+        console.select(session);
+        console
+    }
+
+    /// Stops `server`, presses `keys` (an action confirmed), waits for the write to fail and the
+    /// feed to notice, then starts the server again and hands it back.
+    pub async fn act_while_down(&mut self, mut server: LocalServer, keys: &str) -> LocalServer {
+        let mut server = tokio::task::spawn_blocking(move || {
+            server.stop().unwrap();
+            server
+        })
+        .await
+        .unwrap();
+        self.press(keys);
+        self.until("the write to fail", |m| m.retry.is_some()).await;
+        self.until("the feed to notice", |m| m.link != Some(Link::Live))
+            .await;
+        tokio::task::spawn_blocking(move || {
+            server.resume().unwrap();
+            server
+        })
+        .await
+        .unwrap()
+    }
+
+    /// Waits for turns `1..=count` of debate `session`, then for whatever else arrives within
+    /// the next 2 s (a late duplicate), then asserts each is shown exactly once.
+    pub async fn each_turn_once(&mut self, session: &str, count: u64) {
+        self.until("every turn", |m| {
+            m.debate(session)
+                .is_some_and(|d| d.turns.len() as u64 >= count)
+        })
+        .await;
+        let settled = Instant::now() + Duration::from_secs(2);
+        while let Ok(Some(event)) =
+            tokio::time::timeout_at(settled.into(), self.events.recv()).await
+        {
+            self.apply(event);
+        }
+        assert_each_turn_once(&self.model, session, count);
+    }
+
+    /// Applies events until `done` holds, failing after 30 s.
+    pub async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !done(&self.model) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, self.events.recv()).await {
+                Ok(Some(event)) => self.apply(event),
+                _ => panic!("timed out waiting for {what}; link {:?}", self.model.link),
+            }
+        }
+    }
+
+    /// Presses `keys` one after the other, sending the commands they give.
+    pub fn press(&mut self, keys: &str) {
+        for key in keys.chars() {
+            self.apply(Event::Key(crossterm::event::KeyEvent::from(
+                crossterm::event::KeyCode::Char(key),
+            )));
+        }
+    }
+
+    /// Selects debate `id`.
+    pub fn select(&mut self, id: &str) {
+        let seq = self.model.debates.seq(id).expect("debate on screen");
+        self.model.select(seq);
+    }
+
+    /// The footer's message, or "".
+    pub fn flash(&self) -> String {
+        self.model
+            .flash
+            .as_ref()
+            .map_or_else(String::new, |f| f.text.clone())
+    }
+}
+
+/// Runs `sql` on database `url` with a fresh connection, from a test that is not async.
+pub fn sql(url: &str, sql: &str) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = Target::exact(url).unwrap().connect_driven().await.unwrap();
+        client.batch_execute(sql).await.unwrap();
+    });
+}
+
+pub async fn table_count(client: &Client, sql: &str) -> i64 {
+    client.query_one(sql, &[]).await.unwrap().get(0)
+}
+
+/// How many operator actions are recorded.
+pub async fn action_count(client: &Client) -> i64 {
+    table_count(client, "SELECT count(*) FROM debate_operator_actions").await
+}
+
+/// The first column of what `sql` returns, as text.
+pub async fn texts(client: &Client, sql: &str) -> Vec<String> {
+    client
+        .query(sql, &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
+}
+
+/// Writes the controller's `decision` (NULL for `None`) on round `round` of `session`.
+pub async fn decide(client: &Client, session: &str, round: i32, decision: Option<&str>) {
+    client
+        .execute(
+            "INSERT INTO debate_round_decisions (session_id, round_index, decision) \
+             VALUES ($1, $2, $3)",
+            &[&session, &round, &decision],
+        )
+        .await
+        .unwrap();
+}
+
+/// Sends `signal` to `pids`; whether every one of them was there to receive it.
+fn signal(pids: &[u32], signal: &str) -> bool {
+    std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .args(pids.iter().map(u32::to_string))
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+/// A backend stopped dead (SIGSTOP): its connection stays open and nothing answers on it, as
+/// on a frozen host, while the rest of the server goes on. Thawed (SIGCONT) when dropped.
+pub struct Frozen {
+    pid: u32,
+}
+
+impl Frozen {
+    pub fn backend(pid: u32) -> Frozen {
+        assert!(signal(&[pid], "STOP"), "kill -STOP {pid}");
+        Frozen { pid }
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        signal(&[self.pid], "CONT");
+    }
+}
+
+/// Writes turns `ids` of debate `session` (turn i in round i), one every `pause`, through any
+/// outage: each insert is retried on a fresh connection until it lands, and the ids are given,
+/// so an insert that landed but went unanswered is not doubled.
+pub async fn write_turns(
+    target: Target,
+    session: &str,
+    ids: std::ops::RangeInclusive<i64>,
+    pause: Duration,
+) {
+    let mut client: Option<Client> = None;
+    for id in ids {
+        loop {
+            if client.as_ref().is_none_or(Client::is_closed) {
+                client = target.connect_driven().await.ok();
+            }
+            let inserted = match &client {
+                Some(c) => c
+                    .execute(
+                        "INSERT INTO debate_rounds (id, session_id, round_number, agent_persona, content, tokens_used) \
+                         VALUES ($1, $2, $3, 'theorist', 'turn', 10) ON CONFLICT (id) DO NOTHING",
+                        &[&id, &session, &(id as i32)],
+                    )
+                    .await
+                    .is_ok(),
+                None => false,
+            };
+            if inserted {
+                break;
+            }
+            client = None;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(pause).await;
+    }
+}
+
+/// Asserts that debate `session` shows turns `1..=count` each exactly once.
+pub fn assert_each_turn_once(model: &Model, session: &str, count: u64) {
+    let turns = &model.debate(session).expect("the debate on screen").turns;
+    let ids: std::collections::BTreeSet<u64> = turns.iter().map(|t| t.id).collect();
+    assert_eq!(turns.len() as u64, count, "no round shown twice: {ids:?}");
+    assert_eq!(ids, (1..=count).collect(), "no round missed");
+}

@@ -1,0 +1,41 @@
+//! gavel's integration tests, as one binary: one build and one link for all of them, and one
+//! PostgreSQL server that the tests against a database share (`common::pg::fresh_database`: a
+//! database per test). A test that changes the cluster itself (stops or restarts it, creates
+//! login roles, asks for passwords or TLS) starts a server of its own (`common::pg::server`).
+//!
+//! Each module below is one area, named as the README's "Tested by" lines name it.
+
+mod common;
+
+mod audit_trail;
+mod calibrate;
+mod cli_paper_cuts;
+mod command_line;
+mod completions;
+mod config;
+mod connect;
+mod console;
+mod controller;
+mod convergence;
+mod copy;
+mod desk;
+mod export;
+mod faults;
+mod filter;
+mod fixtures;
+mod fleet;
+mod footer;
+mod fuzz;
+mod hardening_terminal;
+mod judge;
+mod postgres;
+mod semantic;
+mod signals;
+mod simulator;
+mod snapshots;
+mod text_input;
+mod tmux_smoke;
+mod trace;
+mod untrusted;
+mod update;
+mod vectors;
