@@ -244,7 +244,7 @@ impl Config {
     /// Parses and validates TOML text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
         let mut config: Config =
-            toml::from_str(text).with_context(|| format!("{origin}: invalid configuration"))?;
+            toml::from_str(text).map_err(|e| invalid_toml(origin, text, "configuration", &e))?;
         config.keys = Keymap::with(&config.key_table).map_err(|e| {
             anyhow!(
                 "{origin}:{}: [keys] {}",
@@ -321,8 +321,23 @@ impl Config {
     }
 }
 
+/// A TOML file's error on one line: `origin:line: invalid {what}: message`, the line where the
+/// TOML parser or a field's reader points.
+pub fn invalid_toml(
+    origin: &str,
+    text: &str,
+    what: &str,
+    error: &toml::de::Error,
+) -> anyhow::Error {
+    let at = match error.span() {
+        Some(span) => format!(":{}", line_at(text, span.start)),
+        None => String::new(),
+    };
+    anyhow!("{origin}{at}: invalid {what}: {}", error.message().trim())
+}
+
 /// The 1-based line of `text` that byte `offset` lies on, for errors in TOML files.
-pub fn line_at(text: &str, offset: usize) -> usize {
+fn line_at(text: &str, offset: usize) -> usize {
     text.get(..offset).unwrap_or(text).matches('\n').count() + 1
 }
 

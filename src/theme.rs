@@ -76,13 +76,7 @@ pub struct Theme {
 impl Theme {
     /// Parses a theme file's text; `origin` names it in errors, with the line at fault.
     pub fn parse(text: &str, origin: &str) -> Result<Theme> {
-        toml::from_str(text).map_err(|e| {
-            let at = match e.span() {
-                Some(span) => format!(":{}", crate::config::line_at(text, span.start)),
-                None => String::new(),
-            };
-            anyhow::anyhow!("{origin}{at}: invalid theme: {}", e.message().trim())
-        })
+        toml::from_str(text).map_err(|e| crate::config::invalid_toml(origin, text, "theme", &e))
     }
 
     /// The built-in default, `themes/dark.toml`.

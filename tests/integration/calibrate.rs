@@ -190,15 +190,28 @@ fn grids_expand_to_every_combination_and_leave_out_impossible_bounds() {
 
 #[test]
 fn bad_grids_say_what_is_wrong() {
-    let error = |spec: &str| spec.parse::<AxisSpec>().unwrap_err();
-    assert!(error("simlarity=0.9").contains("unknown axis \"simlarity\""));
-    assert!(error("similarity").contains("expected axis=values"));
-    assert!(error("similarity=0.9:0.8:0.05").contains("ends before it starts"));
-    assert!(error("similarity=0.8:0.9:0").contains("step must be positive"));
-    assert!(error("similarity=1.5").contains("outside 0..1"));
-    assert!(error("novelty=1.5").contains("whole number"));
-    assert!(error("max_rounds=0").contains("at least 1"));
-    assert!(error("budget=x").contains("\"x\" is not a number"));
+    for (spec, why) in [
+        (
+            "simlarity=0.9",
+            "unknown axis \"simlarity\" (one of similarity, novelty, min_rounds, max_rounds, \
+             budget)",
+        ),
+        (
+            "similarity",
+            "expected axis=values, e.g. similarity=0.80:0.95:0.05",
+        ),
+        ("similarity=0.9:0.8:0.05", "the range ends before it starts"),
+        ("similarity=0.8:0.9:0", "the step must be positive"),
+        ("similarity=1.5", "similarity 1.5 is outside 0..1"),
+        ("novelty=1.5", "novelty 1.5 must be a whole number 0..1000"),
+        ("max_rounds=0", "max_rounds must be at least 1"),
+        ("budget=x", "\"x\" is not a number"),
+    ] {
+        assert_eq!(
+            spec.parse::<AxisSpec>().unwrap_err(),
+            format!("{spec:?}: {why}")
+        );
+    }
     let current = Setting::current(&ControllerConfig::default());
     let twice = calibrate::settings(&grid(&["novelty=1", "novelty=2"]), &current).unwrap_err();
     assert!(twice.contains("novelty twice"));

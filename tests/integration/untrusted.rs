@@ -236,16 +236,12 @@ fn the_fixture_parser_applies_the_same_bounds() {
     let errors = Fixture::parse_within("f.jsonl", &text, &Limits { max_round: 1 })
         .unwrap_err()
         .to_string();
-    for expected in [
-        "f.jsonl:1: max_rounds: 20000 is outside 0..=1",
-        "f.jsonl:1: metadata.agent_count: 5000 is outside 0..=1000",
-        "f.jsonl:3: round: 2 is outside 1..=1",
-    ] {
-        assert!(
-            errors.contains(expected),
-            "{expected} missing from\n{errors}"
-        );
-    }
+    assert_eq!(
+        errors,
+        "f.jsonl:1: max_rounds: 20000 is outside 0..=1\n\
+         f.jsonl:1: metadata.agent_count: 5000 is outside 0..=1000\n\
+         f.jsonl:3: round: 2 is outside 1..=1"
+    );
 }
 
 #[test]
@@ -276,7 +272,7 @@ fn max_round_is_configurable_within_its_ceiling() {
         ),
     ] {
         let e = Config::parse(text, "c.toml").unwrap_err().to_string();
-        assert!(e.contains(error), "{e}");
+        assert_eq!(e, format!("c.toml: {error}"));
     }
 }
 
