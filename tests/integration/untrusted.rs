@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::char;
 use common::hostile::{HUGE, decision_row, fed, hostile_session, turn_row};
-use common::pg::{Database, fresh_database};
+use common::pg::{Database, migrated_database};
 use common::screen_at as screen;
 use gavel::app::{DetailView, Event, Link, Model, update};
 use gavel::audit::Trace;
@@ -19,7 +19,6 @@ use gavel::config::Config;
 use gavel::domain::{Change, Debate, Limits};
 use gavel::simulate::Fixture;
 use gavel::store::MemoryStore;
-use gavel::store::postgres::migrate;
 use gavel::store::postgres::rows::{judgment_from, turn_from};
 
 /// Every kind of hostile row for debate `s`, plus one sane round so there is something to show.
@@ -278,10 +277,7 @@ fn max_round_is_configurable_within_its_ceiling() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap() {
-    let Database {
-        target, mut client, ..
-    } = fresh_database("hostile").await;
-    migrate(&mut client).await.unwrap();
+    let Database { target, client, .. } = migrated_database("hostile").await;
     client
         .batch_execute(
             "INSERT INTO debate_sessions (id, question, controller_mode, num_rounds, min_rounds, \

@@ -97,6 +97,15 @@ pub fn target_as(server: &LocalServer, name: &str, user: &str, application: &str
 pub const SESSION: &str = "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget) \
     VALUES ($1, 'Is the test debate real?', 'gated', '[\"theorist\", \"skeptic\"]', 10000)";
 
+/// [`fresh_database`], migrated.
+pub async fn migrated_database(name: &str) -> Database {
+    let mut database = fresh_database(name).await;
+    gavel::store::postgres::migrate(&mut database.client)
+        .await
+        .unwrap();
+    database
+}
+
 /// A console model fed by the live backend.
 pub struct Console {
     pub model: Model,

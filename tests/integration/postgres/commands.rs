@@ -1,0 +1,293 @@
+//! The commands that read a database: `gavel calibrate --db`, `gavel trace` and `gavel export`
+//! agree with the rows they read.
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calibration_from_the_database_matches_the_recordings_it_was_played_from() {
+    use gavel::calibrate::{self, RecordedDebate};
+    use gavel::simulate::Fixture;
+
+    let Database {
+        target, mut client, ..
+    } = migrated_database("calibrated").await;
+    let fixtures: Vec<Fixture> = ["converges_round3", "verdict_changes_round5"]
+        .iter()
+        .map(|n| {
+            Fixture::load(std::path::Path::new(&format!(
+                "tests/data/calibration/{n}.jsonl"
+            )))
+            .unwrap()
+        })
+        .collect();
+    play_into(&target, fixtures.clone()).await;
+    // A running debate is not calibrated; an `off` debate written by plain SQL has no
+    // decisions, so its signals are measured from its turns; a debate whose decisions hold
+    // their signals needs no turns.
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, status, controller_mode, token_budget, personas) \
+             VALUES ('still-going', 'q', 'running', 'shadow', 1000, '[\"a\"]'), \
+                    ('fixed-loop', 'q', 'completed', 'off', 1000, '[\"a\"]'), \
+                    ('decisions-only', 'q', 'completed', 'shadow', 1000, '[\"a\"]'); \
+             INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json) VALUES \
+             ('decisions-only', 1, 'continue_baseline', '{\"new_claims\": 4, \"verdict_split\": false, \"tokens_used\": 50}'); \
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) VALUES \
+             ('still-going', 1, 'a', 'Not yet.', 5), \
+             ('fixed-loop', 1, 'a', 'Cats sleep a lot.\n\nVERDICT: yes', 10), \
+             ('fixed-loop', 2, 'a', 'Dogs bark at night.\n\nVERDICT: yes', 20), \
+             ('fixed-loop', 3, 'a', 'Dogs bark at night.\n\nVERDICT: yes', 30);",
+        )
+        .await
+        .unwrap();
+
+    let mut from_db = calibrate::from_database(
+        &mut client,
+        &Default::default(),
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    )
+    .await
+    .unwrap();
+    let in_session_order = texts(
+        &client,
+        "SELECT id FROM debate_sessions WHERE status <> 'running'",
+    )
+    .await;
+    let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids, in_session_order,
+        "records come in the session rows' order"
+    );
+    from_db.sort_by(|a, b| a.id.cmp(&b.id));
+    let ids: Vec<&str> = from_db.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "decisions-only",
+            "fixed-loop",
+            "salt-converges-r3",
+            "salt-verdict-r5"
+        ]
+    );
+    let from_files = calibrate::from_recordings(
+        &fixtures,
+        |f| {
+            let config = std::sync::Arc::new(gavel::config::Config::default());
+            gavel::simulate::play_in_shadow(f, config)
+        },
+        &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+    );
+    assert_eq!(from_db[2..], from_files[..]);
+    assert_eq!(from_db[2].labels.len(), 2, "the recorded labels came back");
+    assert_eq!(from_db[0].rounds[0].signals.new_claims, 4);
+    assert_eq!(from_db[0].tokens_after(1), 50);
+
+    let fixed: &RecordedDebate = &from_db[1];
+    assert_eq!(fixed.rounds.len(), 3);
+    assert_eq!(fixed.rounds[2].signals.similarity, Some(1.0));
+    assert_eq!(fixed.tokens_after(3), 60);
+    let base = ControllerConfig::default();
+    let current = calibrate::Setting::current(&base);
+    let (settings, skipped) = calibrate::settings(&[], &current).unwrap();
+    let report = calibrate::Report::run(&from_db, settings, skipped, &current, &base, true);
+    let outcomes = report.rows[0].outcomes.as_ref().unwrap();
+    let fixed_loop = outcomes
+        .iter()
+        .find(|o| o.session_id == "fixed-loop")
+        .unwrap();
+    assert_eq!((fixed_loop.rounds_used, fixed_loop.tokens_saved), (3, 0));
+    assert_eq!(report.rows[0].tokens_saved, 6000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gavel_trace_agrees_with_the_database() {
+    use gavel::simulate::Fixture;
+
+    let Database {
+        target,
+        client,
+        url,
+        ..
+    } = migrated_database("traced").await;
+    let fixture = Fixture::bundled()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.session.id == "salt-substitutes-shadow")
+        .unwrap();
+    play_into(&target, vec![fixture]).await;
+
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args(["trace", "salt-substitutes-shadow", "--json", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let trace: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+
+    let rows = client
+        .query(
+            "SELECT d.round_index, d.decision, (d.signal_json->>'similarity')::float8, \
+                    a.operator, a.action \
+             FROM debate_round_decisions d LEFT JOIN debate_operator_actions a \
+               USING (session_id, round_index) \
+             WHERE session_id = 'salt-substitutes-shadow' ORDER BY round_index",
+            &[],
+        )
+        .await
+        .unwrap();
+    let rounds = trace["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), rows.len());
+    for (round, row) in rounds.iter().zip(&rows) {
+        assert_eq!(round["round"], row.get::<_, i32>(0));
+        assert_eq!(round["decision"], row.get::<_, String>(1));
+        assert_eq!(round["similarity"].as_f64(), row.get::<_, Option<f64>>(2));
+        assert_eq!(
+            round["action"]["operator"].as_str(),
+            row.get::<_, Option<String>>(3).as_deref()
+        );
+        assert_eq!(
+            round["action"]["action"].as_str(),
+            row.get::<_, Option<String>>(4).as_deref()
+        );
+    }
+    assert_eq!(rounds[2]["action"]["operator"], "ben");
+    assert!(
+        trace["ending"]
+            .as_str()
+            .unwrap()
+            .starts_with("stopped at round 6: the orchestrator ended the fixed loop"),
+        "{}",
+        trace["ending"]
+    );
+
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        .args(["trace", "no-such-debate", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("no debate \"no-such-debate\""),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
+    use gavel::simulate::Fixture;
+
+    let Database {
+        target,
+        client,
+        url,
+        ..
+    } = migrated_database("exported").await;
+    let fixtures: Vec<Fixture> = Fixture::bundled()
+        .unwrap()
+        .into_iter()
+        .filter(|f| {
+            ["salt-substitutes-shadow", "fmt-melanoma-pd1"].contains(&f.session.id.as_str())
+        })
+        .collect();
+    play_into(&target, fixtures).await;
+    // Last year's rows, outside the range exported below.
+    client
+        .batch_execute(
+            "INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+             VALUES ('old', 1, 'continue_baseline', '{}', now() - interval '1 year'); \
+             INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, note, created_at) \
+             VALUES ('old', 1, 'accept', 'continue_baseline', 'zed', E'a\\x1b[2Jb', now() - interval '1 year');",
+        )
+        .await
+        .unwrap();
+    let count = |sql: &'static str| table_count(&client, sql);
+    let recent = count(
+        "SELECT (SELECT count(*) FROM debate_round_decisions WHERE decided_at > now() - interval '1 day') \
+              + (SELECT count(*) FROM debate_round_judgments) \
+              + (SELECT count(*) FROM debate_operator_actions WHERE created_at > now() - interval '1 day')",
+    )
+    .await;
+    let all = count(
+        "SELECT (SELECT count(*) FROM debate_round_decisions) + (SELECT count(*) FROM debate_round_judgments) \
+              + (SELECT count(*) FROM debate_operator_actions)",
+    )
+    .await;
+    assert_eq!(all, recent + 2);
+
+    let since = (chrono::Utc::now() - chrono::Duration::days(1)).to_rfc3339();
+    let dir = std::env::temp_dir().join(format!("gavel-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv_path = dir.join("audit.csv");
+    let gavel = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    };
+    gavel(&[
+        "export",
+        "--db",
+        &url,
+        "--format",
+        "csv",
+        "--since",
+        &since,
+        "-o",
+        csv_path.to_str().unwrap(),
+    ]);
+    let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        &header[..5],
+        ["table", "session_id", "round_index", "at", "decision"]
+    );
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len() as i64, recent);
+    assert!(records.iter().all(|r| &r[1] != "old"));
+    let ben = records
+        .iter()
+        .find(|r| &r[0] == "debate_operator_actions" && &r[2] == "3")
+        .expect("ben's override of round 3");
+    assert_eq!(&ben[11], "ben");
+    assert_eq!(&ben[4], "continue_baseline");
+    let abort = records
+        .iter()
+        .find(|r| &r[0] == "debate_round_judgments" && &r[4] == "abort")
+        .expect("the judge's abort");
+    assert!(
+        abort[8].contains(":false"),
+        "an unverified PMID: {:?}",
+        &abort[8]
+    );
+
+    // Everything, as JSON Lines on stdout: control characters escaped by JSON.
+    let output = gavel(&["export", "--db", &url]);
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len() as i64, all);
+    let old = lines.iter().find(|l| l["operator"] == "zed").unwrap();
+    assert_eq!(old["note"], "a\u{1b}[2Jb");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["signals"]["similarity_threshold"] == 0.9)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

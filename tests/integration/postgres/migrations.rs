@@ -1,0 +1,103 @@
+//! `gavel migrate` on empty databases and on an orchestrator's: the contract created, a second
+//! run changing nothing, the orchestrator's tables and rows kept.
+
+use super::*;
+
+/// Every session row as one string, to compare before and after.
+async fn session_rows(client: &Client) -> Vec<String> {
+    texts(
+        client,
+        "SELECT id || question || status || coalesce(num_rounds::text, '-') FROM debate_sessions ORDER BY id",
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_creates_the_contract_and_a_second_run_changes_nothing() {
+    let Database { mut client, .. } = fresh_database("fresh").await;
+    let applied = migrate(&mut client).await.unwrap();
+    assert_eq!(applied.len(), 2, "{applied:?}");
+    assert!(
+        migrate(&mut client).await.unwrap().is_empty(),
+        "the second run applies nothing"
+    );
+    let tables = table_count(
+        &client,
+        "SELECT count(*) FROM information_schema.tables WHERE table_name IN \
+         ('debate_sessions','debate_rounds','debate_round_decisions','debate_round_judgments','debate_operator_actions')",
+    )
+    .await;
+    assert_eq!(tables, 5);
+    let triggers = table_count(
+        &client,
+        "SELECT count(*) FROM pg_trigger WHERE tgname IN ('gavel_notify','gavel_stamp')",
+    )
+    .await;
+    assert_eq!(
+        triggers, 10,
+        "a stamp and a notification trigger on each of the five tables"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_keeps_an_orchestrators_tables_and_rows() {
+    let Database { mut client, .. } = fresh_database("orchestrated").await;
+    client
+        .batch_execute(
+            "CREATE TABLE debate_sessions (id TEXT PRIMARY KEY, question TEXT, status TEXT DEFAULT 'running', \
+                 num_rounds INT, created_at TIMESTAMPTZ DEFAULT now());
+             CREATE TABLE debate_rounds (id BIGSERIAL PRIMARY KEY, session_id TEXT, round_number INT, \
+                 agent_persona TEXT, content TEXT, tokens_used INT);
+             CREATE TABLE debate_round_decisions (session_id TEXT, round_index INT, decision TEXT, \
+                 signal_json JSONB, decided_at TIMESTAMPTZ DEFAULT now(), PRIMARY KEY (session_id, round_index));
+             INSERT INTO debate_sessions (id, question, status, num_rounds) VALUES \
+                 ('old-1', 'Kept?', 'completed', 3), ('old-2', 'Also kept?', 'running', NULL);
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+                 SELECT 'old-1', r, 'theorist', 'round ' || r, 100 FROM generate_series(1, 3) r;
+             INSERT INTO debate_round_decisions VALUES ('old-1', 3, 'stop_converged', '{\"similarity\": 0.95}', now());",
+        )
+        .await
+        .unwrap();
+    let before = session_rows(&client).await;
+    let rounds_before = table_count(
+        &client,
+        "SELECT sum(id * round_number)::bigint FROM debate_rounds",
+    )
+    .await;
+
+    migrate(&mut client).await.unwrap();
+    assert!(migrate(&mut client).await.unwrap().is_empty());
+
+    let after = session_rows(&client).await;
+    assert_eq!(before, after, "existing sessions untouched");
+    assert_eq!(
+        table_count(
+            &client,
+            "SELECT sum(id * round_number)::bigint FROM debate_rounds"
+        )
+        .await,
+        rounds_before
+    );
+    assert_eq!(
+        table_count(&client, "SELECT count(*) FROM debate_round_decisions").await,
+        1
+    );
+    let mode: String = client
+        .query_one(
+            "SELECT controller_mode FROM debate_sessions WHERE id = 'old-1'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        mode, "shadow",
+        "a missing column arrives with the contract's default"
+    );
+    let superseded: bool = client
+        .query_one("SELECT superseded FROM debate_rounds LIMIT 1", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!superseded);
+}
