@@ -132,7 +132,7 @@ impl Stage for PgStage {
         Ok(())
     }
 
-    async fn settle(&mut self, action: OperatorAction) -> Result<OperatorAction> {
+    async fn record_unless_resolved(&mut self, action: OperatorAction) -> Result<OperatorAction> {
         Ok(postgres::record(&self.client, &action)
             .await?
             .unwrap_or_else(|existing| existing))

@@ -159,7 +159,7 @@ impl Bench {
             .await?;
         let load = self.load(1000.0, now_ns() + WINDOW_SECS * SECOND);
         figures.cpu_load = self.cpu(load).await?;
-        self.settle().await?;
+        self.await_markers().await?;
         println!("live: ingest steps of {WINDOW_SECS} s, markers at 50/s");
         for &rate in &sizes.steps {
             let step = self.step(rate).await?;
@@ -192,7 +192,7 @@ impl Bench {
     async fn latency(&mut self) -> Result<Pair<Stats>> {
         let end = now_ns() + LATENCY_SECS * SECOND;
         let (from, to) = self.markers_until(|| now_ns() >= end).await?;
-        self.settle().await?;
+        self.await_markers().await?;
         Ok(self.stats(from, to))
     }
 
@@ -221,7 +221,7 @@ impl Bench {
 
     /// Waits until both observers saw every marker sent, or [`LOST_AFTER_NS`] has passed since
     /// the last was sent.
-    async fn settle(&mut self) -> Result<()> {
+    async fn await_markers(&mut self) -> Result<()> {
         let last = now_ns();
         while now_ns() - last < LOST_AFTER_NS {
             let sent = self.markers.sent();
@@ -297,7 +297,7 @@ impl Bench {
             stream.turns as f64 / stream.secs,
             stream.paused_secs
         );
-        self.settle().await?;
+        self.await_markers().await?;
         Ok(stream)
     }
 
@@ -321,7 +321,7 @@ impl Bench {
         let writing = tokio::spawn(self.load(f64::from(rate), end));
         let (from, to) = self.markers_until(|| now_ns() >= end).await?;
         let turns = writing.await.context("the writers panicked")??;
-        self.settle().await?;
+        self.await_markers().await?;
         let achieved = turns as f64 / ((to - from) as f64 / 1e9);
         let sustained = |who| {
             let median = |a: u64, b: u64| {

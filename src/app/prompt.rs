@@ -94,14 +94,14 @@ impl Prompt {
         };
         match request {
             Some(InputRequest::InsertChar(c)) if !typeable(c) => {}
-            Some(request) => self.apply(request),
+            Some(request) => self.edit(request),
             None => {}
         }
         Typed::Typing
     }
 
-    /// Applies an edit unless it would take the text past the limit.
-    fn apply(&mut self, request: InputRequest) {
+    /// Makes an edit unless it would take the text past the limit.
+    fn edit(&mut self, request: InputRequest) {
         let before = self.input.clone();
         if self
             .input

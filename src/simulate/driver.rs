@@ -20,7 +20,7 @@ pub trait Stage {
     fn write(&mut self, changes: Vec<Change>) -> impl Future<Output = Result<()>> + Send;
     /// Records `action` unless its decision is already resolved; returns the action that
     /// stands.
-    fn settle(
+    fn record_unless_resolved(
         &mut self,
         action: OperatorAction,
     ) -> impl Future<Output = Result<OperatorAction>> + Send;
@@ -62,7 +62,7 @@ impl Stage for MemoryStage {
         Ok(())
     }
 
-    async fn settle(&mut self, action: OperatorAction) -> Result<OperatorAction> {
+    async fn record_unless_resolved(&mut self, action: OperatorAction) -> Result<OperatorAction> {
         match self.store.resolve(action) {
             Ok(action) => Ok(action),
             Err(ResolveError::AlreadyResolved(existing)) => Ok(*existing),
@@ -147,7 +147,7 @@ pub async fn drive<S: Stage>(
                 action = stage.next_action() => stage.write(run.resolve(&action?)).await?,
                 () = clock.sleep(pace.gated_timeout()) => {
                     if let Some(timeout) = run.timeout_action() {
-                        let standing = stage.settle(timeout).await?;
+                        let standing = stage.record_unless_resolved(timeout).await?;
                         stage.write(run.resolve(&standing)).await?;
                     }
                 }

@@ -132,7 +132,7 @@ impl Console {
         }
     }
 
-    fn apply(&mut self, event: Event) {
+    fn handle(&mut self, event: Event) {
         if let Event::Link(link) = &event {
             self.links.push(link.clone());
         }
@@ -196,7 +196,7 @@ impl Console {
         while let Ok(Some(event)) =
             tokio::time::timeout_at(settled.into(), self.events.recv()).await
         {
-            self.apply(event);
+            self.handle(event);
         }
         assert_each_turn_once(&self.model, session, count);
     }
@@ -207,7 +207,7 @@ impl Console {
         while !done(&self.model) {
             let left = deadline.saturating_duration_since(Instant::now());
             match tokio::time::timeout(left, self.events.recv()).await {
-                Ok(Some(event)) => self.apply(event),
+                Ok(Some(event)) => self.handle(event),
                 _ => panic!("timed out waiting for {what}; link {:?}", self.model.link),
             }
         }
@@ -216,7 +216,7 @@ impl Console {
     /// Presses `keys` one after the other, sending the commands they give.
     pub fn press(&mut self, keys: &str) {
         for key in keys.chars() {
-            self.apply(Event::Key(crossterm::event::KeyEvent::from(
+            self.handle(Event::Key(crossterm::event::KeyEvent::from(
                 crossterm::event::KeyCode::Char(key),
             )));
         }
