@@ -908,7 +908,7 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
     );
 
     // The command line: `gavel grant`, then bob may act again.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+    let output = crate::common::gavel()
         .args([
             "grant",
             "--db",
@@ -930,7 +930,7 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
 
     // Into a pipe whose reader has gone, both end quietly.
     for command in ["grant", "migrate"] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        let mut child = crate::common::gavel()
             .args([command, "--db", &server.url("idempotent")])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

@@ -24,7 +24,7 @@ struct Ran {
 
 /// Runs gavel with `args`, away from any config file of the user running the tests.
 fn gavel(scratch: &Path, args: &[&str]) -> Ran {
-    let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
+    let output = crate::common::gavel()
         .args(args)
         .env("XDG_CONFIG_HOME", scratch)
         .output()

@@ -6,10 +6,7 @@
 use std::process::{Command, Stdio};
 
 fn gavel(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
-        .args(args)
-        .output()
-        .unwrap();
+    let output = crate::common::gavel().args(args).output().unwrap();
     (
         output.status.success(),
         String::from_utf8(output.stdout).unwrap(),
@@ -127,7 +124,7 @@ fn a_reader_that_stops_early_is_no_failure() {
         let mut reader = Command::new("true").stdin(Stdio::piped()).spawn().unwrap();
         let closed = reader.stdin.take().unwrap();
         reader.wait().unwrap();
-        let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
+        let output = crate::common::gavel()
             .args(args)
             .stdout(closed)
             .stderr(Stdio::piped())

@@ -445,7 +445,7 @@ async fn a_client_certificate_passes_a_cert_line() {
 
 /// `gavel migrate` with `env` only, and what it printed (stdout, then stderr).
 fn gavel(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+    let output = crate::common::gavel()
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -344,7 +344,7 @@ fn a_console_whose_output_is_not_a_terminal_says_so_in_one_line() {
 #[test]
 fn without_a_terminal_the_console_says_so_in_one_line() {
     for command in [&["demo"][..], &["demo", "--postgres"], &["watch"]] {
-        let output = Command::new(BINARY)
+        let output = crate::common::gavel()
             .args(command)
             .stdin(Stdio::null())
             .output()
@@ -362,7 +362,7 @@ fn without_a_terminal_the_console_says_so_in_one_line() {
 
 /// Runs gavel with its standard output a pipe whose reader has already gone.
 fn into_a_closed_pipe(args: &[&str]) -> Output {
-    let mut child = Command::new(BINARY)
+    let mut child = crate::common::gavel()
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -434,7 +434,7 @@ fn exports_and_traces_into_a_closed_pipe_end_quietly_and_csv_is_safe_to_open() {
                     '-2+3' || chr(27) || '[2J' || repeat('x', 100) \
              FROM generate_series(1, 3000) AS n;",
     );
-    let csv = Command::new(BINARY)
+    let csv = crate::common::gavel()
         .args(["export", "--format", "csv", "--db", &url])
         .output()
         .unwrap();
@@ -462,7 +462,7 @@ fn exports_and_traces_into_a_closed_pipe_end_quietly_and_csv_is_safe_to_open() {
 
     // More than a pipe holds: `| head -1` closes the pipe while gavel still writes.
     for format in ["csv", "jsonl"] {
-        let mut child = Command::new(BINARY)
+        let mut child = crate::common::gavel()
             .args(["export", "--format", format, "--db", &url])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -498,7 +498,7 @@ fn an_export_writes_flagged_rows_as_stored_and_notes_each_flag() {
          INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
              VALUES ('h', 20000, 'accept', 'stop_converged', 'mallory');",
     );
-    let jsonl = Command::new(BINARY)
+    let jsonl = crate::common::gavel()
         .args(["export", "--db", &url])
         .output()
         .unwrap();
@@ -540,7 +540,7 @@ fn an_export_writes_flagged_rows_as_stored_and_notes_each_flag() {
         ]
     );
 
-    let csv = Command::new(BINARY)
+    let csv = crate::common::gavel()
         .args(["export", "--format", "csv", "--db", &url])
         .output()
         .unwrap();
@@ -776,7 +776,7 @@ fn simulate_whose_database_goes_away_exits_non_zero_naming_the_debates_left_unfi
     )
     .unwrap();
     let logs = dir.join("logs");
-    let mut child = Command::new(BINARY)
+    let mut child = crate::common::gavel()
         .args(["simulate", "--db", &url, "--config"])
         .arg(&config)
         .arg("--log-dir")

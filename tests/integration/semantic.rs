@@ -226,7 +226,7 @@ fn calibration_reports_a_paraphrasing_debate_converged_by_meaning_and_not_by_wor
         "[signals]\nvectors = \"off\"\n",
     )
     .unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+    let output = crate::common::gavel()
         .args([
             "--model",
             "builtin",

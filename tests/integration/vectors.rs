@@ -198,7 +198,7 @@ fn a_second_calibration_reads_back_every_vector_the_first_embedded() {
     )
     .unwrap();
     let calibrate = || {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+        let output = crate::common::gavel()
             .args(["calibrate", "fixtures", "--similarity", "semantic"])
             .env("XDG_CONFIG_HOME", &scratch.0)
             .output()

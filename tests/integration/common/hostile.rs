@@ -55,7 +55,10 @@ pub fn hostile_session() -> Change {
             Some("-100"),
             Some("99999999999999999"),
             Some(r#"["theorist", "skeptic"]"#),
-            Some(r#"{"agent_count": -3, "complexity": 0.5}"#),
+            Some(
+                r#"{"agent_count": -3, "complexity": 0.5, "cost_usd": -2, "budget_usd": 1e300,
+                    "usd_per_1k_tokens": 0.01}"#,
+            ),
             Some("NaN"),
             Some("Infinity"),
         ],

@@ -6,7 +6,9 @@ pub mod pg;
 pub mod rows;
 pub mod tmux;
 
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
 
 use gavel::config::Config;
 use gavel::domain::{
@@ -127,13 +129,47 @@ pub fn select(model: &mut Model, id: &str) {
     model.select(seq);
 }
 
+/// Runs `handler` when the test binary exits (after the last test, whether they passed or not).
+pub fn on_exit(handler: extern "C" fn()) {
+    // SAFETY: `handler` is a plain function that neither unwinds nor registers another; the
+    // C library runs it once, at exit.
+    let registered = unsafe { libc::atexit(handler) };
+    assert_eq!(registered, 0, "an exit handler must be registered");
+}
+
+/// The test binary's scratch home: the data and config directories of every gavel the tests
+/// run ([`gavel`]), so that no test reads the user's config or writes to the user's data
+/// (round vectors, models). Removed when the binary exits.
+pub fn scratch_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    extern "C" fn remove() {
+        if let Some(home) = HOME.get() {
+            let _ = std::fs::remove_dir_all(home);
+        }
+    }
+    HOME.get_or_init(|| {
+        let home = std::env::temp_dir().join(format!("gavel-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&home).unwrap();
+        on_exit(remove);
+        home
+    })
+}
+
+/// The gavel binary as the tests run it: at home in [`scratch_home`] (`XDG_DATA_HOME`,
+/// `XDG_CONFIG_HOME`).
+pub fn gavel() -> Command {
+    let home = scratch_home();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gavel"));
+    command
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"));
+    command
+}
+
 /// Runs the real `gavel migrate --db url`; its standard output, or the test fails with its
 /// errors.
 pub fn migrate_with_the_binary(url: &str) -> String {
-    let migrate = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
-        .args(["migrate", "--db", url])
-        .output()
-        .unwrap();
+    let migrate = gavel().args(["migrate", "--db", url]).output().unwrap();
     assert!(
         migrate.status.success(),
         "{}",

@@ -46,10 +46,7 @@ pub async fn fresh_database(name: &str) -> Database {
         let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
         if shared.is_none() {
             *shared = Some(server());
-            // SAFETY: `stop_shared` is a plain function that neither unwinds nor registers
-            // another handler; it runs once, when the binary exits.
-            let registered = unsafe { libc::atexit(stop_shared) };
-            assert_eq!(registered, 0, "the shared server's stop must be registered");
+            super::on_exit(stop_shared);
         }
         let server = shared.as_ref().expect("started above");
         (server.url("postgres"), server.url(&name))

@@ -29,9 +29,18 @@ impl Tmux {
         path
     }
 
+    /// Starts `command` in a new session, at home in the scratch directory (`XDG_DATA_HOME`,
+    /// `XDG_CONFIG_HOME`), so that it neither reads the user's config nor writes the user's
+    /// data.
     pub fn start(&self, command: &str) {
+        let data = format!("XDG_DATA_HOME={}", self.dir.join("data").display());
+        let config = format!("XDG_CONFIG_HOME={}", self.dir.join("config").display());
         self.run(&[
             "new-session",
+            "-e",
+            &data,
+            "-e",
+            &config,
             "-d",
             "-x",
             "160",

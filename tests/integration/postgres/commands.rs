@@ -116,7 +116,7 @@ async fn gavel_trace_agrees_with_the_database() {
         .unwrap();
     play_into(&target, vec![fixture]).await;
 
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+    let output = crate::common::gavel()
         .args(["trace", "salt-substitutes-shadow", "--json", "--db", &url])
         .output()
         .unwrap();
@@ -163,7 +163,7 @@ async fn gavel_trace_agrees_with_the_database() {
         trace["ending"]
     );
 
-    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+    let missing = crate::common::gavel()
         .args(["trace", "no-such-debate", "--db", &url])
         .output()
         .unwrap();
@@ -222,10 +222,7 @@ async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
     std::fs::create_dir_all(&dir).unwrap();
     let csv_path = dir.join("audit.csv");
     let gavel = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
-            .args(args)
-            .output()
-            .unwrap();
+        let output = crate::common::gavel().args(args).output().unwrap();
         assert!(
             output.status.success(),
             "{}",
