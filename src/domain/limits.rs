@@ -17,6 +17,9 @@ pub const MAX_TOKENS: u64 = 1_000_000_000_000;
 /// The most agents or personas a count may claim.
 pub const MAX_AGENTS: u32 = 1_000;
 
+/// The most US dollars a cost, budget or price may claim: far beyond any debate.
+pub const MAX_USD: f64 = 1e9;
+
 /// `[limits]`: how far rows are trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -123,6 +126,42 @@ pub struct OutOfBounds {
     pub value: i64,
     pub low: u64,
     pub high: u64,
+}
+
+/// A fractional number outside the bounds it is read within.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{} is outside {low}..={high}", short(*.value))]
+pub struct Outside {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// A share of a whole: `0..=1`.
+pub fn share(value: f64) -> Result<f64, Outside> {
+    between(value, 0.0, 1.0)
+}
+
+/// An amount of US dollars: `0..=MAX_USD`.
+pub fn dollars(value: f64) -> Result<f64, Outside> {
+    between(value, 0.0, MAX_USD)
+}
+
+/// `value` as written, in scientific notation when that is much shorter.
+fn short(value: f64) -> String {
+    if value.abs() < 1e15 {
+        value.to_string()
+    } else {
+        format!("{value:e}")
+    }
+}
+
+fn between(value: f64, low: f64, high: f64) -> Result<f64, Outside> {
+    if (low..=high).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Outside { value, low, high })
+    }
 }
 
 /// `value` when it lies in `low..=high` (`high` lowered to `T`'s largest value when `T` cannot

@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::limits::{Outside, dollars, share};
 use super::reported::{Reported, vocabulary};
 
 vocabulary! {
@@ -45,6 +46,28 @@ pub struct SessionMetadata {
     pub usd_per_1k_tokens: Option<f64>,
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+impl SessionMetadata {
+    /// Leaves out every number outside its bounds (a complexity outside `0..=1`, a cost, budget
+    /// or price outside `0..=MAX_USD`) and says, for each, which key and why.
+    pub fn leave_out_of_bounds(&mut self) -> Vec<String> {
+        let mut problems = Vec::new();
+        type Check = fn(f64) -> Result<f64, Outside>;
+        let checks: [(&str, &mut Option<f64>, Check); 4] = [
+            ("complexity", &mut self.complexity, share),
+            ("cost_usd", &mut self.cost_usd, dollars),
+            ("budget_usd", &mut self.budget_usd, dollars),
+            ("usd_per_1k_tokens", &mut self.usd_per_1k_tokens, dollars),
+        ];
+        for (key, value, check) in checks {
+            if let Some(Err(outside)) = value.map(check) {
+                problems.push(format!("{key}: {outside}"));
+                *value = None;
+            }
+        }
+        problems
+    }
 }
 
 /// One debate.
@@ -106,5 +129,39 @@ impl Session {
             finished_at: None,
             issues: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_out_of_bounds_are_left_out_and_named_the_rest_kept() {
+        let mut metadata = SessionMetadata {
+            complexity: Some(1.5),
+            cost_usd: Some(-2.0),
+            budget_usd: Some(1e300),
+            usd_per_1k_tokens: Some(0.01),
+            agent_count: Some(3),
+            ..SessionMetadata::default()
+        };
+        assert_eq!(
+            metadata.leave_out_of_bounds(),
+            [
+                "complexity: 1.5 is outside 0..=1",
+                "cost_usd: -2 is outside 0..=1000000000",
+                "budget_usd: 1e300 is outside 0..=1000000000",
+            ]
+        );
+        assert_eq!(
+            (metadata.complexity, metadata.cost_usd, metadata.budget_usd),
+            (None, None, None)
+        );
+        assert_eq!(
+            (metadata.usd_per_1k_tokens, metadata.agent_count),
+            (Some(0.01), Some(3))
+        );
+        assert_eq!(metadata.leave_out_of_bounds(), Vec::<String>::new());
     }
 }

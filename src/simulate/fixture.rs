@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::domain::limits::{agents, tokens};
+use crate::domain::limits::{agents, clip, tokens};
 use crate::domain::{
     ActionKind, ControllerMode, Crux, Decision, Disagreement, Limits, Phase, PmidCheck, Reported,
     SessionMetadata,
@@ -218,17 +218,44 @@ impl Fixture {
     /// Reads and validates the recordings `paths` name, each on its own: a file as given, a
     /// folder as the `*.jsonl` files directly in it (not in its subfolders, not hidden ones), in
     /// name order. A folder that cannot be listed or holds no recording is one error naming it.
+    /// A file named twice (itself and through its folder, say) is read once; a second file
+    /// with a debate id already read is refused, naming the first: each debate plays once.
     pub fn load_each(paths: &[PathBuf], limits: &Limits) -> Vec<Result<Fixture, FixtureErrors>> {
-        paths
-            .iter()
-            .flat_map(|path| match recordings(path) {
-                Ok(files) => files
-                    .iter()
-                    .map(|file| Fixture::load_within(file, limits))
-                    .collect(),
-                Err(e) => vec![Err(FixtureErrors(vec![e]))],
-            })
-            .collect()
+        let mut read = BTreeSet::new();
+        let mut debates: BTreeMap<String, PathBuf> = BTreeMap::new();
+        let mut loaded = Vec::new();
+        for path in paths {
+            let files = match recordings(path) {
+                Ok(files) => files,
+                Err(e) => {
+                    loaded.push(Err(FixtureErrors(vec![e])));
+                    continue;
+                }
+            };
+            for file in files {
+                if !read.insert(std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone())) {
+                    continue;
+                }
+                loaded.push(Fixture::load_within(&file, limits).and_then(|fixture| {
+                    match debates.entry(fixture.session.id.clone()) {
+                        Entry::Vacant(first) => {
+                            first.insert(file);
+                            Ok(fixture)
+                        }
+                        Entry::Occupied(first) => Err(FixtureErrors(vec![FixtureError {
+                            source: file.display().to_string(),
+                            line: Some(1),
+                            message: format!(
+                                "debate {} is also {}'s: each debate plays once",
+                                clip(&format!("{:?}", fixture.session.id)),
+                                first.get().display()
+                            ),
+                        }])),
+                    }
+                }));
+            }
+        }
+        loaded
     }
 
     /// The fixtures bundled with gavel.
@@ -461,6 +488,9 @@ impl Checker<'_> {
             if let Some(Err(problem)) = check {
                 self.fail(line, format!("{name}: {problem}"));
             }
+        }
+        for problem in spec.metadata.clone().leave_out_of_bounds() {
+            self.fail(line, format!("metadata.{problem}"));
         }
     }
 

@@ -136,3 +136,31 @@ fn hostile_content_is_kept_verbatim_for_display_to_neutralise() {
     let fixture = Fixture::parse("inline", text).unwrap();
     assert_eq!(fixture.turns[0].content, "\u{1b}[2J\u{1b}]0;pwned\u{7} hi");
 }
+
+#[test]
+fn a_recording_named_twice_is_read_once_and_a_debate_twice_is_refused() {
+    let dir = std::env::temp_dir().join(format!("gavel-fixtures-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("fixtures/gated_converges_round3.jsonl").unwrap();
+    let (first, copy) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    std::fs::write(&first, &text).unwrap();
+    std::fs::write(&copy, &text).unwrap();
+    let loaded = Fixture::load_each(&[dir.clone(), first.clone()], &Default::default());
+    let outcome: Vec<Result<String, String>> = loaded
+        .into_iter()
+        .map(|l| l.map(|f| f.session.id).map_err(|e| e.to_string()))
+        .collect();
+    let id = Fixture::load(&first).unwrap().session.id;
+    assert_eq!(
+        outcome,
+        [
+            Ok(id.clone()),
+            Err(format!(
+                "{}:1: debate {id:?} is also {}'s: each debate plays once",
+                copy.display(),
+                first.display()
+            )),
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

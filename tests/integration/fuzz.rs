@@ -13,7 +13,7 @@ use common::hostile::{HUGE, decision_row, fed, hostile_session, turn_row};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use gavel::app::{Event, Link, Model, update};
 use gavel::config::Config;
-use gavel::domain::limits::{MAX_AGENTS, MAX_TOKENS};
+use gavel::domain::limits::{MAX_AGENTS, MAX_TOKENS, MAX_USD};
 use gavel::domain::{
     ActionKind, Change, ControllerMode, Decision, JudgeDecision, Limits, Reported, SessionStatus,
 };
@@ -87,6 +87,7 @@ fn column() -> impl Strategy<Value = Option<String>> {
             "null",
             r#"{"agent_count": -1, "complexity": 2}"#,
             r#"{"agent_count": 1e12}"#,
+            r#"{"cost_usd": -1, "budget_usd": 1e300, "usd_per_1k_tokens": 2}"#,
             r#"["a", 1, null]"#,
             r#"[{"pmid": "1", "verified": true}]"#,
             r#"{"similarity": "NaN", "new_claims": -1, "tokens_used": 1e30}"#,
@@ -159,6 +160,11 @@ proptest! {
         }
         prop_assert!(session.token_budget <= MAX_TOKENS && session.tokens_used <= MAX_TOKENS);
         prop_assert!(session.metadata.agent_count.is_none_or(|n| n <= MAX_AGENTS));
+        let meta = &session.metadata;
+        prop_assert!(meta.complexity.is_none_or(|c| (0.0..=1.0).contains(&c)));
+        for usd in [meta.cost_usd, meta.budget_usd, meta.usd_per_1k_tokens] {
+            prop_assert!(usd.is_none_or(|usd| (0.0..=MAX_USD).contains(&usd)));
+        }
         prop_assert!(session.personas.len() <= MAX_AGENTS as usize);
 
         let turn = turn_from(&c, &LIMITS);

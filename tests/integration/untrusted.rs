@@ -115,6 +115,8 @@ fn absurd_counts_are_flagged_and_never_used() {
             "debate_sessions (s): token_budget: -100 is outside 0..=1000000000000",
             "debate_sessions (s): tokens_used: 99999999999999999 is outside 0..=1000000000000",
             "debate_sessions (s): metadata: agent_count: -3 is outside 0..=1000",
+            "debate_sessions (s): metadata: cost_usd: -2 is outside 0..=1000000000",
+            "debate_sessions (s): metadata: budget_usd: 1e300 is outside 0..=1000000000",
             "debate_sessions (s): created_at: NaN seconds is not a time",
             "debate_rounds (id 4): tokens_used: -10 is outside 0..=4294967295",
             "signal_json: similarity: NaN is not a finite number",
@@ -131,6 +133,11 @@ fn absurd_counts_are_flagged_and_never_used() {
     assert_eq!((session.token_budget, session.tokens_used), (0, 0));
     assert_eq!(session.metadata.agent_count, None);
     assert_eq!(session.metadata.complexity, Some(0.5));
+    assert_eq!(
+        (session.metadata.cost_usd, session.metadata.budget_usd),
+        (None, None)
+    );
+    assert_eq!(session.metadata.usd_per_1k_tokens, Some(0.01));
 }
 
 #[test]
@@ -177,7 +184,7 @@ fn the_console_shows_the_flags_and_stays_fast_at_both_sizes() {
     let text = screen(&model, 160, 48);
     assert!(
         text.contains(
-            "⚠ debate_rounds (id 2): round_number: 2147483647 is outside 1..=10000 (+21 more)"
+            "⚠ debate_rounds (id 2): round_number: 2147483647 is outside 1..=10000 (+23 more)"
         ),
         "{text}"
     );
@@ -227,7 +234,7 @@ fn the_memory_store_applies_the_same_bounds() {
 #[test]
 fn the_fixture_parser_applies_the_same_bounds() {
     let text = [
-        r#"{"session": {"id": "f", "question": "q", "controller_mode": "shadow", "personas": ["a"], "max_rounds": 20000, "token_budget": 100, "metadata": {"agent_count": 5000}}}"#,
+        r#"{"session": {"id": "f", "question": "q", "controller_mode": "shadow", "personas": ["a"], "max_rounds": 20000, "token_budget": 100, "metadata": {"agent_count": 5000, "complexity": 1.5, "cost_usd": -1}}}"#,
         r#"{"turn": {"round": 1, "persona": "a", "tokens": 1, "content": "x"}}"#,
         r#"{"turn": {"round": 2, "persona": "a", "tokens": 1, "content": "y"}}"#,
     ]
@@ -239,6 +246,8 @@ fn the_fixture_parser_applies_the_same_bounds() {
         errors,
         "f.jsonl:1: max_rounds: 20000 is outside 0..=1\n\
          f.jsonl:1: metadata.agent_count: 5000 is outside 0..=1000\n\
+         f.jsonl:1: metadata.complexity: 1.5 is outside 0..=1\n\
+         f.jsonl:1: metadata.cost_usd: -1 is outside 0..=1000000000\n\
          f.jsonl:3: round: 2 is outside 1..=1"
     );
 }

@@ -273,8 +273,8 @@ enum NotACount {
     OutOfBounds(#[from] OutOfBounds),
 }
 
-/// `debate_sessions.metadata`: an `agent_count` out of bounds is flagged and left out, so the
-/// rest still reads.
+/// `debate_sessions.metadata`: an `agent_count`, complexity, cost, budget or price out of bounds
+/// is flagged and left out, so the rest still reads.
 fn session_metadata(mut metadata: Value, r: &mut Reader<'_>) -> crate::domain::SessionMetadata {
     if let Value::Object(map) = &mut metadata
         && let Some(count) = map.get("agent_count").filter(|v| !v.is_null())
@@ -288,13 +288,17 @@ fn session_metadata(mut metadata: Value, r: &mut Reader<'_>) -> crate::domain::S
             map.remove("agent_count");
         }
     }
-    match metadata {
+    let mut metadata: crate::domain::SessionMetadata = match metadata {
         Value::Null => Default::default(),
         value => serde_json::from_value(value).unwrap_or_else(|e| {
             r.issue("metadata", format!("unreadable ({e})"));
             Default::default()
         }),
+    };
+    for problem in metadata.leave_out_of_bounds() {
+        r.issue("metadata", problem);
     }
+    metadata
 }
 
 /// `debate_rounds` in [`TURN_COLUMNS`] order.
