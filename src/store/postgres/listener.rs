@@ -62,7 +62,7 @@ pub async fn listen<E: From<Feed>>(
         )
         .await
         {
-            Ok(()) => return,
+            Ok(()) | Err(Error::ConsoleGone) => return,
             Err(e) => {
                 failures += 1;
                 let wait =
@@ -81,7 +81,8 @@ pub async fn listen<E: From<Feed>>(
     }
 }
 
-/// One connection's life. `Ok` when the console is gone, `Err` when the connection is.
+/// One connection's life. `Ok` when the console stopped asking, [`Error::ConsoleGone`] when it is
+/// gone, another `Err` when the connection is.
 async fn follow<E: From<Feed>>(
     target: &Target,
     watermark: &mut Option<Watermark>,
