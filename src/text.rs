@@ -72,6 +72,30 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A figure against the threshold it must reach, as a true statement of how they stand:
+/// `0.97 ≥ 0.90`, `0.64 < 0.90`; two decimals, more where two would show different figures
+/// alike (`0.8999 < 0.9000`); `NaN vs 0.90` when they do not compare.
+pub fn against(value: f64, threshold: f64) -> String {
+    let relation = if value >= threshold {
+        "≥"
+    } else if value < threshold {
+        "<"
+    } else {
+        "vs"
+    };
+    let alike = |digits: usize| format!("{value:.digits$}") == format!("{threshold:.digits$}");
+    match (2..=6).find(|&digits| value == threshold || !alike(digits)) {
+        Some(d) => format!("{value:.d$} {relation} {threshold:.d$}"),
+        None => format!("{value} {relation} {threshold}"),
+    }
+}
+
+/// A count against the bound it must stay under, as a true statement: `0 < 1`, `8 ≥ 1`.
+pub fn under(count: u32, bound: u32) -> String {
+    let relation = if count < bound { "<" } else { "≥" };
+    format!("{count} {relation} {bound}")
+}
+
 /// `n` shortened to three significant figures at most: 950, 5.7k, 60k, 1.2M, 3G.
 pub fn compact(n: u64) -> String {
     if n < 1_000 {

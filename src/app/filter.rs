@@ -88,7 +88,8 @@ impl Term {
 pub struct Subject<'a> {
     pub id: &'a str,
     pub question: &'a str,
-    pub status: &'a str,
+    /// The status as stored, and as the status badge shows it (`completed`, `done`).
+    pub status: [&'a str; 2],
     pub mode: &'a str,
     /// Its persona names, by their numbers (see [`Filter::note_names`]).
     pub personas: &'a [u32],
@@ -177,18 +178,19 @@ fn term_matches(term: &Term, names: &[bool], subject: &Subject) -> bool {
             .iter()
             .any(|&p| names.get(p as usize).copied().unwrap_or(false))
     };
+    let status = || subject.status.iter().any(|s| contains(s));
     match term.field {
         Field::Any => {
             contains(subject.id)
                 || contains(subject.question)
-                || contains(subject.status)
+                || status()
                 || contains(subject.mode)
                 || persona()
         }
         Field::Id => contains(subject.id),
         Field::Question => contains(subject.question),
         Field::Persona => persona(),
-        Field::Status => contains(subject.status),
+        Field::Status => status(),
         Field::Mode => contains(subject.mode),
         Field::Pending => subject.pending,
         Field::Waiting => subject.waiting,

@@ -21,8 +21,9 @@ use super::filter::{Filter, Subject};
 /// A debate's number in the order debates first appeared: never reused, never moved.
 pub type Seq = u64;
 
-/// Characters of a question kept for the list (the detail's title shows it whole).
-const QUESTION_CHARS: usize = 120;
+/// Characters of a question kept for the list and the filter (the detail's title shows it
+/// whole).
+const QUESTION_CHARS: usize = 500;
 /// Personas kept per debate for the filter.
 const PERSONAS: usize = 32;
 /// Persona names remembered across debates for the filter (a roster repeats across a fleet);
@@ -64,6 +65,8 @@ pub struct Summary {
     pub max_rounds: u32,
     /// The highest round any placed turn or decision names.
     pub latest_round: u32,
+    /// The final round count the session row gives, once the debate finished.
+    num_rounds: Option<u32>,
     /// The decision of the highest round decided.
     pub last_decision: Option<Reported<Decision>>,
     /// When that decision was made, on the console's clock.
@@ -134,6 +137,7 @@ impl Summary {
             mode: Reported::Unknown(String::new()),
             max_rounds: 0,
             latest_round: 0,
+            num_rounds: None,
             last_decision: None,
             decided: Instant::default(),
             resolution: None,
@@ -174,6 +178,7 @@ impl Summary {
                 self.status = s.status.clone();
                 self.mode = s.controller_mode.clone();
                 self.max_rounds = s.max_rounds;
+                self.num_rounds = s.num_rounds;
                 for persona in &s.personas {
                     self.add_persona(persona, names);
                 }
@@ -216,6 +221,15 @@ impl Summary {
         self.status == Reported::Known(SessionStatus::Running)
     }
 
+    /// The rounds the list shows: a finished debate's final count as its session row gives it
+    /// (the same whether or not its turns are loaded), else the highest round its rows name.
+    pub fn rounds(&self) -> u32 {
+        match self.num_rounds {
+            Some(n) if !self.is_running() => n,
+            _ => self.latest_round,
+        }
+    }
+
     /// The round of the decision awaiting the operator: the latest, while the debate runs, if no
     /// action resolved it.
     pub fn pending(&self) -> Option<u32> {
@@ -250,12 +264,17 @@ impl Summary {
 
     /// Whether `filter` lets it through.
     fn matches(&self, filter: &Filter) -> bool {
+        let status = self.status.to_wire();
+        let shown = match &self.status {
+            Reported::Known(known) => known.shown(),
+            Reported::Unknown(_) => "",
+        };
         filter.is_empty()
             || filter.matches(&Subject {
                 id: &self.id,
                 question: &self.question,
-                status: &self.status.to_string(),
-                mode: &self.mode.to_string(),
+                status: [&status, shown],
+                mode: &self.mode.to_wire(),
                 personas: &self.personas,
                 pending: self.pending().is_some(),
                 waiting: self.waiting(),

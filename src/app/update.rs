@@ -154,7 +154,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     match model.overlay.take() {
         None => return action.map_or_else(Vec::new, |a| on_action(model, a)),
         Some(Overlay::Help { scroll }) => {
-            model.overlay = scrolled(model, action, scroll).map(|scroll| Overlay::Help { scroll });
+            model.overlay =
+                scrolled(action, Action::Help, scroll).map(|scroll| Overlay::Help { scroll });
         }
         Some(Overlay::Note(intent)) => on_note_key(model, intent, &key),
         Some(Overlay::Confirm(intent)) => return on_confirm_key(model, intent, &key),
@@ -179,12 +180,12 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             _ => model.flash("cancelled: nothing was recorded", false),
         },
         Some(Overlay::Calibration { scroll }) => {
-            model.overlay =
-                scrolled(model, action, scroll).map(|scroll| Overlay::Calibration { scroll });
+            model.overlay = scrolled(action, Action::Calibration, scroll)
+                .map(|scroll| Overlay::Calibration { scroll });
         }
         Some(Overlay::ShadowWeek { scroll }) => {
-            model.overlay =
-                scrolled(model, action, scroll).map(|scroll| Overlay::ShadowWeek { scroll });
+            model.overlay = scrolled(action, Action::ShadowWeek, scroll)
+                .map(|scroll| Overlay::ShadowWeek { scroll });
         }
         Some(Overlay::Filter) => return on_filter_key(model, &key),
         Some(Overlay::Command) => return on_colon_line_key(model, &key),
@@ -362,19 +363,19 @@ fn complete(model: &mut Model, step: isize) {
     }
 }
 
-/// A scrolling window's keys: the new offset, or `None` when the key closes it (quit also quits).
-fn scrolled(model: &mut Model, action: Option<Action>, scroll: u16) -> Option<u16> {
+/// A scrolling window's keys, as in k9s or lazygit: the arrows, `j`/`k`, PgUp/PgDn and Home
+/// scroll it; Esc (back), `q` and the key that opened it (`opener`) close it; any other key
+/// leaves it as it is. The new offset, or `None` when the window closes.
+fn scrolled(action: Option<Action>, opener: Action, scroll: u16) -> Option<u16> {
     match action {
         Some(Action::Up) => Some(scroll.saturating_sub(1)),
         Some(Action::Down) => Some(scroll.saturating_add(1)),
         Some(Action::PageUp) => Some(scroll.saturating_sub(PAGE as u16)),
         Some(Action::PageDown) => Some(scroll.saturating_add(PAGE as u16)),
         Some(Action::Top) => Some(0),
-        Some(Action::Quit) => {
-            model.quit = true;
-            None
-        }
-        _ => None,
+        Some(Action::Back | Action::Quit) => None,
+        Some(action) if action == opener => None,
+        _ => Some(scroll),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::domain::{
     ActionKind, ControllerMode, Debate, JudgeDecision, OperatorAction, Reported, TIMEOUT_OPERATOR,
     who,
 };
-use crate::text::{columns, inert, one_line, thousands};
+use crate::text::{against, columns, inert, one_line, thousands, under};
 
 /// An operator's action on a decision.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -170,7 +170,7 @@ impl TraceRound {
             None => "",
         };
         let similarity = match (self.similarity, self.similarity_threshold) {
-            (Some(s), Some(t)) => format!("{s:.2} ≥ {t:.2}{}", mark(Some(s >= t))),
+            (Some(s), Some(t)) => format!("{}{}", against(s, t), mark(Some(s >= t))),
             (Some(s), None) => format!("{s:.2}"),
             (None, _) => "-".to_owned(),
         };
@@ -188,7 +188,7 @@ impl TraceRound {
             (None, _) => "-".to_owned(),
         };
         let claims = match (self.new_claims, self.novelty_threshold) {
-            (Some(n), Some(t)) => format!("{n} < {t}{}", mark(Some(n < t))),
+            (Some(n), Some(t)) => format!("{}{}", under(n, t), mark(Some(n < t))),
             (Some(n), None) => n.to_string(),
             (None, _) => "-".to_owned(),
         };

@@ -190,8 +190,8 @@ impl Report {
         "label agreement",
     ];
 
-    pub const LEGEND: &str = "* in force today   + frontier: no other setting saves more tokens \
-                              with as few verdict flips   own: each debate's own bound";
+    pub const LEGEND: &str = "* in force today   + frontier: no other setting does as well on tokens \
+                              saved and verdict flips and better on one   own: each debate's own bound";
 
     /// Replays every setting over `records` (owned or borrowed); `current` is added when the
     /// grid lacks it.

@@ -16,6 +16,18 @@ vocabulary! {
     ControllerMode { Off = "off", Shadow = "shadow", Enabled = "enabled", Gated = "gated" }
 }
 
+impl SessionStatus {
+    /// The word the console's status badge shows (`done` for completed), which the filter
+    /// matches as well as the stored word.
+    pub fn shown(self) -> &'static str {
+        match self {
+            SessionStatus::Running => "running",
+            SessionStatus::Completed => "done",
+            SessionStatus::Aborted => "aborted",
+        }
+    }
+}
+
 /// Format-specific facts about a debate. Known keys are typed; anything else is kept.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionMetadata {

@@ -107,9 +107,14 @@ fn row<'a>(
         (None, None) => Span::raw(""),
     };
     let status = match &summary.status {
-        Reported::Known(SessionStatus::Running) => badge("running", theme.accent()),
-        Reported::Known(SessionStatus::Completed) => badge("done", theme.ok()),
-        Reported::Known(SessionStatus::Aborted) => badge("aborted", theme.danger()),
+        Reported::Known(status) => {
+            let style = match status {
+                SessionStatus::Running => theme.accent(),
+                SessionStatus::Completed => theme.ok(),
+                SessionStatus::Aborted => theme.danger(),
+            };
+            badge(status.shown(), style)
+        }
         Reported::Unknown(raw) => badge(&fit(&format!("?{}", one_line(raw)), 7), theme.danger()),
     };
     let mode = match &summary.mode {
@@ -133,7 +138,7 @@ fn row<'a>(
     };
     let round = format!(
         "{}/{}",
-        compact(summary.latest_round.into()),
+        compact(summary.rounds().into()),
         compact(summary.max_rounds.into())
     );
     let flag = if summary.flagged() { " ⚠" } else { "" };

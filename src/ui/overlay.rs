@@ -56,10 +56,12 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         " remap keys in the config's [keys] table; in a confirmation y confirms, n adds a note",
         theme.muted(),
     ));
-    let mut block = panel("keys".to_owned(), theme, true);
-    if lines.len() as u16 > area.height.saturating_sub(2) {
-        block = block.title_bottom(" ↑↓ scroll · q quit · any other key closes ");
-    }
+    let scrolls = lines.len() as u16 > area.height.saturating_sub(2);
+    let block = panel("keys".to_owned(), theme, true).title_bottom(if scrolls {
+        " ↑↓ PgUp PgDn scroll · Esc q ? close "
+    } else {
+        " Esc q ? close "
+    });
     let last = (lines.len() as u16).saturating_sub(area.height.saturating_sub(2));
     frame.render_widget(Clear, area);
     frame.render_widget(

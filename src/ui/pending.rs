@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use super::format::{compact, decision_style, figure, fit, fit_line, one_line, panel, time_left};
 use crate::app::{Action, Model};
 use crate::domain::{ControllerDecision, ControllerMode, Debate, Reported, Signals};
-use crate::text::wrap;
+use crate::text::{against, under, wrap};
 use crate::theme::Theme;
 
 /// Below this inner width the mini-table and the keys and reasons are stacked, not side by side.
@@ -232,11 +232,10 @@ fn signal_table(s: &Signals, height: u16) -> Vec<SignalRow> {
     let mut rows = vec![
         SignalRow {
             name: "similarity",
-            value: format!(
-                "{} ≥ {}",
-                figure(s.similarity),
-                figure(s.similarity_threshold)
-            ),
+            value: match (s.similarity, s.similarity_threshold) {
+                (Some(v), Some(t)) => against(v, t),
+                (v, t) => format!("{} (needs ≥ {})", figure(v), figure(t)),
+            },
             met: similar,
         },
         SignalRow {
@@ -246,7 +245,10 @@ fn signal_table(s: &Signals, height: u16) -> Vec<SignalRow> {
         },
         SignalRow {
             name: "new claims",
-            value: format!("{} < {}", count(s.new_claims), count(s.novelty_threshold)),
+            value: match (s.new_claims, s.novelty_threshold) {
+                (Some(n), Some(t)) => under(n, t),
+                (n, t) => format!("{} (needs < {})", count(n), count(t)),
+            },
             met: settled,
         },
     ];

@@ -46,7 +46,7 @@ fn subject<'a>(personas: &'a [u32]) -> Subject<'a> {
     Subject {
         id: "fasting-insulin-0412",
         question: "Does time-restricted eating improve insulin sensitivity?",
-        status: "running",
+        status: ["running", "running"],
         mode: "gated",
         personas,
         pending: true,
@@ -158,5 +158,170 @@ fn the_demo_list_follows_a_multi_term_filter() {
         model.debates.listed(),
         1,
         "only the escalated debate brought one in"
+    );
+}
+
+/// One debate's row of the list as the screen shows it (160 columns: every column drawn).
+#[derive(Debug)]
+struct Shown {
+    marker: String,
+    id: String,
+    question: String,
+    mode: String,
+    status: String,
+}
+
+/// The list's rows on the screen, read back by column.
+fn shown_rows(model: &gavel::app::Model) -> Vec<Shown> {
+    let screen = common::screen(model);
+    let ids: Vec<String> = model
+        .debates
+        .summaries()
+        .map(|s| s.id.to_string())
+        .collect();
+    screen
+        .lines()
+        .filter_map(|line| {
+            let inner: Vec<char> = line.split('│').nth(1)?.chars().collect();
+            if inner.len() < 120 {
+                return None;
+            }
+            let cell = |from: usize, to: usize| -> String {
+                inner[from..to].iter().collect::<String>().trim().to_owned()
+            };
+            let n = inner.len();
+            let id = cell(8, 34);
+            ids.contains(&id).then(|| Shown {
+                marker: cell(0, 7),
+                id,
+                question: cell(35, n - 53).trim_end_matches('…').to_owned(),
+                mode: cell(n - 52, n - 43),
+                status: cell(n - 42, n - 33),
+            })
+        })
+        .collect()
+}
+
+/// The ids a filter lists, sorted.
+fn listed(model: &mut gavel::app::Model, filter: &str) -> Vec<String> {
+    model.set_filter(filter.to_owned());
+    let mut ids: Vec<String> = model
+        .debates
+        .summaries()
+        .filter(|s| model.debates.is_listed(s.seq))
+        .map(|s| s.id.to_string())
+        .collect();
+    ids.sort();
+    model.set_filter(String::new());
+    ids
+}
+
+/// The ids of the rows shown that satisfy `keep`, sorted.
+fn rows_where(rows: &[Shown], keep: impl Fn(&Shown) -> bool) -> Vec<String> {
+    let mut ids: Vec<String> = rows
+        .iter()
+        .filter(|r| keep(r))
+        .map(|r| r.id.clone())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_filter_on_the_status_finds_what_the_badge_shows_and_what_is_stored() {
+    let (mut model, _) = demo_model();
+    let rows = shown_rows(&model);
+    assert_eq!(rows.len(), 9, "{rows:?}");
+    for badge in ["running", "done", "aborted"] {
+        let showing = rows_where(&rows, |r| r.status == badge);
+        assert!(!showing.is_empty(), "a debate shows {badge}");
+        assert_eq!(listed(&mut model, &format!("status:{badge}")), showing);
+    }
+    assert_eq!(
+        listed(&mut model, "status:completed"),
+        rows_where(&rows, |r| r.status == "done"),
+        "the stored word finds the same debates as the badge's"
+    );
+    assert_eq!(
+        listed(&mut model, "done"),
+        rows_where(&rows, |r| r.status == "done"),
+        "a bare word looks at the status too"
+    );
+}
+
+#[test]
+fn a_filter_on_the_mode_finds_what_the_badge_shows() {
+    let (mut model, _) = demo_model();
+    let rows = shown_rows(&model);
+    for badge in ["gated", "shadow", "enabled"] {
+        let showing = rows_where(&rows, |r| r.mode == badge);
+        assert!(!showing.is_empty(), "a debate shows {badge}");
+        assert_eq!(listed(&mut model, &format!("mode:{badge}")), showing);
+    }
+}
+
+#[test]
+fn a_filter_on_the_id_or_the_question_finds_the_debate_showing_it() {
+    let (mut model, _) = demo_model();
+    for row in shown_rows(&model) {
+        assert!(
+            listed(&mut model, &format!("id:{}", row.id)).contains(&row.id),
+            "{row:?}"
+        );
+        let word = row
+            .question
+            .split_whitespace()
+            .max_by_key(|w| w.chars().count())
+            .expect("a question shown");
+        let found = listed(&mut model, &format!("q:{word}"));
+        assert!(found.contains(&row.id), "q:{word} misses {row:?}");
+        let questions: Vec<String> = model
+            .debates
+            .summaries()
+            .filter(|s| found.contains(&s.id.to_string()))
+            .map(|s| s.question.to_lowercase())
+            .collect();
+        assert!(questions.iter().all(|q| q.contains(&word.to_lowercase())));
+    }
+}
+
+#[test]
+fn a_filter_on_a_persona_finds_the_debates_whose_transcript_shows_them() {
+    let (mut model, _) = demo_model();
+    let ids: Vec<String> = model
+        .debates
+        .summaries()
+        .map(|s| s.id.to_string())
+        .collect();
+    for id in ids {
+        let speakers: Vec<String> = model
+            .debate(&id)
+            .expect("held")
+            .turns
+            .iter()
+            .map(|t| t.agent_persona.clone())
+            .collect();
+        for persona in speakers {
+            let found = listed(&mut model, &format!("persona:{persona}"));
+            assert!(found.contains(&id), "persona:{persona} misses {id}");
+        }
+    }
+    assert_eq!(
+        listed(&mut model, "persona:biostatistician"),
+        ["als-phase3-subgroup"],
+        "brought in by an escalation"
+    );
+}
+
+#[test]
+fn is_pending_and_is_waiting_find_the_debates_the_markers_show() {
+    let (mut model, _) = demo_model();
+    let rows = shown_rows(&model);
+    let waiting = rows_where(&rows, |r| r.marker.starts_with('●'));
+    assert!(!waiting.is_empty());
+    assert_eq!(listed(&mut model, "is:waiting"), waiting);
+    assert_eq!(
+        listed(&mut model, "is:pending"),
+        rows_where(&rows, |r| !r.marker.is_empty())
     );
 }

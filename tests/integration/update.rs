@@ -186,21 +186,58 @@ fn playback_keys() {
 }
 
 #[test]
-fn help_opens_with_question_mark_and_any_key_closes_it() {
+fn help_scrolls_with_j_k_and_closes_with_esc_q_or_question_mark() {
     let (mut model, _) = demo_model();
     update(&mut model, char('?'));
     assert_eq!(model.overlay, Some(Overlay::Help { scroll: 0 }));
     update(&mut model, key(KeyCode::Down));
+    update(&mut model, char('j'));
     assert_eq!(
         model.overlay,
-        Some(Overlay::Help { scroll: 1 }),
-        "the arrows scroll a help longer than the screen"
+        Some(Overlay::Help { scroll: 2 }),
+        "the arrows and j scroll a help longer than the screen"
     );
+    update(&mut model, char('k'));
+    update(&mut model, key(KeyCode::PageDown));
+    update(&mut model, key(KeyCode::Home));
+    assert_eq!(model.overlay, Some(Overlay::Help { scroll: 0 }));
     update(&mut model, char('x'));
-    assert!(model.overlay.is_none());
-    update(&mut model, char('?'));
+    update(&mut model, char('a'));
+    assert_eq!(
+        model.overlay,
+        Some(Overlay::Help { scroll: 0 }),
+        "other keys leave it open and do nothing"
+    );
+    assert!(model.flash.is_none(), "the accept key did not act");
+    update(&mut model, key(KeyCode::Esc));
+    for close in [key(KeyCode::Esc), char('q'), char('?')] {
+        update(&mut model, char('?'));
+        assert!(model.overlay.is_some());
+        update(&mut model, close);
+        assert!(model.overlay.is_none());
+        assert!(!model.quit, "q closes the help, it does not quit");
+    }
     update(&mut model, char('q'));
-    assert!(model.quit);
+    assert!(model.quit, "q quits from the console itself");
+}
+
+#[test]
+fn the_calibration_and_shadow_week_windows_close_with_esc_q_or_their_own_key() {
+    let (mut model, _) = demo_model();
+    for (open, overlay) in [
+        ('c', Overlay::Calibration { scroll: 0 }),
+        ('w', Overlay::ShadowWeek { scroll: 0 }),
+    ] {
+        for close in [key(KeyCode::Esc), char('q'), char(open)] {
+            update(&mut model, char(open));
+            assert_eq!(model.overlay, Some(overlay.clone()));
+            update(&mut model, char('x'));
+            assert_eq!(model.overlay, Some(overlay.clone()), "x does nothing");
+            update(&mut model, close);
+            assert!(model.overlay.is_none());
+        }
+    }
+    assert!(!model.quit);
 }
 
 #[test]

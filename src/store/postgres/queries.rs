@@ -120,8 +120,9 @@ pub async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
         .map_err(|_| Error::Inconsistent(format!("the snapshot's xmin {raw:?} is not a number")))
 }
 
-/// At start: the running debates and the `window` most recent ones, with their decisions and
-/// actions; turns and judgments only for the running ones (the rest load when opened).
+/// At start: the running debates and the `window` most recent ones, with the rows their list
+/// summaries need (decisions, actions, the judge's aborts: see [`Table::listed`]); every row
+/// of the running ones (the rest load when opened).
 pub async fn initial(
     client: &mut Client,
     window: i64,
@@ -148,8 +149,14 @@ pub async fn initial(
         })
         .collect();
     for table in tables::ROUNDS {
-        let debates = if table.listed { &ids } else { &running };
-        changes.extend(select(&tx, table, "session_id = ANY($1)", &[debates], limits).await?);
+        let rows = match table.listed {
+            Some(listed) => {
+                let filter = format!("session_id = ANY($1) OR (session_id = ANY($2) AND {listed})");
+                select(&tx, table, &filter, &[&running, &ids], limits).await?
+            }
+            None => select(&tx, table, "session_id = ANY($1)", &[&running], limits).await?,
+        };
+        changes.extend(rows);
     }
     tx.commit().await.doing("ending the snapshot")?;
     Ok((changes, mark))
@@ -186,6 +193,7 @@ pub async fn search(client: &Client, text: &str, limits: &Limits) -> Result<Vec<
         client,
         &SESSIONS,
         "id ILIKE $1 OR question ILIKE $1 OR status ILIKE $1 OR controller_mode ILIKE $1 \
+         OR (status = 'completed' AND 'done' ILIKE $1) \
          OR personas::text ILIKE $1 ORDER BY created_at DESC NULLS LAST, id LIMIT $2",
         &[&pattern, &SEARCH_LIMIT],
         limits,
@@ -193,11 +201,17 @@ pub async fn search(client: &Client, text: &str, limits: &Limits) -> Result<Vec<
     .await?;
     let ids: Vec<String> = changes.iter().map(|c| c.session_id().to_owned()).collect();
     let keys: [&(dyn ToSql + Sync); 1] = [&ids];
-    let listed = tables::ROUNDS
+    let listed: Vec<(&Table, String)> = tables::ROUNDS
         .into_iter()
-        .filter(|table| table.listed)
-        .map(|table| select(client, table, "session_id = ANY($1)", &keys, limits));
-    changes.extend(try_join_all(listed).await?.into_iter().flatten());
+        .filter_map(|table| {
+            let listed = table.listed?;
+            Some((table, format!("session_id = ANY($1) AND {listed}")))
+        })
+        .collect();
+    let reads = listed
+        .iter()
+        .map(|(table, filter)| select(client, table, filter, &keys, limits));
+    changes.extend(try_join_all(reads).await?.into_iter().flatten());
     Ok(changes)
 }
 

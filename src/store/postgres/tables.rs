@@ -41,9 +41,10 @@ pub struct Table {
     pub key: Key,
     /// Appended to a filter: the order a debate's rows are read in (empty: any).
     pub order: &'static str,
-    /// Read for every debate a window or a search loads (a list's summary needs them), not
-    /// only for the debates running or opened.
-    pub listed: bool,
+    /// The rows a list's summary needs, read for every debate a window or a search loads (a
+    /// condition on the table's columns: `TRUE` for every row); `None`: read only for the
+    /// debates running or opened.
+    pub listed: Option<&'static str>,
     pub read: fn(&Row, &Limits) -> Change,
     /// For the rulings: what the audit trail keeps.
     pub audit: Option<Audit>,
@@ -81,7 +82,7 @@ pub const SESSIONS: Table = Table {
     columns: SESSION_COLUMNS,
     key: Key::Debate,
     order: "",
-    listed: true,
+    listed: Some("TRUE"),
     read: session,
     audit: None,
 };
@@ -91,7 +92,7 @@ pub const TURNS: Table = Table {
     columns: TURN_COLUMNS,
     key: Key::Id,
     order: " ORDER BY id",
-    listed: false,
+    listed: None,
     read: turn,
     audit: None,
 };
@@ -101,7 +102,7 @@ pub const DECISIONS: Table = Table {
     columns: DECISION_COLUMNS,
     key: Key::Round,
     order: "",
-    listed: true,
+    listed: Some("TRUE"),
     read: decision,
     audit: Some(Audit {
         written_at: "decided_at",
@@ -115,7 +116,9 @@ pub const JUDGMENTS: Table = Table {
     columns: JUDGMENT_COLUMNS,
     key: Key::Id,
     order: " ORDER BY id",
-    listed: false,
+    // A judge's abort ends a debate: the list says so of a finished one whose turns it never
+    // loaded.
+    listed: Some("decision IN ('abort', 'abort_debate')"),
     read: judgment,
     audit: Some(Audit {
         written_at: "created_at",
@@ -129,7 +132,7 @@ pub const ACTIONS: Table = Table {
     columns: ACTION_COLUMNS,
     key: Key::Round,
     order: "",
-    listed: true,
+    listed: Some("TRUE"),
     read: action,
     audit: Some(Audit {
         written_at: "created_at",

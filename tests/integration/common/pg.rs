@@ -103,6 +103,23 @@ pub async fn migrated_database(name: &str) -> Database {
     database
 }
 
+/// Plays `fixtures` into a migrated database at once, as an orchestrator with no pauses would.
+pub async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>) {
+    use gavel::config::{Config, SimulatorConfig};
+    let config = std::sync::Arc::new(Config {
+        simulator: SimulatorConfig {
+            round_interval_secs: 0.0,
+            turn_interval_secs: 0.0,
+            gated_timeout_secs: 0.0,
+        },
+        ..Config::default()
+    });
+    let (_playback, clock) = tokio::sync::watch::channel(gavel::simulate::Playback::default());
+    gavel::orchestrator::simulate(target, fixtures, config, clock, false)
+        .await
+        .unwrap();
+}
+
 /// A console model fed by the live backend.
 pub struct Console {
     pub model: Model,

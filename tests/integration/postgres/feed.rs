@@ -373,3 +373,67 @@ async fn panel_and_extended_metadata_written_by_sql_reach_the_format_view() {
         assert!(screen.contains(shown), "{shown:?} missing:\n{screen}");
     }
 }
+
+/// The debates list's row of `id`, as drawn at 160x48.
+fn list_row(console: &Console, id: &str) -> String {
+    screen(&console.model)
+        .lines()
+        .find(|line| line.contains(id))
+        .unwrap_or_else(|| panic!("{id} is not on screen"))
+        .split('│')
+        .nth(1)
+        .expect("the list's column")
+        .trim_end()
+        .to_owned()
+}
+
+/// Opens debate `id` and waits for its turns to load.
+async fn open(console: &mut Console, id: &str) {
+    console.select(id);
+    console.press("1");
+    console
+        .until("the debate's history", |m| {
+            m.selected_debate().is_some_and(|d| !d.turns.is_empty())
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_debates_row_in_the_list_is_the_same_before_and_after_it_is_opened() {
+    let Database { target, client, .. } = migrated_database("ending").await;
+    // Selected at start (the oldest), so that the others' history is not loaded.
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, status, created_at) \
+                 VALUES ('opened-first', 'q', 'completed', now() - interval '1 day')",
+        )
+        .await
+        .unwrap();
+    play_into(&target, vec![common::fixture("judge_interventions")]).await;
+    // As a public corpus loaded with SQL: the final count, three rounds of turns, no decisions.
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question, status, num_rounds) \
+                 VALUES ('corpus-1', 'q', 'completed', 3);
+             INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+                 SELECT 'corpus-1', r, p, 'text', 10 \
+                 FROM generate_series(1, 3) r, unnest(ARRAY['theorist', 'skeptic']) p;",
+        )
+        .await
+        .unwrap();
+    let mut console = Console::live(target).await;
+    console
+        .until("every debate", |m| m.debates.len() == 3)
+        .await;
+    let aborted = list_row(&console, "fmt-melanoma-pd1");
+    let corpus = list_row(&console, "corpus-1");
+    assert!(
+        aborted.contains("aborted") && aborted.contains("3/8") && aborted.contains("judge abort"),
+        "the judge's abort and the three rounds the database holds, before the turns load: {aborted}"
+    );
+    assert!(corpus.contains("3/8"), "the final count: {corpus}");
+    open(&mut console, "fmt-melanoma-pd1").await;
+    assert_eq!(list_row(&console, "fmt-melanoma-pd1"), aborted);
+    open(&mut console, "corpus-1").await;
+    assert_eq!(list_row(&console, "corpus-1"), corpus);
+}
