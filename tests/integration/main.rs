@@ -19,6 +19,7 @@ mod controller;
 mod convergence;
 mod copy;
 mod desk;
+mod docs;
 mod export;
 mod faults;
 mod filter;
