@@ -286,3 +286,25 @@ fn note_editor_with_a_long_note() {
     }
     insta::assert_snapshot!("note_editor_small", screen_at(&model, 80, 24).backend());
 }
+
+#[test]
+fn list_markers_late_and_advisory() {
+    use gavel::domain::ControllerMode;
+    let (mut model, _) = demo_model();
+    let mut fixture = common::fixture("never_converges");
+    fixture.session.id = "replication-enabled".into();
+    fixture.session.controller_mode = ControllerMode::Enabled.into();
+    let mut run = gavel::simulate::DebateRun::new(
+        fixture,
+        std::sync::Arc::new(gavel::config::Config::default()),
+        gavel::simulate::Ids::default(),
+    );
+    for change in common::play(&mut run, 2) {
+        update(&mut model, Event::Store(Box::new(change)));
+    }
+    // The gated waits ran out and the orchestrator's timeout has not landed yet.
+    let at = |s: i64| chrono::DateTime::from_timestamp(1_800_000_000 + s, 0).unwrap();
+    update(&mut model, Event::Tick(at(0)));
+    update(&mut model, Event::Tick(at(120)));
+    snapshot_both("markers", &model);
+}

@@ -128,3 +128,21 @@ fn an_enabled_debate_stops_on_the_controllers_own_decision() {
     assert_eq!(json["rounds"][0]["round"], 1);
     assert!(json["rounds"][0]["reasons"].as_array().unwrap().len() >= 3);
 }
+
+#[test]
+fn a_mark_states_how_the_figure_stands_never_the_test() {
+    use gavel::text::{against, under};
+    assert_eq!(against(0.97, 0.9), "0.97 ≥ 0.90");
+    assert_eq!(against(0.64, 0.9), "0.64 < 0.90");
+    assert_eq!(against(0.9, 0.9), "0.90 ≥ 0.90");
+    assert_eq!(
+        against(0.8999, 0.9),
+        "0.8999 < 0.9000",
+        "more decimals where two would show them alike"
+    );
+    assert_eq!(against(0.9 - 1e-12, 0.9), "0.899999999999 < 0.9");
+    assert_eq!(against(f64::NAN, 0.9), "NaN vs 0.90");
+    assert_eq!(under(0, 1), "0 < 1");
+    assert_eq!(under(8, 1), "8 ≥ 1");
+    assert_eq!(under(1, 1), "1 ≥ 1");
+}
