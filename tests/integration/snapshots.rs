@@ -293,7 +293,7 @@ fn list_markers_late_and_advisory() {
     let (mut model, _) = demo_model();
     let mut fixture = common::fixture("never_converges");
     fixture.session.id = "replication-enabled".into();
-    fixture.session.controller_mode = ControllerMode::Enabled.into();
+    fixture.session.controller_mode = ControllerMode::Enabled;
     let mut run = gavel::simulate::DebateRun::new(
         fixture,
         std::sync::Arc::new(gavel::config::Config::default()),
