@@ -437,3 +437,33 @@ async fn a_finished_debates_row_in_the_list_is_the_same_before_and_after_it_is_o
     open(&mut console, "corpus-1").await;
     assert_eq!(list_row(&console, "corpus-1"), corpus);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_for_the_status_badges_word_finds_the_stored_word() {
+    let mut console = live_over_old_debates(
+        "done",
+        "UPDATE debate_sessions SET status = 'aborted';
+         INSERT INTO debate_sessions (id, question, status, created_at) \
+             VALUES ('ancient', 'q', 'completed', now() - interval '1 year');",
+    )
+    .await;
+    assert!(
+        console.model.debates.seq("ancient").is_none(),
+        "beyond the start window"
+    );
+    console.press("/status:done");
+    let commands = update(
+        &mut console.model,
+        Event::Key(crossterm::event::KeyCode::Enter.into()),
+    );
+    assert_eq!(commands, [Command::Search("done".into())]);
+    for command in commands {
+        console.commands.send(command).unwrap();
+    }
+    console
+        .until("the completed debate the badge calls done", |m| {
+            m.debates.seq("ancient").is_some()
+        })
+        .await;
+    assert_eq!(console.model.debates.listed(), 1, "only it is done");
+}
