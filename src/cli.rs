@@ -119,6 +119,11 @@ pub enum Commands {
         /// Include each debate's outcome under every setting.
         #[arg(long)]
         per_debate: bool,
+        /// Write a report to share to FILE instead of printing the table: one self-contained
+        /// HTML page with each measure's chart, the frontier and the setting in force,
+        /// operator-label agreement and per-debate outcomes.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Where the similarity comes from: recorded (what decision rows hold, measured with
         /// the configured measure where absent), lexical or semantic (every round measured
         /// again); a list (lexical,semantic,recorded) prints one grid per source.

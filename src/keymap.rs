@@ -68,6 +68,8 @@ actions! {
     Slower = "slower", ["-"], "playback speed ÷2";
     Calibration = "calibration", ["c"], "calibration: the threshold grid over finished debates";
     ShadowWeek = "shadow_week", ["w"], "shadow week: would-stop vs fixed loop, savings, agreement";
+    PreviousSetting = "previous_setting", ["<", ","], "calibration: the cursor to the frontier's previous setting (fewer flips)";
+    NextSetting = "next_setting", [">", "."], "calibration: the cursor to the frontier's next setting (more saved)";
     Copy = "copy", ["y"], "copy (OSC 52): the debate id, the round's turns, the trace";
     Pager = "pager", ["P"], "open the round's turns (the trace in the trace view) in $PAGER";
     Help = "help", ["?"], "this help";

@@ -63,6 +63,12 @@ pub struct Roles {
     pub pending: RoleColor,
     pub threshold: RoleColor,
     pub series: RoleColor,
+    /// The setting in force on calibration charts; `pending` when a theme file predates it.
+    #[serde(default)]
+    pub in_force: Option<RoleColor>,
+    /// The setting closest to the recorded decisions; `ok` when a theme file predates it.
+    #[serde(default)]
+    pub closest: Option<RoleColor>,
 }
 
 /// A loaded theme.
@@ -157,6 +163,12 @@ impl Theme {
     }
     pub fn series(&self) -> Style {
         Self::fg(self.roles.series)
+    }
+    pub fn in_force(&self) -> Style {
+        Self::fg(self.roles.in_force.unwrap_or(self.roles.pending))
+    }
+    pub fn closest(&self) -> Style {
+        Self::fg(self.roles.closest.unwrap_or(self.roles.ok))
     }
     pub fn title(&self) -> Style {
         self.accent().add_modifier(Modifier::BOLD)

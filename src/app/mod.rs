@@ -25,5 +25,5 @@ pub use geometry::{Geometry, Region, TextRows, table_rows};
 pub use model::{
     Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
 };
-pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched};
+pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
 pub use update::{HELD_BACK, MAX_LINE, update};

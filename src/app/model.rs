@@ -164,9 +164,13 @@ pub enum Overlay {
     Confirm(Intent),
     /// Typing the note for an intent; back to its confirmation on Enter.
     Note(Intent),
-    /// The calibration grid over the finished debates, scrolled by `scroll` rows.
+    /// The calibration chart and, below it, the debates of the setting under the cursor (the
+    /// `cursor`-th of the frontier, from the fewest verdict flips) or, `table`, every setting;
+    /// the list below scrolled by `scroll` rows.
     Calibration {
         scroll: u16,
+        cursor: usize,
+        table: bool,
     },
     /// The shadow-week rollup, scrolled by `scroll` rows.
     ShadowWeek {

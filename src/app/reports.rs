@@ -22,7 +22,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::event::Event;
 use crate::audit::{ShadowRow, ShadowWeek};
 use crate::calibrate::grid::{self, AxisSpec};
-use crate::calibrate::{Measuring, RecordedDebate, Report, Setting};
+use crate::calibrate::{Measuring, RecordedDebate, Report, Row, Setting};
 use crate::domain::{Change, Debate};
 use crate::policy::ControllerConfig;
 
@@ -64,6 +64,9 @@ pub enum Watched {
 pub struct Figures {
     pub calibration: Arc<Report>,
     pub shadow: Arc<ShadowWeek>,
+    /// The setting the calibration window's cursor is on, with each debate's outcome under it
+    /// (see [`Reports::select`]).
+    pub selected: Option<Arc<Row>>,
     /// Rows landed since the watched report was computed: it is being refreshed.
     pub refreshing: bool,
     /// Why the configured grid could not be used (only the setting in force is replayed).
@@ -80,6 +83,7 @@ pub struct Figures {
 enum Feed {
     Row(Box<Change>),
     Watch(Option<Watched>),
+    Select(Setting),
     Wake(UnboundedSender<Event>),
     /// Compute everything now, then answer.
     CatchUp(Sender<()>),
@@ -94,6 +98,8 @@ pub struct Reports {
     /// The debates of those rows, until the worker lets go of them.
     left_out: Arc<Mutex<HashSet<String>>>,
     figures: Arc<Mutex<Figures>>,
+    /// The setting last asked for by [`Reports::select`].
+    selected: Arc<Mutex<Option<Setting>>>,
 }
 
 impl std::fmt::Debug for Feed {
@@ -122,6 +128,7 @@ impl Reports {
             figures,
             skipped: Arc::new(AtomicU64::new(0)),
             left_out,
+            selected: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -144,6 +151,18 @@ impl Reports {
         let _ = self.feed.send(Feed::Watch(watched));
     }
 
+    /// The calibration window's cursor is on `setting`: its debates' outcomes are kept in
+    /// [`Figures::selected`] from now on (one setting's, not the grid's). Asking again for the
+    /// setting asked for last does nothing.
+    pub fn select(&self, setting: &Setting) {
+        let mut asked = lock(&self.selected);
+        if asked.as_ref().is_some_and(|s| s.same_as(setting)) {
+            return;
+        }
+        *asked = Some(setting.clone());
+        let _ = self.feed.send(Feed::Select(setting.clone()));
+    }
+
     /// Sends [`Event::Reports`] to `events` whenever the figures change.
     pub fn wake(&self, events: UnboundedSender<Event>) {
         let _ = self.feed.send(Feed::Wake(events));
@@ -164,6 +183,13 @@ impl Reports {
             ..lock(&self.figures).clone()
         }
     }
+}
+
+/// The frontier setting under the calibration window's `cursor` (the last when the frontier
+/// shrank below it).
+pub fn at_cursor(report: &Report, cursor: usize) -> Option<&Row> {
+    let frontier = report.frontier();
+    frontier.get(cursor.min(frontier.len().saturating_sub(1))).copied()
 }
 
 fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -240,6 +266,9 @@ struct Worker {
     shadow: BTreeMap<String, (ShadowRow, Vec<String>)>,
     calibration: Arc<Report>,
     week: Arc<ShadowWeek>,
+    /// The setting the calibration window's cursor is on, and its row with outcomes.
+    selecting: Option<Setting>,
+    selected: Option<Arc<Row>>,
     watched: Option<Watched>,
     /// Records or shadow rows changed since the report was last computed.
     calibration_stale: bool,
@@ -291,6 +320,8 @@ impl Worker {
             shadow: BTreeMap::new(),
             calibration,
             week: Arc::new(ShadowWeek::default()),
+            selecting: None,
+            selected: None,
             watched: None,
             calibration_stale: false,
             week_stale: true,
@@ -307,6 +338,7 @@ impl Worker {
         Figures {
             calibration: self.calibration.clone(),
             shadow: self.week.clone(),
+            selected: self.selected.clone(),
             refreshing,
             problem: self.problem.clone(),
             skipped: 0,
@@ -334,6 +366,7 @@ impl Worker {
                 Err(RecvTimeoutError::Disconnected) => return,
             };
             let mut catching_up = Vec::new();
+            let mut selected = false;
             let queued = std::iter::from_fn(|| feed.try_recv().ok()).take(DRAIN);
             for message in first.into_iter().chain(queued) {
                 match message {
@@ -349,6 +382,10 @@ impl Worker {
                     Feed::Watch(watched) => {
                         self.watched = watched;
                         last = None;
+                    }
+                    Feed::Select(setting) => {
+                        self.selecting = Some(setting);
+                        selected = true;
                     }
                     Feed::Wake(events) => self.wake = Some(events),
                     Feed::CatchUp(answer) => catching_up.push(answer),
@@ -373,6 +410,11 @@ impl Worker {
             } else {
                 false
             };
+            // A replay keeps the selected setting's outcomes; a new selection alone needs them.
+            if selected && !changed {
+                self.select();
+            }
+            let changed = changed || selected;
             let figures_now = self.figures();
             if changed || figures_now.refreshing != shown_refreshing {
                 shown_refreshing = figures_now.refreshing;
@@ -574,6 +616,17 @@ impl Worker {
             false,
         ));
         self.calibration_stale = false;
+        self.select();
+    }
+
+    /// Replays the selected setting again over the records, keeping each debate's outcome.
+    fn select(&mut self) {
+        let records: Vec<&RecordedDebate> = self.records.values().collect();
+        self.selected = self.selecting.as_ref().and_then(|setting| {
+            self.calibration
+                .with_outcomes(setting, &records, &self.base)
+                .map(Arc::new)
+        });
     }
 
     fn sum_week(&mut self) {

@@ -13,7 +13,7 @@ use super::fleet::{Seq, SortOrder};
 use super::geometry::Region;
 use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, Overlay};
 use super::prompt::{Prompt, Typed};
-use super::reports::Watched;
+use super::reports::{Watched, at_cursor};
 use crate::audit::Trace;
 use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
 use crate::keymap::Action;
@@ -31,6 +31,7 @@ pub const HELD_BACK: usize = 50_000;
 /// Applies one event; returns what the backend must do.
 pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
     let before = watched(model);
+    let asks = matches!(event, Event::Key(_) | Event::Reports);
     model.dirty |= match &event {
         // Filing a row says whether it shows.
         Event::Store(_) => model.link.is_some() && model.playback.paused,
@@ -48,6 +49,12 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
     let after = watched(model);
     if after != before {
         model.reports.watch(after);
+    }
+    if asks && let Some(Overlay::Calibration { cursor, .. }) = model.overlay {
+        let figures = model.reports.figures();
+        if let Some(row) = at_cursor(&figures.calibration, cursor) {
+            model.reports.select(&row.setting);
+        }
     }
     commands.extend(model.take_wanted().map(Command::LoadHistory));
     commands
@@ -179,10 +186,11 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             Some(Action::DrillIn) => model.overlay = Some(Overlay::Confirm(chooser.chosen())),
             _ => model.flash("cancelled: nothing was recorded", false),
         },
-        Some(Overlay::Calibration { scroll }) => {
-            model.overlay = scrolled(action, Action::Calibration, scroll)
-                .map(|scroll| Overlay::Calibration { scroll });
-        }
+        Some(Overlay::Calibration {
+            scroll,
+            cursor,
+            table,
+        }) => model.overlay = on_calibration_key(model, action, scroll, cursor, table),
         Some(Overlay::ShadowWeek { scroll }) => {
             model.overlay = scrolled(action, Action::ShadowWeek, scroll)
                 .map(|scroll| Overlay::ShadowWeek { scroll });
@@ -363,6 +371,39 @@ fn complete(model: &mut Model, step: isize) {
     }
 }
 
+/// A key in the calibration window: the cursor moves along the frontier (the list below back to
+/// its top), Tab switches the list between the cursor's debates and every setting, the rest
+/// scroll or close it.
+fn on_calibration_key(
+    model: &Model,
+    action: Option<Action>,
+    scroll: u16,
+    cursor: usize,
+    table: bool,
+) -> Option<Overlay> {
+    let last = model.reports.figures().calibration.frontier().len().saturating_sub(1);
+    let cursor = cursor.min(last);
+    let moved = |cursor: usize| Overlay::Calibration {
+        scroll: if table { scroll } else { 0 },
+        cursor,
+        table,
+    };
+    match action {
+        Some(Action::PreviousSetting) => Some(moved(cursor.saturating_sub(1))),
+        Some(Action::NextSetting) => Some(moved((cursor + 1).min(last))),
+        Some(Action::SwitchFocus) => Some(Overlay::Calibration {
+            scroll: 0,
+            cursor,
+            table: !table,
+        }),
+        _ => scrolled(action, Action::Calibration, scroll).map(|scroll| Overlay::Calibration {
+            scroll,
+            cursor,
+            table,
+        }),
+    }
+}
+
 /// A scrolling window's keys, as in k9s or lazygit: the arrows, `j`/`k`, PgUp/PgDn and Home
 /// scroll it; Esc (back), `q` and the key that opened it (`opener`) close it; any other key
 /// leaves it as it is. The new offset, or `None` when the window closes.
@@ -383,8 +424,16 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
     match action {
         Action::Quit => model.quit = true,
         Action::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
-        Action::Calibration => model.overlay = Some(Overlay::Calibration { scroll: 0 }),
+        Action::Calibration => {
+            model.overlay = Some(Overlay::Calibration {
+                scroll: 0,
+                cursor: 0,
+                table: false,
+            });
+        }
         Action::ShadowWeek => model.overlay = Some(Overlay::ShadowWeek { scroll: 0 }),
+        // The calibration window's own keys: nothing outside it.
+        Action::PreviousSetting | Action::NextSetting => {}
         Action::Filter => {
             model.flash = None;
             model.prompt = Prompt::new(model.filter(), MAX_LINE);
@@ -818,7 +867,7 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
     };
     if let Some(overlay) = &mut model.overlay {
         if let Overlay::Help { scroll }
-        | Overlay::Calibration { scroll }
+        | Overlay::Calibration { scroll, .. }
         | Overlay::ShadowWeek { scroll } = overlay
         {
             *scroll = scroll.saturating_add_signed(step as i16);

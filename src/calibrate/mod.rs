@@ -3,9 +3,10 @@
 //! setting of a grid ([`grid`]) is replayed over those records with no further I/O
 //! ([`replay`]) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
 //! escalations, stops by kind, agreement with operator labels, and the frontier of tokens saved
-//! against verdict flips.
+//! against verdict flips. [`html`] makes the report a file to share.
 
 pub mod grid;
+pub mod html;
 pub mod record;
 pub mod replay;
 pub mod report;

@@ -248,6 +248,35 @@ impl Report {
         best
     }
 
+    /// The frontier's settings from the fewest verdict flips to the most (then the most tokens
+    /// saved first): the path a cursor walks along it.
+    pub fn frontier(&self) -> Vec<&Row> {
+        let mut frontier: Vec<&Row> = self.rows.iter().filter(|r| r.frontier).collect();
+        frontier.sort_by(|a, b| {
+            a.verdict_flips
+                .cmp(&b.verdict_flips)
+                .then(b.tokens_saved.cmp(&a.tokens_saved))
+        });
+        frontier
+    }
+
+    /// The row of `setting` replayed again over `records` (the records the report was run
+    /// over) with each debate's outcome kept; `None` when the report has no such setting. Only
+    /// the settings someone looks at keep their outcomes: a grid's worth would be settings x
+    /// debates of them.
+    pub fn with_outcomes<R: Borrow<RecordedDebate>>(
+        &self,
+        setting: &Setting,
+        records: &[R],
+        base: &ControllerConfig,
+    ) -> Option<Row> {
+        let row = self.rows.iter().find(|r| r.setting.same_as(setting))?;
+        Some(Row {
+            frontier: row.frontier,
+            ..Row::new(row.setting.clone(), row.current, records, base, true)
+        })
+    }
+
     /// The table as text, columns padded, the legend under it.
     pub fn table(&self) -> String {
         let rows: Vec<Vec<String>> = self.rows.iter().map(|r| r.cells().to_vec()).collect();

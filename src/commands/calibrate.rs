@@ -1,12 +1,14 @@
 //! `gavel calibrate`: replays finished debates (recordings, or a database's) under a grid of
-//! thresholds and reports what each setting would have saved and decided.
+//! thresholds and reports what each setting would have saved and decided, as tables, JSON or
+//! an HTML report to share.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
+use gavel::calibrate::html::{self, Made, Section};
 use gavel::calibrate::{self, AxisSpec, Measuring, RecordedDebate, Report, SimilaritySource};
 use gavel::config::Config;
 use gavel::embed::Tally;
@@ -18,12 +20,13 @@ use super::{load_fixtures, print, runtime, target};
 
 /// One report per similarity source (the recorded one when none is named) over `grid` (the
 /// configured one when empty), as tables or, `json`, as JSON; `per_debate` adds each debate's
-/// outcomes. The debates are the database's when `db` is given, else `fixtures`.
+/// outcomes; `html` writes the report to share to that file instead of the tables. The debates
+/// are the database's when `db` is given, else `fixtures`.
 pub fn run(
     fixtures: &[PathBuf],
     db: Option<&str>,
     grid: Vec<AxisSpec>,
-    (json, per_debate): (bool, bool),
+    (json, per_debate, html): (bool, bool, Option<&Path>),
     similarity: Vec<SimilaritySource>,
     config: &Config,
 ) -> Result<ExitCode> {
@@ -45,6 +48,7 @@ pub fn run(
     };
     let titled = sources.len() > 1 || sources[0] != SimilaritySource::Recorded;
     let mut reports = serde_json::Map::new();
+    let mut sections = Vec::new();
     for source in sources {
         let measuring = measuring(source, config);
         let records = records(db, &fixtures, &measuring, config)?;
@@ -58,9 +62,16 @@ pub fn run(
         );
         if json {
             reports.insert(source.name().to_owned(), serde_json::to_value(&report)?);
-        } else {
+        } else if html.is_none() {
             print_report(&report, source, &measuring, titled, per_debate)?;
         }
+        if html.is_some() {
+            let title = title(source, &measuring);
+            sections.push(Section::new(title, report, &records, &config.controller));
+        }
+    }
+    if let Some(path) = html {
+        write_html(path, &sections, fixtures_source(db, &fixtures)?)?;
     }
     if json {
         // One source prints its report as before; several, one report per source.
@@ -125,13 +136,7 @@ fn print_report(
         eprintln!("gavel: note: {}", vectors_note(&encoder.tally()));
     }
     if titled {
-        let measure = match source {
-            SimilaritySource::Recorded => {
-                format!("as recorded, else {}", measuring.measure.label())
-            }
-            _ => measuring.measure.label(),
-        };
-        print(&format!("similarity: {} — {measure}\n", source.name()))?;
+        print(&format!("{}\n", title(source, measuring)))?;
     }
     print(&report.table())?;
     if let Some(best) = report.closest_to_recorded() {
@@ -151,6 +156,94 @@ fn print_report(
         print("\n")?;
     }
     Ok(())
+}
+
+/// A report's title: its similarity source and measure.
+fn title(source: SimilaritySource, measuring: &Measuring) -> String {
+    let measure = match source {
+        SimilaritySource::Recorded => format!("as recorded, else {}", measuring.measure.label()),
+        _ => measuring.measure.label(),
+    };
+    format!("similarity: {} — {measure}", source.name())
+}
+
+/// Where the debates came from, for the HTML report (a database without its secrets).
+fn fixtures_source(db: Option<&str>, fixtures: &[Fixture]) -> Result<String> {
+    Ok(match db {
+        Some(url) => format!(
+            "the finished debates of the database {}",
+            gavel::store::postgres::Target::from_env(Some(url).filter(|u| !u.is_empty()))?
+                .describe()
+        ),
+        None => {
+            let names: Vec<&str> = fixtures.iter().take(20).map(|f| f.source.as_str()).collect();
+            let more = match fixtures.len() {
+                n if n > 20 => format!(" and {} more", n - 20),
+                _ => String::new(),
+            };
+            format!(
+                "{} recordings played in shadow mode: {}{more}",
+                fixtures.len(),
+                names.join(", ")
+            )
+        }
+    })
+}
+
+/// Writes the HTML report of `sections` to `path`, saying so on stderr.
+fn write_html(path: &Path, sections: &[Section], source: String) -> Result<()> {
+    let made = Made {
+        command: command_line(),
+        source,
+        at: chrono::Utc::now()
+            .format("%Y-%m-%d %H:%M:%S UTC")
+            .to_string(),
+        version: format!("gavel {}", env!("CARGO_PKG_VERSION")),
+    };
+    std::fs::write(path, html::render(&made, sections))
+        .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    eprintln!(
+        "gavel: wrote the calibration report to {} ({} measure{})",
+        path.display(),
+        sections.len(),
+        if sections.len() == 1 { "" } else { "s" }
+    );
+    Ok(())
+}
+
+/// This process's command line as a shell would take it, passwords left out (of a URL's user
+/// part and of a `password=` setting).
+fn command_line() -> String {
+    // The program as its name, not the path it was run from.
+    let args: Vec<String> = std::iter::once("gavel".to_owned())
+        .chain(std::env::args().skip(1))
+        .map(|arg| {
+            let arg = redact(&arg);
+            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+                format!("'{}'", arg.replace('\'', "'\\''"))
+            } else {
+                arg
+            }
+        })
+        .collect();
+    args.join(" ")
+}
+
+fn redact(arg: &str) -> String {
+    if let Some((scheme, rest)) = arg.split_once("://")
+        && let Some((user, host)) = rest.split_once('@')
+        && let Some((name, _)) = user.split_once(':')
+    {
+        return format!("{scheme}://{name}:***@{host}");
+    }
+    let words: Vec<String> = arg
+        .split(' ')
+        .map(|word| match word.split_once('=') {
+            Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+            _ => word.to_owned(),
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// How the semantic measure got its round vectors, for calibration's notes.

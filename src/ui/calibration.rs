@@ -1,16 +1,20 @@
-//! The calibration window: the threshold grid replayed over the most recently finished debates,
-//! the setting in force highlighted, the frontier marked; it follows debates as they finish
-//! (the figures come from [`crate::app::Reports`], and the title says while they refresh).
+//! The calibration window: the threshold grid replayed over the most recently finished debates
+//! as a chart ([`super::grid_chart`]), a cursor along the frontier with its setting's figures,
+//! and below either that setting's debates (where each would stop, what it would save, whether
+//! its verdict flips) or every setting's row. It follows debates as they finish (the figures
+//! come from [`crate::app::Reports`], and the title says while they refresh). Only the rows
+//! on screen are formatted.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
-use ratatui::text::Line;
-use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Row, Table, Wrap};
 
-use super::format::{below_header, one_line, panel, title};
-use crate::app::{CALIBRATED, Figures, Model, RUNNING_ROWS, SETTLING};
-use crate::calibrate::Report;
+use super::format::{below_header, one_line, panel, thousands, title};
+use super::grid_chart::{self, percent};
+use crate::app::{Action, CALIBRATED, Figures, Model, RUNNING_ROWS, SETTLING, at_cursor};
+use crate::calibrate::{DebateOutcome, Report, Row as Totals};
 use crate::text::widths;
 use crate::theme::Theme;
 
@@ -41,9 +45,86 @@ pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
     })
 }
 
-pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
+/// What the window shows below the chart.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    pub scroll: u16,
+    /// The frontier setting under the cursor, counted from the fewest verdict flips.
+    pub cursor: usize,
+    /// Every setting's row rather than the cursor's debates.
+    pub table: bool,
+}
+
+pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
     let figures = model.reports.figures();
+    let report = &figures.calibration;
+    let cursor = at_cursor(report, view.cursor);
+    let key = |action| model.keymap.hint(action);
+    let block = panel(title("calibration", figures.refreshing), theme, true).title_bottom(
+        format!(
+            " {} {} move along the frontier · {} {} · ↑↓ scroll · Esc close ",
+            key(Action::PreviousSetting),
+            key(Action::NextSetting),
+            key(Action::SwitchFocus),
+            if view.table {
+                "the cursor's debates"
+            } else {
+                "every setting"
+            }
+        ),
+    );
+    let inner = block.inner(area);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+
+    let notes = notes(&figures, theme);
+    let notes_height = Paragraph::new(notes.clone())
+        .wrap(Wrap { trim: true })
+        .line_count(inner.width) as u16;
+    let wide = inner.width >= 120;
+    let chart_height = if wide {
+        (inner.height / 2).max(12)
+    } else {
+        (inner.height * 2 / 5).max(8)
+    };
+    let summary_height = if wide { 0 } else { 2 };
+    let [top, middle, summary_area, below] = Layout::vertical([
+        Constraint::Length(notes_height),
+        Constraint::Length(chart_height),
+        Constraint::Length(summary_height),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
+    let (chart_area, summary_area) = if wide {
+        let [chart, side] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)])
+                .spacing(2)
+                .areas(middle);
+        (chart, side)
+    } else {
+        (middle, summary_area)
+    };
+    grid_chart::render(report, cursor, theme, frame, chart_area);
+    frame.render_widget(
+        Paragraph::new(summary(report, cursor, view.cursor, wide, theme))
+            .wrap(Wrap { trim: true }),
+        summary_area,
+    );
+    if view.table {
+        settings_table(report, view.scroll, theme, frame, below);
+    } else {
+        let selected = figures
+            .selected
+            .as_deref()
+            .filter(|s| cursor.is_some_and(|c| c.setting.same_as(&s.setting)));
+        debates_table(selected, view.scroll, theme, frame, below);
+    }
+}
+
+/// The debates, the grid's problems and what was left out, above the chart.
+fn notes(figures: &Figures, theme: &Theme) -> Vec<Line<'static>> {
     let report = &figures.calibration;
     let mut notes = vec![Line::styled(
         format!(
@@ -77,39 +158,177 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             theme.warn(),
         ));
     }
-    notes.extend(skipped(&figures, theme));
-    notes.push(Line::styled(Report::LEGEND, theme.muted()));
+    notes.extend(skipped(figures, theme));
+    notes
+}
 
-    let cells: Vec<Vec<String>> = report.rows.iter().map(|r| r.cells().to_vec()).collect();
-    let widths: Vec<Constraint> = widths(&Report::HEADER, &cells)
-        .into_iter()
-        .map(|w| Constraint::Length(w as u16))
-        .collect();
-    let rows = report.rows.iter().zip(cells).map(|(row, cells)| {
-        let style = if row.current {
+/// The setting under the cursor and its figures: two lines under the chart, or a list beside
+/// it when `wide`.
+fn summary(
+    report: &Report,
+    cursor: Option<&Totals>,
+    index: usize,
+    wide: bool,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let Some(row) = cursor else {
+        return vec![Line::styled(
+            "no settings replayed yet: the chart fills as debates finish",
+            theme.muted(),
+        )];
+    };
+    let frontier = report.frontier().len();
+    let cells = row.cells();
+    let marks = match (row.current, report.closest_to_recorded()) {
+        (true, _) => " · in force",
+        (false, Some(closest)) if closest.setting.same_as(&row.setting) => {
+            " · closest to recorded"
+        }
+        _ => "",
+    };
+    let setting = format!(
+        "┼ {} of {frontier} on the frontier{marks}: similarity {} · novelty {} · min {} · max {} · budget {}",
+        index.min(frontier.saturating_sub(1)) + 1,
+        cells[1],
+        cells[2],
+        cells[3],
+        cells[4],
+        cells[5],
+    );
+    let figures = [
+        ("tokens saved", cells[7].clone()),
+        ("verdict flips", cells[8].clone()),
+        ("rounds used/run", cells[6].clone()),
+        ("label agreement", cells[11].clone()),
+        ("stops conv/max/safety/none", cells[10].clone()),
+        ("escalations", cells[9].clone()),
+        (
+            "decided alike",
+            format!(
+                "{}/{} recorded rounds",
+                row.decisions_agreed, row.decisions_recorded
+            ),
+        ),
+    ];
+    let figure = |(name, value): (&str, String)| {
+        vec![
+            Span::styled(format!("{name} "), theme.muted()),
+            Span::styled(value, theme.text()),
+        ]
+    };
+    if wide {
+        let mut lines = vec![Line::styled(setting, theme.title())];
+        lines.extend(figures.into_iter().map(|f| Line::from(figure(f))));
+        return lines;
+    }
+    let mut spans = Vec::new();
+    for (i, f) in figures.into_iter().take(4).enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.muted()));
+        }
+        spans.extend(figure(f));
+    }
+    vec![Line::styled(setting, theme.title()), Line::from(spans)]
+}
+
+/// The debates of the setting under the cursor, as its replay left them.
+fn debates_table(
+    selected: Option<&Totals>,
+    scroll: u16,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    const HEADER: [&str; 4] = ["debate", "would stop", "would save", "verdict at the stop"];
+    let Some(outcomes) = selected.and_then(|s| s.outcomes.as_deref()) else {
+        frame.render_widget(
+            Line::styled("replaying this setting's debates…", theme.muted()),
+            area,
+        );
+        return;
+    };
+    let shown = visible(outcomes, scroll, area);
+    let cells: Vec<Vec<String>> = shown.iter().map(|o| debate_cells(o)).collect();
+    let rows = shown.iter().zip(cells.clone()).map(|(o, cells)| {
+        Row::new(cells).style(if o.verdict_flip {
+            theme.warn()
+        } else if o.stop.is_some() {
+            theme.text()
+        } else {
+            theme.muted()
+        })
+    });
+    table(&HEADER, &cells, rows, theme, frame, area);
+}
+
+fn debate_cells(o: &DebateOutcome) -> Vec<String> {
+    let stop = match o.stop {
+        Some(decision) => format!("round {} of {}: {decision}", o.rounds_used, o.rounds_run),
+        None => format!("never ({} rounds ran)", o.rounds_run),
+    };
+    let share = if o.tokens_run > 0 {
+        o.tokens_saved as f64 / o.tokens_run as f64
+    } else {
+        0.0
+    };
+    let verdict = |v: &Option<String>| one_line(v.as_deref().unwrap_or("-"));
+    let verdict = if o.verdict_flip {
+        format!(
+            "flips: {} → {}",
+            verdict(&o.verdict_at_stop),
+            verdict(&o.verdict_at_end)
+        )
+    } else {
+        format!("holds: {}", verdict(&o.verdict_at_stop))
+    };
+    vec![
+        one_line(&o.session_id),
+        stop,
+        format!("{} ({})", thousands(o.tokens_saved), percent(share)),
+        verdict,
+    ]
+}
+
+/// Every setting's row, the setting in force highlighted, the frontier's in plain text.
+fn settings_table(report: &Report, scroll: u16, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let [legend, area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    frame.render_widget(Line::styled(Report::LEGEND, theme.muted()), legend);
+    let shown = visible(&report.rows, scroll, area);
+    let cells: Vec<Vec<String>> = shown.iter().map(|r| r.cells().to_vec()).collect();
+    let rows = shown.iter().zip(cells.clone()).map(|(row, cells)| {
+        Row::new(cells).style(if row.current {
             theme.accent().add_modifier(Modifier::BOLD)
         } else if row.frontier {
             theme.text()
         } else {
             theme.muted()
-        };
-        Row::new(cells).style(style)
+        })
     });
-    let table = Table::new(rows, widths)
-        .header(Row::new(Report::HEADER).style(theme.title()))
-        .column_spacing(2);
+    table(&Report::HEADER, &cells, rows, theme, frame, area);
+}
 
-    let block = panel(title("calibration", figures.refreshing), theme, true)
-        .title_bottom(" ↑↓ PgUp PgDn scroll · Esc close ");
-    let inner = block.inner(area);
-    let [top, bottom] = Layout::vertical([
-        Constraint::Length(notes.len() as u16 + 1),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
-    frame.render_widget(Clear, area);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
-    let mut state = TableState::default().with_offset(usize::from(scroll));
-    frame.render_stateful_widget(table, bottom, &mut state);
+/// The rows of `all` that fit in `area` under a header, from `scroll` (the last row at most).
+fn visible<T>(all: &[T], scroll: u16, area: Rect) -> &[T] {
+    let start = usize::from(scroll).min(all.len().saturating_sub(1));
+    let end = (start + usize::from(area.height.saturating_sub(1))).min(all.len());
+    &all[start.min(end)..end]
+}
+
+fn table<'a>(
+    header: &'a [&'a str],
+    cells: &[Vec<String>],
+    rows: impl IntoIterator<Item = Row<'a>>,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let widths: Vec<Constraint> = widths(header, cells)
+        .into_iter()
+        .map(|w| Constraint::Length(w as u16))
+        .collect();
+    let table = Table::new(rows, widths)
+        .header(Row::new(header.iter().copied()).style(theme.title()))
+        .column_spacing(2);
+    frame.render_widget(table, area);
 }

@@ -13,6 +13,7 @@ mod document;
 mod footer;
 mod format;
 mod format_view;
+mod grid_chart;
 mod judge;
 mod overlay;
 mod pending;

@@ -21,7 +21,18 @@ pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame
         Overlay::Confirm(intent) => confirm(model, intent, theme, frame),
         Overlay::Note(intent) => note(model, intent, theme, frame),
         Overlay::Unlock => unlock(theme, frame),
-        Overlay::Calibration { scroll } => calibration::render(model, *scroll, theme, frame),
+        Overlay::Calibration {
+            scroll,
+            cursor,
+            table,
+        } => {
+            let view = calibration::View {
+                scroll: *scroll,
+                cursor: *cursor,
+                table: *table,
+            };
+            calibration::render(model, view, theme, frame);
+        }
         Overlay::ShadowWeek { scroll } => shadow::render(model, *scroll, theme, frame),
         Overlay::Filter | Overlay::Command => {}
     }

@@ -1,15 +1,18 @@
 //! The shadow-week window: for each shadow-mode debate held (by id), where the controller would
-//! have stopped against where the fixed loop stopped, the tokens that stop would have saved and
-//! the operators' agreement with the controller; the rollup across debates on top.
+//! have stopped against where the fixed loop stopped, the tokens that stop would have saved (as
+//! bars, then in the table) and the operators' agreement with the controller; the rollup across
+//! debates on top. The bars and the table show the same debates, scrolled together.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::widgets::{Bar, BarChart, Clear, Paragraph, Row, Table, TableState, Wrap};
 
-use super::format::{below_header, one_line, panel, thousands, title};
+use super::format::{below_header, fit, one_line, panel, thousands, title};
 use crate::app::{Figures, Model};
-use crate::audit::ShadowRow;
+use crate::audit::{ShadowRow, ShadowWeek};
 use crate::text::widths;
 use crate::theme::Theme;
 
@@ -49,13 +52,56 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let notes_height = Paragraph::new(notes.clone())
         .wrap(Wrap { trim: true })
         .line_count(inner.width) as u16;
-    let [top, bottom] =
-        Layout::vertical([Constraint::Length(notes_height + 1), Constraint::Min(0)]).areas(inner);
+    let room = inner.height.saturating_sub(notes_height + 2) / 2;
+    let shown = week.rows.len().saturating_sub(usize::from(scroll));
+    let bars_height = u16::try_from(shown).unwrap_or(u16::MAX).min(room);
+    let [top, bars_area, bottom] = Layout::vertical([
+        Constraint::Length(notes_height + 1),
+        Constraint::Length(bars_height + 1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
     frame.render_widget(Clear, area);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
+    bars(week, scroll, theme, frame, bars_area);
     let mut state = TableState::default().with_offset(usize::from(scroll));
     frame.render_stateful_widget(table, bottom, &mut state);
+}
+
+/// Tokens saved per debate as bars, from the `scroll`-th debate as many as fit (the table under
+/// them starts at the same debate); bars scaled to the most any debate saves.
+fn bars(week: &ShadowWeek, scroll: u16, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let [title_area, area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    frame.render_widget(
+        Line::styled("tokens the controller would have saved, per debate", theme.muted()),
+        title_area,
+    );
+    let most = week.rows.iter().map(|r| r.tokens_saved).max().unwrap_or(0);
+    let label_width = usize::from(area.width / 4).clamp(8, 24);
+    let bars: Vec<Bar> = week
+        .rows
+        .iter()
+        .skip(usize::from(scroll))
+        .take(usize::from(area.height))
+        .map(|row| {
+            Bar::with_label(fit(&one_line(&row.session_id), label_width), row.tokens_saved)
+                .text_value(format!(
+                    "{} ({:.0}%)",
+                    thousands(row.tokens_saved),
+                    row.saved_share() * 100.0
+                ))
+        })
+        .collect();
+    let chart = BarChart::horizontal(bars)
+        .max(most.max(1))
+        .bar_width(1)
+        .bar_gap(0)
+        .bar_style(theme.ok())
+        .value_style(theme.ok().add_modifier(Modifier::REVERSED))
+        .label_style(theme.text());
+    frame.render_widget(chart, area);
 }
 
 /// The week in sentences above the table: debates, savings, agreement, what the columns mean,

@@ -218,8 +218,39 @@ fn a_theme_with_an_unknown_role_names_it_at_its_line() {
         theme_error("tests/data/themes/unknown_role.toml"),
         "tests/data/themes/unknown_role.toml:16: invalid theme: unknown field `sparkle`, expected \
          one of `text`, `muted`, `accent`, `border`, `border_focus`, `selection`, `ok`, `warn`, \
-         `danger`, `pending`, `threshold`, `series`"
+         `danger`, `pending`, `threshold`, `series`, `in_force`, `closest`"
     );
+}
+
+#[test]
+fn every_bundled_theme_tells_the_calibration_charts_marks_apart_and_an_older_file_still_loads() {
+    for name in gavel::theme::bundled_names() {
+        let theme = Theme::bundled(name).unwrap();
+        let roles = &theme.roles;
+        let marks = [
+            ("muted", Some(roles.muted)),
+            ("series", Some(roles.series)),
+            ("in_force", roles.in_force),
+            ("closest", roles.closest),
+            ("text", Some(roles.text)),
+        ];
+        for (i, (a, colour)) in marks.iter().enumerate() {
+            assert!(colour.is_some(), "{name} has no {a}");
+            for (b, other) in &marks[i + 1..] {
+                assert_ne!(colour, other, "{name}: {a} and {b} share a colour");
+            }
+        }
+    }
+    // A theme file written before the chart roles: they fall back to pending and ok.
+    let older = std::fs::read_to_string("themes/dark.toml").unwrap();
+    let older: String = older
+        .lines()
+        .filter(|l| !l.starts_with("in_force") && !l.starts_with("closest"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let theme = Theme::parse(&older, "older.toml").unwrap();
+    assert_eq!(theme.in_force().fg, Some(theme.roles.pending.0));
+    assert_eq!(theme.closest().fg, Some(theme.roles.ok.0));
 }
 
 #[test]

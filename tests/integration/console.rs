@@ -410,7 +410,14 @@ fn the_mouse_selects_and_scrolls_only_when_on() {
     assert_eq!(model.selected_round(), Some(2));
     update(&mut model, char('c'));
     update(&mut model, mouse(MouseEventKind::ScrollDown, 10, 20));
-    assert_eq!(model.overlay, Some(Overlay::Calibration { scroll: 3 }));
+    assert_eq!(
+        model.overlay,
+        Some(Overlay::Calibration {
+            scroll: 3,
+            cursor: 0,
+            table: false
+        })
+    );
 }
 
 #[test]

@@ -30,6 +30,7 @@ mod fuzz;
 mod hardening_terminal;
 mod judge;
 mod postgres;
+mod report;
 mod semantic;
 mod signals;
 mod simulator;

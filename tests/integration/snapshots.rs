@@ -43,11 +43,24 @@ fn help_overlay() {
     snapshot_both("help", &model);
 }
 
+/// Opens the calibration window and waits for its figures and the cursor's debates, as the
+/// console's wake-ups would bring them.
+fn open_calibration(model: &mut Model) {
+    update(model, char('c'));
+    settle(model);
+}
+
+/// Waits for the reports thread, then for the cursor's setting it is told about.
+fn settle(model: &mut Model) {
+    model.reports.catch_up();
+    update(model, Event::Reports);
+    model.reports.catch_up();
+}
+
 #[test]
 fn calibration_over_the_finished_demo_debates() {
     let (mut model, _) = demo_model();
-    update(&mut model, char('c'));
-    model.reports.catch_up();
+    open_calibration(&mut model);
     let figures = model.reports.figures();
     let report = &figures.calibration;
     // Seven demo debates finish without an operator; the two gated ones wait.
@@ -60,6 +73,49 @@ fn calibration_over_the_finished_demo_debates() {
     assert_eq!((current.labels_agreed, current.labels), (1, 2));
     assert_eq!(report.rows.iter().filter(|r| r.current).count(), 1);
     snapshot_both("calibration", &model);
+}
+
+#[test]
+fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
+    let (mut model, _) = demo_model();
+    open_calibration(&mut model);
+    let figures = model.reports.figures();
+    let frontier: Vec<_> = figures
+        .calibration
+        .frontier()
+        .into_iter()
+        .map(|r| r.setting.clone())
+        .collect();
+    assert_eq!(frontier.len(), 12, "every demo setting is on the frontier");
+    let selected = figures.selected.clone().expect("the cursor's setting replayed");
+    assert_eq!(selected.setting, frontier[0]);
+    assert_eq!(selected.verdict_flips, 0, "the frontier starts at the fewest flips");
+    assert_eq!(selected.outcomes.as_ref().unwrap().len(), 7);
+
+    // To the frontier's end: the most tokens saved; past it, the cursor stays.
+    for _ in 0..20 {
+        update(&mut model, char('>'));
+    }
+    settle(&mut model);
+    let selected = model.reports.figures().selected.unwrap();
+    assert_eq!(selected.setting, frontier[11]);
+    let outcomes = selected.outcomes.as_ref().unwrap();
+    let salt = outcomes
+        .iter()
+        .find(|o| o.session_id == "salt-substitutes-shadow")
+        .unwrap();
+    assert_eq!((salt.rounds_used, salt.tokens_saved), (3, 3_000));
+    assert!(salt.verdict_flip);
+    snapshot_both("calibration_cursor", &model);
+
+    update(&mut model, char('<'));
+    settle(&mut model);
+    assert_eq!(
+        model.reports.figures().selected.unwrap().setting,
+        frontier[10]
+    );
+    update(&mut model, key(KeyCode::Tab));
+    snapshot_both("calibration_settings", &model);
 }
 
 #[test]
