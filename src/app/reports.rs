@@ -189,7 +189,9 @@ impl Reports {
 /// shrank below it).
 pub fn at_cursor(report: &Report, cursor: usize) -> Option<&Row> {
     let frontier = report.frontier();
-    frontier.get(cursor.min(frontier.len().saturating_sub(1))).copied()
+    frontier
+        .get(cursor.min(frontier.len().saturating_sub(1)))
+        .copied()
 }
 
 fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -381,7 +381,13 @@ fn on_calibration_key(
     cursor: usize,
     table: bool,
 ) -> Option<Overlay> {
-    let last = model.reports.figures().calibration.frontier().len().saturating_sub(1);
+    let last = model
+        .reports
+        .figures()
+        .calibration
+        .frontier()
+        .len()
+        .saturating_sub(1);
     let cursor = cursor.min(last);
     let moved = |cursor: usize| Overlay::Calibration {
         scroll: if table { scroll } else { 0 },

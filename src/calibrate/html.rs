@@ -188,11 +188,7 @@ fn measure(out: &mut String, section: &Section) {
     out.push_str(&escape(Report::LEGEND));
     out.push_str("</p>\n");
     if !report.issues.is_empty() {
-        let _ = writeln!(
-            out,
-            "<h3>Row problems ({})</h3>\n<ul>",
-            report.issues.len()
-        );
+        let _ = writeln!(out, "<h3>Row problems ({})</h3>\n<ul>", report.issues.len());
         for issue in &report.issues {
             let _ = writeln!(out, "<li>{}</li>", escape(issue));
         }
@@ -308,7 +304,11 @@ fn outcome_row(out: &mut String, o: &DebateOutcome) {
     let _ = writeln!(
         out,
         "<tr{}><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td>{}{}</td><td>{}/{}</td></tr>",
-        if o.verdict_flip { " class=\"flip\"" } else { "" },
+        if o.verdict_flip {
+            " class=\"flip\""
+        } else {
+            ""
+        },
         escape(&o.session_id),
         escape(&stop),
         thousands(o.tokens_saved),
@@ -491,7 +491,10 @@ fn draw(report: &Report, grouped: &[Point], svg: &mut String) -> Result<Vec<(i32
 /// Each frontier point labelled with its first setting's similarity and novelty (and how many
 /// more settings share the point).
 fn frontier_labels<DB: DrawingBackend>(
-    chart: &mut ChartContext<DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+    chart: &mut ChartContext<
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
     grouped: &[Point],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let labels = grouped.iter().filter_map(|p| {

@@ -176,7 +176,11 @@ fn fixtures_source(db: Option<&str>, fixtures: &[Fixture]) -> Result<String> {
                 .describe()
         ),
         None => {
-            let names: Vec<&str> = fixtures.iter().take(20).map(|f| f.source.as_str()).collect();
+            let names: Vec<&str> = fixtures
+                .iter()
+                .take(20)
+                .map(|f| f.source.as_str())
+                .collect();
             let more = match fixtures.len() {
                 n if n > 20 => format!(" and {} more", n - 20),
                 _ => String::new(),
@@ -219,7 +223,8 @@ fn command_line() -> String {
         .chain(std::env::args().skip(1))
         .map(|arg| {
             let arg = redact(&arg);
-            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c))
+            {
                 format!("'{}'", arg.replace('\'', "'\\''"))
             } else {
                 arg

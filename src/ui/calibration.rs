@@ -11,10 +11,11 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Row, Table, Wrap};
 
-use super::format::{below_header, one_line, panel, thousands, title};
+use super::format::{below_header, fit_line, one_line, panel, thousands, title};
 use super::grid_chart::{self, percent};
 use crate::app::{Action, CALIBRATED, Figures, Model, RUNNING_ROWS, SETTLING, at_cursor};
 use crate::calibrate::{DebateOutcome, Report, Row as Totals};
+use crate::domain::Decision;
 use crate::text::widths;
 use crate::theme::Theme;
 
@@ -45,6 +46,9 @@ pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
     })
 }
 
+/// From this width on the cursor's setting is listed beside the chart, a figure a line.
+const WIDE_SUMMARY: usize = 120;
+
 /// What the window shows below the chart.
 #[derive(Debug, Clone, Copy)]
 pub struct View {
@@ -61,19 +65,17 @@ pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     let report = &figures.calibration;
     let cursor = at_cursor(report, view.cursor);
     let key = |action| model.keymap.hint(action);
-    let block = panel(title("calibration", figures.refreshing), theme, true).title_bottom(
-        format!(
-            " {} {} move along the frontier · {} {} · ↑↓ scroll · Esc close ",
-            key(Action::PreviousSetting),
-            key(Action::NextSetting),
-            key(Action::SwitchFocus),
-            if view.table {
-                "the cursor's debates"
-            } else {
-                "every setting"
-            }
-        ),
-    );
+    let block = panel(title("calibration", figures.refreshing), theme, true).title_bottom(format!(
+        " {} {} frontier · {} {} · ↑↓ scroll · Esc close ",
+        key(Action::PreviousSetting),
+        key(Action::NextSetting),
+        key(Action::SwitchFocus),
+        if view.table {
+            "its debates"
+        } else {
+            "every setting"
+        }
+    ));
     let inner = block.inner(area);
     frame.render_widget(Clear, area);
     frame.render_widget(block, area);
@@ -82,7 +84,7 @@ pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     let notes_height = Paragraph::new(notes.clone())
         .wrap(Wrap { trim: true })
         .line_count(inner.width) as u16;
-    let wide = inner.width >= 120;
+    let wide = usize::from(inner.width) >= WIDE_SUMMARY;
     let chart_height = if wide {
         (inner.height / 2).max(12)
     } else {
@@ -98,18 +100,27 @@ pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     .areas(inner);
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), top);
     let (chart_area, summary_area) = if wide {
-        let [chart, side] =
-            Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)])
-                .spacing(2)
-                .areas(middle);
+        let [chart, side] = Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)])
+            .spacing(2)
+            .areas(middle);
         (chart, side)
     } else {
         (middle, summary_area)
     };
     grid_chart::render(report, cursor, theme, frame, chart_area);
     frame.render_widget(
-        Paragraph::new(summary(report, cursor, view.cursor, wide, theme))
-            .wrap(Wrap { trim: true }),
+        Paragraph::new(summary(
+            report,
+            cursor,
+            view.cursor,
+            if wide {
+                WIDE_SUMMARY
+            } else {
+                usize::from(summary_area.width)
+            },
+            theme,
+        ))
+        .wrap(Wrap { trim: true }),
         summary_area,
     );
     if view.table {
@@ -168,9 +179,10 @@ fn summary(
     report: &Report,
     cursor: Option<&Totals>,
     index: usize,
-    wide: bool,
+    width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let wide = width >= WIDE_SUMMARY;
     let Some(row) = cursor else {
         return vec![Line::styled(
             "no settings replayed yet: the chart fills as debates finish",
@@ -181,13 +193,20 @@ fn summary(
     let cells = row.cells();
     let marks = match (row.current, report.closest_to_recorded()) {
         (true, _) => " · in force",
-        (false, Some(closest)) if closest.setting.same_as(&row.setting) => {
-            " · closest to recorded"
-        }
+        (false, Some(closest)) if closest.setting.same_as(&row.setting) => " · closest to recorded",
         _ => "",
     };
     let setting = format!(
         "┼ {} of {frontier} on the frontier{marks}: similarity {} · novelty {} · min {} · max {} · budget {}",
+        index.min(frontier.saturating_sub(1)) + 1,
+        cells[1],
+        cells[2],
+        cells[3],
+        cells[4],
+        cells[5],
+    );
+    let short = format!(
+        "┼ {}/{frontier}{marks} · sim {} · nov {} · min {} · max {} · budget {}",
         index.min(frontier.saturating_sub(1)) + 1,
         cells[1],
         cells[2],
@@ -221,14 +240,19 @@ fn summary(
         lines.extend(figures.into_iter().map(|f| Line::from(figure(f))));
         return lines;
     }
+    // Under the chart, two lines: the most telling figures first, short names.
+    let names = ["saves", "flips", "rounds", "labels"];
     let mut spans = Vec::new();
-    for (i, f) in figures.into_iter().take(4).enumerate() {
+    for (i, (name, (_, value))) in names.into_iter().zip(figures).enumerate() {
         if i > 0 {
             spans.push(Span::styled(" · ", theme.muted()));
         }
-        spans.extend(figure(f));
+        spans.extend(figure((name, value)));
     }
-    vec![Line::styled(setting, theme.title()), Line::from(spans)]
+    vec![
+        fit_line(Line::styled(short, theme.title()), width),
+        fit_line(Line::from(spans), width),
+    ]
 }
 
 /// The debates of the setting under the cursor, as its replay left them.
@@ -263,8 +287,18 @@ fn debates_table(
 
 fn debate_cells(o: &DebateOutcome) -> Vec<String> {
     let stop = match o.stop {
-        Some(decision) => format!("round {} of {}: {decision}", o.rounds_used, o.rounds_run),
-        None => format!("never ({} rounds ran)", o.rounds_run),
+        Some(decision) => format!(
+            "round {} of {}: {}",
+            o.rounds_used,
+            o.rounds_run,
+            match decision {
+                Decision::StopConverged => "converged".to_owned(),
+                Decision::StopMaxRounds => "max rounds".to_owned(),
+                Decision::StopSafety => "safety".to_owned(),
+                other => other.to_string(),
+            }
+        ),
+        None => format!("never ({} ran)", o.rounds_run),
     };
     let share = if o.tokens_run > 0 {
         o.tokens_saved as f64 / o.tokens_run as f64
@@ -291,8 +325,7 @@ fn debate_cells(o: &DebateOutcome) -> Vec<String> {
 
 /// Every setting's row, the setting in force highlighted, the frontier's in plain text.
 fn settings_table(report: &Report, scroll: u16, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let [legend, area] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let [legend, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     frame.render_widget(Line::styled(Report::LEGEND, theme.muted()), legend);
     let shown = visible(&report.rows, scroll, area);
     let cells: Vec<Vec<String>> = shown.iter().map(|r| r.cells().to_vec()).collect();

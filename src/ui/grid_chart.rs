@@ -34,12 +34,20 @@ pub fn render(report: &Report, cursor: Option<&Row>, theme: &Theme, frame: &mut 
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
     let settings: Vec<(f64, f64)> = report.rows.iter().map(point).collect();
     let frontier: Vec<(f64, f64)> = report.frontier().into_iter().map(point).collect();
-    let in_force: Vec<(f64, f64)> = report.rows.iter().filter(|r| r.current).map(point).collect();
-    let closest: Vec<(f64, f64)> = report.closest_to_recorded().map(point).into_iter().collect();
+    let in_force: Vec<(f64, f64)> = report
+        .rows
+        .iter()
+        .filter(|r| r.current)
+        .map(point)
+        .collect();
+    let closest: Vec<(f64, f64)> = report
+        .closest_to_recorded()
+        .map(point)
+        .into_iter()
+        .collect();
     // Room around the furthest point, and a scale even when every setting sits at 0.
-    let most = |pick: fn(&(f64, f64)) -> f64| {
-        settings.iter().map(pick).fold(0.01_f64, f64::max) * 1.1
-    };
+    let most =
+        |pick: fn(&(f64, f64)) -> f64| settings.iter().map(pick).fold(0.01_f64, f64::max) * 1.1;
     let (x_max, y_max) = (most(|p| p.0), most(|p| p.1));
     let (across, up) = match cursor.map(point) {
         Some((x, y)) => (
@@ -64,11 +72,11 @@ pub fn render(report: &Report, cursor: Option<&Row>, theme: &Theme, frame: &mut 
     };
     // Later datasets are drawn over earlier ones: the marked settings last.
     let datasets = vec![
-        line(&across, theme.text()),
-        line(&up, theme.text()),
         points(&settings, Marker::Dot, theme.muted()),
         line(&frontier, theme.series()),
         points(&frontier, Marker::Dot, theme.series()),
+        line(&across, theme.text()),
+        line(&up, theme.text()),
         points(&closest, Marker::Bar, theme.closest()),
         points(&in_force, Marker::Block, theme.in_force()),
     ];

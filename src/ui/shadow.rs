@@ -4,10 +4,10 @@
 //! debates on top. The bars and the table show the same debates, scrolled together.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
-use ratatui::text::{Line, Span};
 use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout};
 use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::format::{below_header, fit, one_line, panel, thousands, title};
@@ -75,7 +75,10 @@ fn bars(week: &ShadowWeek, scroll: u16, theme: &Theme, frame: &mut Frame, area: 
     let [title_area, area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     frame.render_widget(
-        Line::styled("tokens the controller would have saved, per debate", theme.muted()),
+        Line::styled(
+            "tokens the controller would have saved, per debate",
+            theme.muted(),
+        ),
         title_area,
     );
     let most = week.rows.iter().map(|r| r.tokens_saved).max().unwrap_or(0);
@@ -86,12 +89,15 @@ fn bars(week: &ShadowWeek, scroll: u16, theme: &Theme, frame: &mut Frame, area: 
         .skip(usize::from(scroll))
         .take(usize::from(area.height))
         .map(|row| {
-            Bar::with_label(fit(&one_line(&row.session_id), label_width), row.tokens_saved)
-                .text_value(format!(
-                    "{} ({:.0}%)",
-                    thousands(row.tokens_saved),
-                    row.saved_share() * 100.0
-                ))
+            Bar::with_label(
+                fit(&one_line(&row.session_id), label_width),
+                row.tokens_saved,
+            )
+            .text_value(format!(
+                "{} ({:.0}%)",
+                thousands(row.tokens_saved),
+                row.saved_share() * 100.0
+            ))
         })
         .collect();
     let chart = BarChart::horizontal(bars)

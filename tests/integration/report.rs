@@ -44,7 +44,7 @@ fn report(dir: &Path, args: &[&str]) -> String {
 /// Nothing in `html` loads from anywhere: no address, script, stylesheet, frame or image.
 fn assert_self_contained(html: &str) {
     for needle in [
-        "http://", "https://", "<script", "<link", "<iframe", "<img", " src=", "@import", "url(",
+        "http://", "https://", "<script", "<link", "<iframe", "<img", " src=\"", "@import", "url(",
     ] {
         assert!(!html.contains(needle), "the report holds {needle:?}");
     }
@@ -104,16 +104,18 @@ fn several_measures_make_one_section_and_chart_each() {
 fn debate_text_in_the_report_is_escaped_and_names_no_address() {
     let dir = scratch("hostile");
     let source = std::fs::read_to_string("tests/data/calibration/converges_round3.jsonl").unwrap();
-    let hostile = source
-        .replace(
-            "salt-converges-r3",
-            "<script>alert(1)</script> https://evil.example/x",
-        )
-        .replace(
-            "VERDICT: modest benefit",
-            "VERDICT: <img src=x onerror=alert(2)> http://evil.example",
-        );
-    assert_ne!(hostile, source);
+    // Its id, and every verdict its turns state (up to the end of the JSON string).
+    let mut parts = source.split("VERDICT: ");
+    let mut hostile = parts.next().unwrap().to_owned();
+    for part in parts {
+        let rest = &part[part.find(['"', '\\']).unwrap()..];
+        hostile.push_str("VERDICT: <img src=x onerror=alert(2)> http://evil.example");
+        hostile.push_str(rest);
+    }
+    let hostile = hostile.replace(
+        "salt-converges-r3",
+        "<script>alert(1)</script> https://evil.example/x",
+    );
     let fixture = dir.join("hostile.jsonl");
     std::fs::write(&fixture, hostile).unwrap();
     let html = report(&dir, &[fixture.to_str().unwrap()]);
@@ -157,7 +159,11 @@ fn pixels_like(png: &Path, rgb: [u8; 3]) -> usize {
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
     let channels = info.color_type.samples();
-    assert!(channels >= 3, "a colour screenshot, got {:?}", info.color_type);
+    assert!(
+        channels >= 3,
+        "a colour screenshot, got {:?}",
+        info.color_type
+    );
     buf[..info.buffer_size()]
         .chunks(channels)
         .filter(|px| (0..3).all(|i| px[i].abs_diff(rgb[i]) <= 24))

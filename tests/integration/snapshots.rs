@@ -87,9 +87,15 @@ fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
         .map(|r| r.setting.clone())
         .collect();
     assert_eq!(frontier.len(), 12, "every demo setting is on the frontier");
-    let selected = figures.selected.clone().expect("the cursor's setting replayed");
+    let selected = figures
+        .selected
+        .clone()
+        .expect("the cursor's setting replayed");
     assert_eq!(selected.setting, frontier[0]);
-    assert_eq!(selected.verdict_flips, 0, "the frontier starts at the fewest flips");
+    assert_eq!(
+        selected.verdict_flips, 0,
+        "the frontier starts at the fewest flips"
+    );
     assert_eq!(selected.outcomes.as_ref().unwrap().len(), 7);
 
     // To the frontier's end: the most tokens saved; past it, the cursor stays.
