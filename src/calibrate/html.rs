@@ -127,10 +127,10 @@ pub fn render(made: &Made, sections: &[Section]) -> String {
          have changed the verdict. The <span class=\"key\">frontier</span> holds the settings \
          no other setting beats on both.</p>\n",
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<dl class=\"made\"><dt>command</dt><dd>{}</dd><dt>debates</dt><dd>{}</dd>\
-         <dt>made</dt><dd>{}</dd><dt>gavel</dt><dd>{}</dd></dl>\n",
+         <dt>made</dt><dd>{}</dd><dt>gavel</dt><dd>{}</dd></dl>",
         escape(&made.command),
         escape(&made.source),
         escape(&made.at),
@@ -463,7 +463,7 @@ fn draw(report: &Report, grouped: &[Point], svg: &mut String) -> Result<Vec<(i32
             .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
             .map_err(|e| fail(&e))?
             .label("closest to the recorded decisions")
-            .legend(move |p| square(p));
+            .legend(square);
     }
     let current: Vec<(f64, f64)> = report.rows.iter().filter(|r| r.current).map(at).collect();
     chart

@@ -272,7 +272,7 @@ fn debates_table(
         return;
     };
     let shown = visible(outcomes, scroll, area);
-    let cells: Vec<Vec<String>> = shown.iter().map(|o| debate_cells(o)).collect();
+    let cells: Vec<Vec<String>> = shown.iter().map(debate_cells).collect();
     let rows = shown.iter().zip(cells.clone()).map(|(o, cells)| {
         Row::new(cells).style(if o.verdict_flip {
             theme.warn()
