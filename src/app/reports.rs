@@ -387,36 +387,14 @@ impl Worker {
                     }
                     Feed::Select(setting) => {
                         self.selecting = Some(setting);
+                        self.select();
                         selected = true;
                     }
                     Feed::Wake(events) => self.wake = Some(events),
                     Feed::CatchUp(answer) => catching_up.push(answer),
                 }
             }
-            let due = last.is_none_or(|at| at.elapsed() >= REFRESH);
-            let changed = if !catching_up.is_empty() {
-                self.reduce(Take::All);
-                self.replay();
-                self.sum_week();
-                true
-            } else if due && self.behind() {
-                let now = Instant::now();
-                last = Some(now);
-                self.reduce(Take::Settled(now));
-                match self.watched {
-                    Some(Watched::Calibration) if self.calibration_stale => self.replay(),
-                    Some(Watched::ShadowWeek) if self.week_stale => self.sum_week(),
-                    _ => {}
-                }
-                true
-            } else {
-                false
-            };
-            // A replay keeps the selected setting's outcomes; a new selection alone needs them.
-            if selected && !changed {
-                self.select();
-            }
-            let changed = changed || selected;
+            let changed = self.refresh(!catching_up.is_empty(), &mut last) || selected;
             let figures_now = self.figures();
             if changed || figures_now.refreshing != shown_refreshing {
                 shown_refreshing = figures_now.refreshing;
@@ -436,6 +414,31 @@ impl Worker {
                 crate::memory::give_back();
             }
         }
+    }
+
+    /// Brings the figures up to date: all of them when `everything` (a catch-up), else the
+    /// watched report when it is behind and was last computed (`last`) at least [`REFRESH`]
+    /// ago. Whether anything was computed.
+    fn refresh(&mut self, everything: bool, last: &mut Option<Instant>) -> bool {
+        if everything {
+            self.reduce(Take::All);
+            self.replay();
+            self.sum_week();
+            return true;
+        }
+        let due = last.is_none_or(|at| at.elapsed() >= REFRESH);
+        if !(due && self.behind()) {
+            return false;
+        }
+        let now = Instant::now();
+        *last = Some(now);
+        self.reduce(Take::Settled(now));
+        match self.watched {
+            Some(Watched::Calibration) if self.calibration_stale => self.replay(),
+            Some(Watched::ShadowWeek) if self.week_stale => self.sum_week(),
+            _ => {}
+        }
+        true
     }
 
     /// Rows wait to be reduced, or the watched report to be recomputed.
