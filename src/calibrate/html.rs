@@ -154,10 +154,7 @@ fn measure(out: &mut String, section: &Section) {
         report.debates,
         report.labels,
         report.rows.len(),
-        match report.skipped_settings {
-            0 => String::new(),
-            n => format!(" ({n} left out: min_rounds above max_rounds)"),
-        }
+        report.left_out()
     );
     let _ = writeln!(
         out,
@@ -197,15 +194,6 @@ fn measure(out: &mut String, section: &Section) {
     out.push_str("</section>\n");
 }
 
-/// A setting's thresholds in a few words.
-fn setting_name(row: &Row) -> String {
-    let cells = row.cells();
-    format!(
-        "similarity {} · novelty {} · min {} · max {} · budget {}",
-        cells[1], cells[2], cells[3], cells[4], cells[5]
-    )
-}
-
 /// The operators' labels against the setting in force and the best-agreeing setting.
 fn agreement(out: &mut String, report: &Report) {
     out.push_str("<h3>Operator-label agreement</h3>\n<p>");
@@ -227,7 +215,7 @@ fn agreement(out: &mut String, report: &Report) {
         let _ = write!(
             out,
             "The most agreeing setting, {}, agrees with {} of {}.",
-            escape(&setting_name(best)),
+            escape(&best.thresholds(false)),
             best.labels_agreed,
             best.labels
         );
@@ -236,7 +224,7 @@ fn agreement(out: &mut String, report: &Report) {
         let _ = write!(
             out,
             " Closest to the recorded controller decisions: {} ({} of {} rounds decided alike).",
-            escape(&setting_name(closest)),
+            escape(&closest.thresholds(false)),
             closest.decisions_agreed,
             closest.decisions_recorded
         );
@@ -286,7 +274,7 @@ fn outcomes(out: &mut String, row: &Row, report: &Report) {
         "<h4>{} <span class=\"muted\">({})</span></h4>\n<table>\n<thead><tr><th>debate</th>\
          <th>would stop</th><th>tokens saved / run</th><th>verdict at the stop</th>\
          <th>verdict at the end</th><th>labels agreed</th></tr></thead>\n<tbody>",
-        escape(&setting_name(row)),
+        escape(&row.thresholds(false)),
         roles.join(", ")
     );
     for o in row.outcomes.iter().flatten() {
@@ -396,7 +384,7 @@ fn point_title(point: &Point) -> String {
             (false, true) => " (frontier)",
             _ => "",
         };
-        let _ = write!(text, "\n{}{mark}", setting_name(row));
+        let _ = write!(text, "\n{}{mark}", row.thresholds(false));
     }
     if point.rows.len() > 20 {
         let _ = write!(text, "\n… and {} more settings", point.rows.len() - 20);

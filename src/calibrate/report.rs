@@ -118,6 +118,21 @@ impl Row {
         row
     }
 
+    /// The setting's thresholds in words: `similarity 0.90 · novelty 1 · min own · max own ·
+    /// budget 0.80`, or with `short` names, `sim 0.90 · nov 1 · ...`.
+    pub fn thresholds(&self, short: bool) -> String {
+        let cells = self.cells();
+        let (similarity, novelty) = if short {
+            ("sim", "nov")
+        } else {
+            ("similarity", "novelty")
+        };
+        format!(
+            "{similarity} {} · {novelty} {} · min {} · max {} · budget {}",
+            cells[1], cells[2], cells[3], cells[4], cells[5]
+        )
+    }
+
     /// The cells of the table, in [`Report::HEADER`] order.
     pub fn cells(&self) -> [String; 12] {
         let bound = |b: Option<u32>| b.map_or_else(|| "own".to_owned(), |b| b.to_string());
@@ -229,6 +244,15 @@ impl Report {
                 .iter()
                 .flat_map(|r| r.borrow().issues.clone())
                 .collect(),
+        }
+    }
+
+    /// What the grid left out, to follow the count of settings: ` (3 left out: min_rounds
+    /// above max_rounds)`, or nothing.
+    pub fn left_out(&self) -> String {
+        match self.skipped_settings {
+            0 => String::new(),
+            n => format!(" ({n} left out: min_rounds above max_rounds)"),
         }
     }
 

@@ -143,10 +143,7 @@ fn notes(figures: &Figures, theme: &Theme) -> Vec<Line<'static>> {
             report.debates,
             report.labels,
             report.rows.len(),
-            match report.skipped_settings {
-                0 => String::new(),
-                n => format!(" ({n} left out: min_rounds above max_rounds)"),
-            }
+            report.left_out()
         ),
         theme.text(),
     )];
@@ -196,24 +193,12 @@ fn summary(
         (false, Some(closest)) if closest.setting.same_as(&row.setting) => " · closest to recorded",
         _ => "",
     };
+    let place = index.min(frontier.saturating_sub(1)) + 1;
     let setting = format!(
-        "┼ {} of {frontier} on the frontier{marks}: similarity {} · novelty {} · min {} · max {} · budget {}",
-        index.min(frontier.saturating_sub(1)) + 1,
-        cells[1],
-        cells[2],
-        cells[3],
-        cells[4],
-        cells[5],
+        "┼ {place} of {frontier} on the frontier{marks}: {}",
+        row.thresholds(false)
     );
-    let short = format!(
-        "┼ {}/{frontier}{marks} · sim {} · nov {} · min {} · max {} · budget {}",
-        index.min(frontier.saturating_sub(1)) + 1,
-        cells[1],
-        cells[2],
-        cells[3],
-        cells[4],
-        cells[5],
-    );
+    let short = format!("┼ {place}/{frontier}{marks} · {}", row.thresholds(true));
     let figures = [
         ("tokens saved", cells[7].clone()),
         ("verdict flips", cells[8].clone()),
