@@ -37,19 +37,33 @@ pub struct Section {
     pub detailed: Vec<Row>,
 }
 
+/// Frontier settings whose debates the report lists at most: a grid can put thousands on the
+/// frontier, and a reader wants its shape, not every setting's table.
+pub const DETAILED_FRONTIER: usize = 12;
+
 impl Section {
     /// `report`, run over `records`, with the settings that matter replayed again for their
-    /// debates' outcomes.
+    /// debates' outcomes: the setting in force, the closest to the recorded decisions, and one
+    /// setting of each frontier point ([`DETAILED_FRONTIER`] at most, spread along it).
     pub fn new<R: Borrow<RecordedDebate>>(
         title: String,
         report: Report,
         records: &[R],
         base: &ControllerConfig,
     ) -> Section {
-        let closest = report.closest_to_recorded();
+        let mut points: Vec<&Row> = report.frontier();
+        points.dedup_by_key(|r| (r.verdict_flips, r.tokens_saved));
+        let spread: Vec<&Row> = if points.len() > DETAILED_FRONTIER {
+            let last = points.len() - 1;
+            (0..DETAILED_FRONTIER)
+                .map(|i| points[i * last / (DETAILED_FRONTIER - 1)])
+                .collect()
+        } else {
+            points
+        };
         let mut wanted: Vec<&Row> = report.rows.iter().filter(|r| r.current).collect();
-        wanted.extend(closest);
-        wanted.extend(report.frontier());
+        wanted.extend(report.closest_to_recorded());
+        wanted.extend(spread);
         let mut detailed: Vec<Row> = Vec::new();
         for row in wanted {
             if !detailed.iter().any(|d| d.setting.same_as(&row.setting))
@@ -64,6 +78,47 @@ impl Section {
             detailed,
         }
     }
+}
+
+/// A command line (`args`, the program first) as a shell would take it, with passwords left
+/// out: a URL's (`postgres://user:***@host/db`) and any `password=` setting's (in a URL's query
+/// or a connection string).
+pub fn command_line(args: impl Iterator<Item = String>) -> String {
+    let words: Vec<String> = args
+        .map(|arg| {
+            let arg = redact(&arg);
+            let plain = !arg.is_empty()
+                && !arg.contains(|c: char| c.is_whitespace() || "'\"$`\\;&|<>()*?".contains(c));
+            if plain {
+                arg
+            } else {
+                format!("'{}'", arg.replace('\'', "'\\''"))
+            }
+        })
+        .collect();
+    words.join(" ")
+}
+
+fn redact(arg: &str) -> String {
+    let mut out = arg.to_owned();
+    if let Some((scheme, rest)) = arg.split_once("://") {
+        let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+        if let Some((user, host)) = authority.rsplit_once('@')
+            && let Some((name, _)) = user.split_once(':')
+        {
+            out = format!("{scheme}://{name}:***@{host}{path}");
+        }
+    }
+    let mut from = 0;
+    while let Some(at) = out[from..].to_ascii_lowercase().find("password=") {
+        let start = from + at + "password=".len();
+        let end = out[start..]
+            .find(['&', ' ', '\t'])
+            .map_or(out.len(), |e| start + e);
+        out.replace_range(start..end, "***");
+        from = start + 3;
+    }
+    out
 }
 
 /// Text made safe inside HTML: controls made visible ([`inert`]), markup characters escaped,
@@ -174,7 +229,11 @@ fn measure(out: &mut String, section: &Section) {
         .chain(report.frontier())
         .collect();
     settings_table(out, &marked);
-    out.push_str("<h3>Per debate</h3>\n");
+    out.push_str(
+        "<h3>Per debate</h3>\n<p class=\"muted\">The setting in force, the one closest to the \
+         recorded decisions, and one setting of each point of the frontier (settings at one \
+         point save and flip alike; at most 12 points, spread along it).</p>\n",
+    );
     for row in &section.detailed {
         outcomes(out, row, report);
     }

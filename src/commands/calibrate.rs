@@ -197,7 +197,10 @@ fn fixtures_source(db: Option<&str>, fixtures: &[Fixture]) -> Result<String> {
 /// Writes the HTML report of `sections` to `path`, saying so on stderr.
 fn write_html(path: &Path, sections: &[Section], source: String) -> Result<()> {
     let made = Made {
-        command: command_line(),
+        // The program as its name, not the path it was run from.
+        command: html::command_line(
+            std::iter::once("gavel".to_owned()).chain(std::env::args().skip(1)),
+        ),
         source,
         at: chrono::Utc::now()
             .format("%Y-%m-%d %H:%M:%S UTC")
@@ -213,42 +216,6 @@ fn write_html(path: &Path, sections: &[Section], source: String) -> Result<()> {
         if sections.len() == 1 { "" } else { "s" }
     );
     Ok(())
-}
-
-/// This process's command line as a shell would take it, passwords left out (of a URL's user
-/// part and of a `password=` setting).
-fn command_line() -> String {
-    // The program as its name, not the path it was run from.
-    let args: Vec<String> = std::iter::once("gavel".to_owned())
-        .chain(std::env::args().skip(1))
-        .map(|arg| {
-            let arg = redact(&arg);
-            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c))
-            {
-                format!("'{}'", arg.replace('\'', "'\\''"))
-            } else {
-                arg
-            }
-        })
-        .collect();
-    args.join(" ")
-}
-
-fn redact(arg: &str) -> String {
-    if let Some((scheme, rest)) = arg.split_once("://")
-        && let Some((user, host)) = rest.split_once('@')
-        && let Some((name, _)) = user.split_once(':')
-    {
-        return format!("{scheme}://{name}:***@{host}");
-    }
-    let words: Vec<String> = arg
-        .split(' ')
-        .map(|word| match word.split_once('=') {
-            Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
-            _ => word.to_owned(),
-        })
-        .collect();
-    words.join(" ")
 }
 
 /// How the semantic measure got its round vectors, for calibration's notes.

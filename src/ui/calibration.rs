@@ -46,7 +46,8 @@ pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
     })
 }
 
-/// From this width on the cursor's setting is listed beside the chart, a figure a line.
+/// From this terminal width on the cursor's setting is listed beside the chart, a figure a
+/// line.
 const WIDE_SUMMARY: usize = 120;
 
 /// What the window shows below the chart.
@@ -84,7 +85,7 @@ pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     let notes_height = Paragraph::new(notes.clone())
         .wrap(Wrap { trim: true })
         .line_count(inner.width) as u16;
-    let wide = usize::from(inner.width) >= WIDE_SUMMARY;
+    let wide = usize::from(area.width) >= WIDE_SUMMARY;
     let chart_height = if wide {
         (inner.height / 2).max(12)
     } else {

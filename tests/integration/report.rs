@@ -8,7 +8,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gavel::calibrate::html::escape;
+use gavel::calibrate::html::{command_line, escape};
 
 /// A scratch directory of its own for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -130,6 +130,39 @@ fn escaping_leaves_no_markup_no_address_and_no_control_character() {
         escape("a<b>&\"c\"'d' https://x \u{1b}[2J \u{202e}"),
         "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39; https&#58;//x ␛[2J �"
     );
+}
+
+#[test]
+fn the_command_line_in_the_report_leaves_passwords_out() {
+    let line = |args: &[&str]| command_line(args.iter().map(|a| (*a).to_owned()));
+    assert_eq!(
+        line(&[
+            "gavel",
+            "calibrate",
+            "--db",
+            "postgres://bob:s3cr@t@db:5432/debates?sslmode=require"
+        ]),
+        "gavel calibrate --db 'postgres://bob:***@db:5432/debates?sslmode=require'"
+    );
+    assert_eq!(
+        line(&[
+            "gavel",
+            "calibrate",
+            "--db=postgres://db/x?user=bob&password=hunter2&a=b"
+        ]),
+        "gavel calibrate '--db=postgres://db/x?user=bob&password=***&a=b'"
+    );
+    assert_eq!(
+        line(&[
+            "gavel",
+            "calibrate",
+            "--db",
+            "host=db PASSWORD=hunter2 dbname=x",
+            "my debates/"
+        ]),
+        "gavel calibrate --db 'host=db PASSWORD=*** dbname=x' 'my debates/'"
+    );
+    assert_eq!(line(&["gavel", "it's"]), "gavel 'it'\\''s'");
 }
 
 /// Headless Chromium as this machine runs it (as root, no network, no GPU), with a fresh profile.
