@@ -226,7 +226,7 @@ fn measure(out: &mut String, section: &Section) {
         .rows
         .iter()
         .filter(|r| r.current)
-        .chain(report.frontier())
+        .chain(report.frontier().into_iter().filter(|r| !r.current))
         .collect();
     settings_table(out, &marked);
     out.push_str(

@@ -69,7 +69,11 @@ fn the_report_of_the_bundled_recordings_holds_the_chart_the_tables_and_how_it_wa
     ] {
         assert!(html.contains(section), "no {section:?}");
     }
-    assert!(html.contains("<tr class=\"current\">"));
+    assert_eq!(
+        html.matches("<tr class=\"current\">").count(),
+        2,
+        "the setting in force once in the frontier's table, once among every setting"
+    );
     // The shadow-week recording: the setting in force stops it at round 3 of 6.
     assert!(html.contains("salt-substitutes-shadow"));
     assert!(html.contains("round 3 of 6: stop_converged"));
