@@ -125,6 +125,31 @@ fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
 }
 
 #[test]
+fn the_calibration_charts_marks_differ_by_symbol_and_by_colour_in_every_theme() {
+    let (mut model, _) = demo_model();
+    open_calibration(&mut model);
+    for name in gavel::theme::bundled_names() {
+        let theme = gavel::theme::Theme::bundled(name).unwrap();
+        update(&mut model, Event::Theme(Ok(Box::new(theme.clone()))));
+        let terminal = screen_at(&model, 80, 24);
+        let buffer = terminal.backend().buffer();
+        let cells: Vec<_> = buffer.content().iter().collect();
+        let colour_of = |symbol: &str| {
+            cells
+                .iter()
+                .find(|c| c.symbol() == symbol)
+                .unwrap_or_else(|| panic!("{name}: no {symbol} on screen"))
+                .fg
+        };
+        // The setting in force on the chart; the legend's symbols in their series' colours.
+        assert_eq!(colour_of("█"), theme.roles.in_force.unwrap().0, "{name}");
+        assert_eq!(colour_of("▄"), theme.roles.closest.unwrap().0, "{name}");
+        assert_eq!(colour_of("•"), theme.roles.muted.0, "{name}");
+        assert_eq!(colour_of("┼"), theme.roles.text.0, "{name}");
+    }
+}
+
+#[test]
 fn shadow_week_rollup() {
     let (mut model, _) = demo_model();
     update(&mut model, char('w'));
