@@ -153,14 +153,16 @@ impl Reports {
 
     /// The calibration window's cursor is on `setting`: its debates' outcomes are kept in
     /// [`Figures::selected`] from now on (one setting's, not the grid's). Asking again for the
-    /// setting asked for last does nothing.
+    /// setting asked for last does nothing. The console never waits: while the worker's queue
+    /// is full the ask is dropped, and made again at the next key or refresh.
     pub fn select(&self, setting: &Setting) {
         let mut asked = lock(&self.selected);
         if asked.as_ref().is_some_and(|s| s.same_as(setting)) {
             return;
         }
-        *asked = Some(setting.clone());
-        let _ = self.feed.send(Feed::Select(setting.clone()));
+        if self.feed.try_send(Feed::Select(setting.clone())).is_ok() {
+            *asked = Some(setting.clone());
+        }
     }
 
     /// Sends [`Event::Reports`] to `events` whenever the figures change.
