@@ -225,7 +225,14 @@ fn help_scrolls_with_j_k_and_closes_with_esc_q_or_question_mark() {
 fn the_calibration_and_shadow_week_windows_close_with_esc_q_or_their_own_key() {
     let (mut model, _) = demo_model();
     for (open, overlay) in [
-        ('c', Overlay::Calibration { scroll: 0 }),
+        (
+            'c',
+            Overlay::Calibration {
+                scroll: 0,
+                cursor: 0,
+                table: false,
+            },
+        ),
         ('w', Overlay::ShadowWeek { scroll: 0 }),
     ] {
         for close in [key(KeyCode::Esc), char('q'), char(open)] {
