@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use gavel::calibrate::{self, AxisSpec, Measuring, Report, Setting};
 use gavel::policy::ControllerConfig;
+use gavel::progress::Progress;
 use gavel::signals::Measure;
 use gavel::store::postgres::{LocalServer, Target, migrate};
 
@@ -73,7 +74,7 @@ fn main() {
         );
 
         let started = Instant::now();
-        let records = calibrate::from_database(&mut client, &Default::default(), &Measuring::recorded(Measure::Lexical))
+        let records = calibrate::from_database(&mut client, &Default::default(), &Measuring::recorded(Measure::Lexical), &Progress::none())
             .await
             .unwrap();
         println!(
@@ -87,6 +88,7 @@ fn main() {
             &mut client,
             &Default::default(),
             &Measuring::remeasured(Measure::Lexical),
+            &Progress::none(),
         )
         .await
         .unwrap();

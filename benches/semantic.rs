@@ -31,7 +31,7 @@ fn main() {
     let mut measures = vec![("tf-idf (baseline)".to_owned(), Measure::Lexical)];
     let rss = rss_kib();
     let started = Instant::now();
-    let builtin = Encoder::shared(&ModelChoice::Builtin);
+    let builtin = Encoder::shared(&ModelChoice::Builtin, None);
     builtin.load().expect("the built-in model loads");
     println!(
         "load built-in paraphrase-MiniLM-L3-v2 (4-bit, compiled in): {:.0?}, RSS +{} MiB",
@@ -46,7 +46,7 @@ fn main() {
         Some(dir) => {
             let rss = rss_kib();
             let started = Instant::now();
-            let encoder = Encoder::shared(&ModelChoice::Dir(dir.clone()));
+            let encoder = Encoder::shared(&ModelChoice::Dir(dir.clone()), None);
             encoder.load().expect("all-MiniLM-L6-v2 loads");
             println!(
                 "load all-MiniLM-L6-v2 (f32, {}): {:.0?}, RSS +{} MiB",

@@ -380,12 +380,12 @@ fn shadow_week() {
         let mut client =
             Target::exact(&server.url("bench")).unwrap().connect_driven().await.unwrap();
         let started = Instant::now();
-        finished_debates(&mut client, &Default::default(), |_, debate| drop(std::hint::black_box(debate)))
+        finished_debates(&mut client, &Default::default(), |_| {}, |_, debate| drop(std::hint::black_box(debate)))
             .await
             .unwrap();
         let read = started.elapsed();
         let started = Instant::now();
-        let records = calibrate::from_database(&mut client, &Default::default(), &gavel::calibrate::Measuring::recorded(gavel::signals::Measure::Lexical)).await.unwrap();
+        let records = calibrate::from_database(&mut client, &Default::default(), &gavel::calibrate::Measuring::recorded(gavel::signals::Measure::Lexical), &gavel::progress::Progress::none()).await.unwrap();
         let reduced = started.elapsed();
         let config = ControllerConfig::default();
         let current = Setting::current(&config);

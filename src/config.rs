@@ -54,7 +54,16 @@ pub struct SignalsConfig {
     /// Where round vectors are kept between runs (a file per model): a directory, or `off`.
     /// Unset: the data dir's `vectors`.
     pub vectors: Option<String>,
+    /// Tokens of a round embedded, from its start, [CLS] and [SEP] included (256: what an
+    /// orchestrator embedding each round as one all-MiniLM-L6-v2 input sees). Unset: the whole
+    /// round.
+    pub window: Option<usize>,
 }
+
+/// The fewest tokens `[signals] window` takes: [CLS], [SEP] and a few words.
+const MIN_WINDOW: usize = 8;
+/// More tokens than a round's text can hold ([`embed::MAX_ROUND_BYTES`]).
+const MAX_WINDOW: usize = embed::MAX_ROUND_BYTES;
 
 /// The two similarity measures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -84,7 +93,7 @@ impl SignalsConfig {
 
     /// The semantic measure with the chosen model, whichever measure is in force.
     pub fn semantic(&self) -> Measure {
-        Measure::Semantic(Encoder::shared(&self.model_choice()))
+        Measure::Semantic(Encoder::shared(&self.model_choice(), self.window))
     }
 
     /// The directory round vectors are kept in, if they are kept.
@@ -109,6 +118,13 @@ impl SignalsConfig {
     }
 
     fn validate(&self) -> Result<(), String> {
+        if let Some(window) = self.window
+            && !(MIN_WINDOW..=MAX_WINDOW).contains(&window)
+        {
+            return Err(format!(
+                "window: {window} tokens; a window holds {MIN_WINDOW} to {MAX_WINDOW}"
+            ));
+        }
         self.model_choice()
             .check()
             .map_err(|e| format!("model: {e}"))

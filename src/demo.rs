@@ -10,6 +10,7 @@ use crate::app::{Command, Event};
 use crate::config::Config;
 use crate::domain::OperatorAction;
 use crate::executor::{Backend, execute};
+use crate::progress::Progress;
 use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
 use crate::store::{MemoryStore, ResolveError};
 
@@ -44,7 +45,7 @@ pub fn start(
         .collect();
     let pace = config.simulator.clone();
     tokio::spawn(async move {
-        if let Err(e) = play(runs, clock, pace).await {
+        if let Err(e) = play(runs, clock, pace, Progress::none()).await {
             tracing::error!("the simulator stopped: {e:#}");
         }
     });

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod orchestrator;
 pub mod pager;
 pub mod policy;
+pub mod progress;
 pub mod signals;
 pub mod simulate;
 pub mod store;

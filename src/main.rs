@@ -19,7 +19,9 @@ use gavel::text::inert;
 fn main() -> ExitCode {
     gavel::memory::share_arenas();
     report_panics();
-    match run(Cli::parse()) {
+    let result = run(Cli::parse());
+    commands::note_embedding();
+    match result {
         Ok(code) => code,
         Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

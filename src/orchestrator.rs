@@ -10,17 +10,20 @@ use tokio_postgres::Client;
 
 use crate::config::Config;
 use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
+use crate::progress::Progress;
 use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
 use crate::store::postgres::{self, Notice, Notifications, Target};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
-/// until every debate has ended. `echo` prints each decision and ending.
+/// until every debate has ended, each counted on `progress` as it ends. `echo` prints each
+/// decision and ending.
 pub async fn simulate(
     target: &Target,
     fixtures: Vec<Fixture>,
     config: Arc<Config>,
     clock: tokio::sync::watch::Receiver<Playback>,
     echo: bool,
+    progress: &Progress,
 ) -> Result<()> {
     let orchestrator = Orchestrator::connect(target).await?;
     let ids = Ids::default();
@@ -30,7 +33,7 @@ pub async fn simulate(
         let stage = orchestrator.stage(&run.session().id, echo)?;
         runs.push((run, stage));
     }
-    play(runs, clock, config.simulator.clone()).await
+    play(runs, clock, config.simulator.clone(), progress.clone()).await
 }
 
 /// One connection that writes for every simulated debate, and one that listens for operator
@@ -158,7 +161,8 @@ impl Stage for PgStage {
     }
 }
 
-/// Prints decisions and endings, made inert. A reader that went away (`| head`) does not stop
+/// Prints decisions and endings, made inert (a progress bar on the same terminal steps aside
+/// for each line). A reader that went away (`| head`) does not stop
 /// the simulation: the rows in the database are what counts.
 fn echo(change: &Change) {
     use std::io::Write;
@@ -173,7 +177,9 @@ fn echo(change: &Change) {
         ),
         _ => return,
     };
-    let _ = writeln!(std::io::stdout().lock(), "{}", crate::text::inert(&line));
+    crate::progress::suspend(|| {
+        let _ = writeln!(std::io::stdout().lock(), "{}", crate::text::inert(&line));
+    });
 }
 
 fn int(n: u32) -> i32 {

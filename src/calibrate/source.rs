@@ -8,37 +8,49 @@ use tokio_postgres::Client;
 
 use super::record::{Measuring, RecordedDebate};
 use crate::domain::{Debate, Limits};
+use crate::progress::Progress;
+use crate::signals::Measure;
 use crate::store::postgres::finished_debates;
 
 /// Reduces each recording to a record once `play` has played it to its end (as a shadow-mode
 /// orchestrator would have: see [`crate::simulate::play_in_shadow`]), recordings in parallel,
-/// records in the recordings' order.
+/// records in the recordings' order, each counted on `progress`.
 pub fn from_recordings<R: Sync>(
     recordings: &[R],
     play: impl Fn(&R) -> Debate + Sync,
     measuring: &Measuring,
+    progress: &Progress,
 ) -> Vec<RecordedDebate> {
     recordings
         .par_iter()
-        .map(|recording| RecordedDebate::from_debate(&play(recording), measuring))
+        .map(|recording| {
+            let record = RecordedDebate::from_debate(&play(recording), measuring);
+            counted(progress, measuring);
+            record
+        })
         .collect()
 }
 
 /// Every debate of the database that is no longer running, each reduced on the thread pool as
 /// soon as its rows are read (so reading and measuring overlap), records in the order of the
-/// session rows. Rows are read within `limits`.
+/// session rows, each counted on `progress` when reduced. Rows are read within `limits`.
 pub async fn from_database(
     client: &mut Client,
     limits: &Limits,
     measuring: &Measuring,
+    progress: &Progress,
 ) -> Result<Vec<RecordedDebate>> {
     let (sender, receiver) = std::sync::mpsc::channel();
-    finished_debates(client, limits, |position, debate| {
+    let total = |total| progress.set_total(total as u64);
+    finished_debates(client, limits, total, |position, debate| {
         let sender = sender.clone();
         let measuring = measuring.clone();
+        let progress = progress.clone();
         rayon::spawn(move || {
+            let record = RecordedDebate::from_debate(&debate, &measuring);
+            counted(&progress, &measuring);
             // The receiver is gone only when reading failed, and that error is returned.
-            let _ = sender.send((position, RecordedDebate::from_debate(&debate, &measuring)));
+            let _ = sender.send((position, record));
         });
     })
     .await?;
@@ -46,4 +58,18 @@ pub async fn from_database(
     let mut records: Vec<(usize, RecordedDebate)> = receiver.iter().collect();
     records.sort_unstable_by_key(|(position, _)| *position);
     Ok(records.into_iter().map(|(_, record)| record).collect())
+}
+
+/// One more debate reduced, with the rounds its measure has embedded and read back so far.
+fn counted(progress: &Progress, measuring: &Measuring) {
+    progress.inc(1);
+    if let Measure::Semantic(encoder) = &measuring.measure {
+        let tally = encoder.tally();
+        if !tally.is_empty() {
+            progress.say(format!(
+                "{} rounds embedded, {} read back",
+                tally.embedded, tally.read_back
+            ));
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! thresholds and reports what each setting would have saved and decided, as tables, JSON or
 //! an HTML report to share.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,13 +11,12 @@ use anyhow::{Context, Result};
 
 use gavel::calibrate::html::{self, Made, Section};
 use gavel::calibrate::{self, AxisSpec, Measuring, RecordedDebate, Report, SimilaritySource};
-use gavel::config::Config;
-use gavel::embed::Tally;
-use gavel::signals::Measure;
+use gavel::config::{Config, SimilarityKind};
+use gavel::progress::Stage;
 use gavel::simulate::{Fixture, play_in_shadow};
 use gavel::text::inert;
 
-use super::{load_fixtures, print, runtime, target};
+use super::{load_fixtures, print, runtime, stop_on_interrupt, target};
 
 /// One report per similarity source (the recorded one when none is named) over `grid` (the
 /// configured one when empty), as tables or, `json`, as JSON; `per_debate` adds each debate's
@@ -30,6 +30,7 @@ pub fn run(
     similarity: Vec<SimilaritySource>,
     config: &Config,
 ) -> Result<ExitCode> {
+    stop_on_interrupt()?;
     let grid = if grid.is_empty() {
         config.calibration.grid.clone()
     } else {
@@ -51,7 +52,12 @@ pub fn run(
     let mut sections = Vec::new();
     for source in sources {
         let measuring = measuring(source, config);
-        let records = records(db, &fixtures, &measuring, config)?;
+        let records = records(db, &fixtures, source, config)?;
+        let replaying = Stage::spinner(&format!(
+            "replaying {} settings over {} debates",
+            settings.len(),
+            records.len()
+        ));
         let report = Report::run(
             &records,
             settings.clone(),
@@ -60,6 +66,7 @@ pub fn run(
             &config.controller,
             per_debate,
         );
+        drop(replaying);
         if json {
             reports.insert(source.name().to_owned(), serde_json::to_value(&report)?);
         } else if html.is_none() {
@@ -98,25 +105,52 @@ fn measuring(source: SimilaritySource, config: &Config) -> Measuring {
     }
 }
 
-/// The debates to replay: the database's finished ones (`db`, empty for the environment's),
-/// else `fixtures` played in shadow mode.
+/// The debates to replay, their similarities from `source`: the database's finished ones
+/// (`db`, empty for the environment's), else `fixtures` played in shadow mode.
 fn records(
     db: Option<&str>,
     fixtures: &[Fixture],
-    measuring: &Measuring,
+    source: SimilaritySource,
     config: &Config,
 ) -> Result<Vec<RecordedDebate>> {
     Ok(match db {
         Some(url) => {
             let target = target(Some(url).filter(|u| !u.is_empty()))?;
+            let stage = Stage::open("reading and measuring", "debates");
             runtime()?.block_on(async {
                 let mut client = target.connect_driven().await?;
-                calibrate::from_database(&mut client, &config.limits, measuring).await
+                let measuring = measuring(source, config);
+                calibrate::from_database(&mut client, &config.limits, &measuring, &stage).await
             })?
         }
         None => {
-            let shared = Arc::new(config.clone());
-            calibrate::from_recordings(fixtures, |f| play_in_shadow(f, shared.clone()), measuring)
+            // Played with the measure under calibration (a recording's own similarities stand
+            // only for `recorded`), so the decisions hold the similarities asked for and are
+            // read back as recorded: nothing is measured twice, or with a measure not asked for.
+            let mut config = config.clone();
+            let own_similarity = source == SimilaritySource::Recorded;
+            config.signals.similarity = match source {
+                SimilaritySource::Recorded => config.signals.similarity,
+                SimilaritySource::Lexical => SimilarityKind::Lexical,
+                SimilaritySource::Semantic => SimilarityKind::Semantic,
+            };
+            let measuring = Measuring::recorded(config.signals.measure());
+            let shared = Arc::new(config);
+            let stage = Stage::count("playing", fixtures.len() as u64, "recordings");
+            let play = |fixture: &Fixture| match own_similarity {
+                true => play_in_shadow(fixture, shared.clone()),
+                false => {
+                    let similarity = BTreeMap::new();
+                    play_in_shadow(
+                        &Fixture {
+                            similarity,
+                            ..fixture.clone()
+                        },
+                        shared.clone(),
+                    )
+                }
+            };
+            calibrate::from_recordings(fixtures, play, &measuring, &stage)
         }
     })
 }
@@ -131,9 +165,6 @@ fn print_report(
 ) -> Result<()> {
     for issue in &report.issues {
         eprintln!("gavel: note: {}", inert(issue));
-    }
-    if let (SimilaritySource::Semantic, Measure::Semantic(encoder)) = (source, &measuring.measure) {
-        eprintln!("gavel: note: {}", vectors_note(&encoder.tally()));
     }
     if titled {
         print(&format!("{}\n", title(source, measuring)))?;
@@ -216,20 +247,4 @@ fn write_html(path: &Path, sections: &[Section], source: String) -> Result<()> {
         if sections.len() == 1 { "" } else { "s" }
     );
     Ok(())
-}
-
-/// How the semantic measure got its round vectors, for calibration's notes.
-fn vectors_note(tally: &Tally) -> String {
-    match &tally.kept_in {
-        Some(path) => format!(
-            "similarity vectors: {} rounds embedded, {} read back from {}",
-            tally.embedded,
-            tally.read_back,
-            path.display()
-        ),
-        None => format!(
-            "similarity vectors: {} rounds embedded (none kept between runs)",
-            tally.embedded
-        ),
-    }
 }

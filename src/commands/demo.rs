@@ -14,6 +14,7 @@ use gavel::app::{Command, Model};
 use gavel::cli;
 use gavel::config::Config;
 use gavel::orchestrator::simulate;
+use gavel::progress::Progress;
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, migrate};
 use gavel::{demo, live, logging, terminal, tui};
@@ -118,7 +119,9 @@ async fn demo_postgres(
     let simulator = {
         let (target, config) = (target.clone(), config.clone());
         tokio::spawn(async move {
-            if let Err(e) = simulate(&target, fixtures, config, clock, false).await {
+            if let Err(e) =
+                simulate(&target, fixtures, config, clock, false, &Progress::none()).await
+            {
                 tracing::error!("the simulator stopped: {e:#}");
             }
         })

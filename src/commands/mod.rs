@@ -40,6 +40,34 @@ pub fn warn_all(warnings: &[String]) {
     }
 }
 
+/// Ctrl-C (or SIGTERM) ends a command doing long work at once, with the signal's status:
+/// the stage in hand says how far it got (its half-written files removed), and what was
+/// embedded is said as at a normal end. Called by each such command before its work starts.
+pub fn stop_on_interrupt() -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).context("cannot catch Ctrl-C")?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let how_far = gavel::progress::interrupted()
+                .map(|s| format!(": {s}"))
+                .unwrap_or_default();
+            eprintln!("gavel: interrupted{how_far}");
+            note_embedding();
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
+}
+
+/// What each model embedded and read back in this process, a note each on stderr (nothing
+/// when nothing was embedded or read back).
+pub fn note_embedding() {
+    for tally in gavel::embed::tallies() {
+        eprintln!("gavel: note: {tally}");
+    }
+}
+
 /// A multi-threaded async runtime.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")

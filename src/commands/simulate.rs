@@ -10,11 +10,13 @@ use tokio::sync::watch;
 use gavel::config::Config;
 use gavel::logging;
 use gavel::orchestrator::simulate;
+use gavel::progress::Stage;
 use gavel::simulate::Playback;
 
-use super::{load_fixtures, runtime, target};
+use super::{load_fixtures, runtime, stop_on_interrupt, target};
 
-/// Plays `fixtures` (the bundled ones when none) at `speed`.
+/// Plays `fixtures` (the bundled ones when none) at `speed`, the debates that have ended
+/// counted on stderr.
 pub fn run(
     db: Option<&str>,
     fixtures: &[PathBuf],
@@ -23,14 +25,16 @@ pub fn run(
     log_dir: &Path,
 ) -> Result<ExitCode> {
     let _guard = logging::init(log_dir)?;
+    stop_on_interrupt()?;
     let target = target(db)?;
     let fixtures = load_fixtures(fixtures, &config.limits)?;
+    let stage = Stage::count("playing", fixtures.len() as u64, "debates ended");
     runtime()?.block_on(async {
         let (_playback, clock) = watch::channel(Playback {
             paused: false,
             speed,
         });
-        simulate(&target, fixtures, Arc::new(config), clock, true).await
+        simulate(&target, fixtures, Arc::new(config), clock, true, &stage).await
     })?;
     Ok(ExitCode::SUCCESS)
 }

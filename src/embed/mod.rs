@@ -14,16 +14,17 @@
 mod bert;
 mod chunk;
 pub mod fetch;
+mod tally;
 pub mod vectors;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tokenizers::Tokenizer;
 
 pub use chunk::{Chunk, pack, sentences};
+pub use tally::Tally;
 use vectors::VectorFile;
 
 /// The most text of one round that is embedded (the rest is not read): bounds the time and
@@ -50,14 +51,23 @@ pub enum ModelChoice {
 }
 
 impl ModelChoice {
-    /// The model's name: [`BUILTIN_NAME`], or the directory's name in lower case.
+    /// The model's name as `similarity_model` records it: [`BUILTIN_NAME`], or the directory's
+    /// name in lower case with the first 12 hex digits of the SHA-256 of its weights
+    /// (`model.safetensors`), so two models are never named alike. Reads the weights: ask once.
     pub fn name(&self) -> String {
         match self {
             ModelChoice::Builtin => BUILTIN_NAME.to_owned(),
-            ModelChoice::Dir(dir) => dir
-                .file_name()
-                .map(|n| n.to_string_lossy().to_lowercase())
-                .unwrap_or_else(|| dir.display().to_string()),
+            ModelChoice::Dir(dir) => {
+                let base = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_lowercase())
+                    .unwrap_or_else(|| dir.display().to_string());
+                // Unreadable weights fail the model's load, which says why.
+                match weights_digest(&dir.join(bert::FILES[0])) {
+                    Ok(digest) => format!("{base}-{}", &digest[..12]),
+                    Err(_) => base,
+                }
+            }
         }
     }
 
@@ -77,6 +87,27 @@ impl ModelChoice {
     }
 }
 
+/// The SHA-256 of the file at `path`, in hex, read a MiB at a time.
+pub fn weights_digest(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        context.update(&buffer[..n]);
+    }
+    Ok(hex(context.finish().as_ref()))
+}
+
+/// `bytes` in lower-case hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The first of a model directory's files that is not there.
 pub fn missing_file(dir: &Path) -> Option<&'static str> {
     bert::FILES.into_iter().find(|f| !dir.join(f).is_file())
@@ -89,28 +120,23 @@ pub struct Encoder(Arc<Shared>);
 
 struct Shared {
     choice: ModelChoice,
-    name: String,
+    /// Tokens of a round embedded, from its start ([CLS] and [SEP] included); `None`: the
+    /// whole round.
+    window: Option<usize>,
+    /// The name `similarity_model` records, found on first use ([`ModelChoice::name`]).
+    name: OnceLock<String>,
     loaded: OnceLock<Result<Loaded, String>>,
     cache: Mutex<Cache>,
     disk: Mutex<Disk>,
-    embedded: AtomicU64,
-    read_back: AtomicU64,
-}
-
-/// What an encoder has done so far: rounds embedded, and rounds whose vector was read back from
-/// the file of kept vectors (`kept_in`) instead.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tally {
-    pub embedded: u64,
-    pub read_back: u64,
-    pub kept_in: Option<PathBuf>,
+    counters: tally::Counters,
 }
 
 /// Where an encoder keeps its vectors beyond the process.
 enum Disk {
     /// Nowhere: no command asked for it, or the file failed (said once, in the log).
     Off,
-    /// In this file, opened on first use (the model gives the vectors' length).
+    /// In a file of this directory named after the model, opened on first use (the model
+    /// gives the vectors' length).
     Closed(PathBuf),
     Open(VectorFile),
 }
@@ -123,6 +149,19 @@ pub fn keep_vectors_in(dir: PathBuf) {
 }
 
 static VECTOR_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Every encoder of the process.
+static ENCODERS: Mutex<Vec<Encoder>> = Mutex::new(Vec::new());
+
+/// What each encoder of the process that embedded or read back a vector has done.
+pub fn tallies() -> Vec<Tally> {
+    let encoders = ENCODERS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    encoders
+        .iter()
+        .map(Encoder::tally)
+        .filter(|t| !t.is_empty())
+        .collect()
+}
 
 /// Where vectors are kept when the configuration does not say: the data dir's `vectors`.
 pub fn default_vector_dir() -> Option<PathBuf> {
@@ -146,39 +185,46 @@ enum Backend {
 
 impl std::fmt::Debug for Encoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Encoder({})", self.0.name)
+        write!(
+            f,
+            "Encoder({:?}, window {:?})",
+            self.0.choice, self.0.window
+        )
     }
 }
 
 impl Encoder {
-    /// The process's encoder for `choice`, made on first request (the model itself is loaded
-    /// on first use).
-    pub fn shared(choice: &ModelChoice) -> Encoder {
-        static ENCODERS: Mutex<Vec<Encoder>> = Mutex::new(Vec::new());
+    /// The process's encoder for `choice` reading the first `window` tokens of a round (the
+    /// whole round when `None`), made on first request; the model itself is loaded on first
+    /// use, when a round needs a vector.
+    pub fn shared(choice: &ModelChoice, window: Option<usize>) -> Encoder {
         let mut encoders = ENCODERS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = encoders.iter().find(|e| &e.0.choice == choice) {
+        if let Some(found) = encoders
+            .iter()
+            .find(|e| &e.0.choice == choice && e.0.window == window)
+        {
             return found.clone();
         }
-        let disk = match VECTOR_DIR.get() {
-            Some(dir) => Disk::Closed(dir.join(format!("{}.vectors", choice.name()))),
-            None => Disk::Off,
-        };
         let encoder = Encoder(Arc::new(Shared {
-            name: choice.name(),
             choice: choice.clone(),
+            window,
+            name: OnceLock::new(),
             loaded: OnceLock::new(),
             cache: Mutex::new(Cache::default()),
-            disk: Mutex::new(disk),
-            embedded: AtomicU64::new(0),
-            read_back: AtomicU64::new(0),
+            disk: Mutex::new(VECTOR_DIR.get().cloned().map_or(Disk::Off, Disk::Closed)),
+            counters: tally::Counters::default(),
         }));
         encoders.push(encoder.clone());
         encoder
     }
 
-    /// The model's name, as `similarity_model` records it.
+    /// The name `similarity_model` records: the model's ([`ModelChoice::name`]), with
+    /// `@<window>` when only the first `window` tokens of a round are read.
     pub fn name(&self) -> &str {
-        &self.0.name
+        self.0.name.get_or_init(|| match self.0.window {
+            Some(window) => format!("{}@{window}", self.0.choice.name()),
+            None => self.0.choice.name(),
+        })
     }
 
     /// Loads the model now if it is not loaded yet.
@@ -191,12 +237,16 @@ impl Encoder {
             .loaded
             .get_or_init(|| load(&self.0.choice))
             .as_ref()
-            .map_err(|e| format!("the similarity model {}: {e}", self.0.name))
+            .map_err(|e| format!("the similarity model {}: {e}", self.name()))
     }
 
     /// The unit vector of a round made of `turns`; `None` when they hold no text.
     pub fn round(&self, turns: &[&str]) -> Result<Option<Arc<[f32]>>, String> {
-        let text = round_text(turns);
+        self.vector(&round_text(turns))
+    }
+
+    /// The unit vector of a round's text ([`round_text`]); `None` when it holds none.
+    pub fn vector(&self, text: &str) -> Result<Option<Arc<[f32]>>, String> {
         let key: [u8; 32] = ring::digest::digest(&ring::digest::SHA256, text.as_bytes())
             .as_ref()
             .try_into()
@@ -205,15 +255,15 @@ impl Encoder {
             return Ok(Some(found));
         }
         if let Some(kept) = self.kept(&key) {
-            self.0.read_back.fetch_add(1, Ordering::Relaxed);
+            self.0.counters.read_back();
             let vector: Arc<[f32]> = kept.into();
             self.cache().insert(key, vector.clone());
             return Ok(Some(vector));
         }
-        let Some(vector) = self.embed(&text)? else {
+        let Some((vector, tokens)) = self.0.counters.timed(|| self.embed(text))? else {
             return Ok(None);
         };
-        self.0.embedded.fetch_add(1, Ordering::Relaxed);
+        self.0.counters.embedded(tokens);
         self.cache().insert(key, vector.clone());
         self.keep(key, &vector);
         Ok(Some(vector))
@@ -225,14 +275,11 @@ impl Encoder {
 
     /// What the encoder has done so far.
     pub fn tally(&self) -> Tally {
-        Tally {
-            embedded: self.0.embedded.load(Ordering::Relaxed),
-            read_back: self.0.read_back.load(Ordering::Relaxed),
-            kept_in: match &*self.0.disk.lock().unwrap_or_else(|e| e.into_inner()) {
-                Disk::Open(file) => Some(file.path().to_owned()),
-                _ => None,
-            },
-        }
+        let kept_in = match &*self.0.disk.lock().unwrap_or_else(|e| e.into_inner()) {
+            Disk::Open(file) => Some(file.path().to_owned()),
+            _ => None,
+        };
+        self.0.counters.tally(self.name(), kept_in)
     }
 
     /// The vector kept on disk for `key`.
@@ -258,10 +305,11 @@ impl Encoder {
     /// is said in the log and not tried again).
     fn disk(&self) -> std::sync::MutexGuard<'_, Disk> {
         let mut disk = self.0.disk.lock().unwrap_or_else(|e| e.into_inner());
-        if let Disk::Closed(path) = &*disk
+        if let Disk::Closed(dir) = &*disk
             && let Ok(loaded) = self.loaded()
         {
-            *disk = match VectorFile::open(path, loaded.dimensions) {
+            let path = dir.join(format!("{}.vectors", self.name()));
+            *disk = match VectorFile::open(&path, loaded.dimensions) {
                 Ok(file) => {
                     tracing::info!(
                         "similarity vectors: {} kept in {}",
@@ -279,28 +327,22 @@ impl Encoder {
         disk
     }
 
-    /// The chunks `text` is embedded as.
+    /// The chunks `text` is embedded as: its first `window` tokens when the encoder has one.
     pub fn chunks(&self, text: &str) -> Result<Vec<Chunk>, String> {
         let loaded = self.loaded()?;
+        let text = match self.0.window {
+            Some(window) => &text[..loaded.measure(text, window.saturating_sub(2)).1],
+            None => text,
+        };
         // Two special tokens ([CLS], [SEP]) go round every chunk.
         let window = loaded.window - 2;
         Ok(pack(text, window, |sentence| {
-            match loaded.tokenizer.encode(sentence, false) {
-                Ok(encoding) => {
-                    let count = encoding.len();
-                    let fits = match encoding.get_offsets().get(window.wrapping_sub(1)) {
-                        Some(&(_, end)) if count > window => floor_char(sentence, end),
-                        _ => sentence.len(),
-                    };
-                    (count, fits)
-                }
-                // Text the tokenizer refuses is not embedded.
-                Err(_) => (0, 0),
-            }
+            loaded.measure(sentence, window)
         }))
     }
 
-    fn embed(&self, text: &str) -> Result<Option<Arc<[f32]>>, String> {
+    /// The unit vector of `text` and the tokens embedded for it (special tokens included).
+    fn embed(&self, text: &str) -> Result<Option<(Arc<[f32]>, u64)>, String> {
         let loaded = self.loaded()?;
         let chunks = self.chunks(text)?;
         if chunks.is_empty() {
@@ -327,26 +369,50 @@ impl Encoder {
                 })
                 .collect::<Result<_, String>>()?,
         };
-        let mut sum = vec![0f64; vectors[0].len()];
-        for (chunk, vector) in chunks.iter().zip(&vectors) {
-            let norm = vector
-                .iter()
-                .map(|&v| f64::from(v).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            if norm > 0.0 && norm.is_finite() {
-                let weight = chunk.tokens as f64 / norm;
-                sum.iter_mut()
-                    .zip(vector)
-                    .for_each(|(s, &v)| *s += weight * f64::from(v));
-            }
-        }
-        let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if norm == 0.0 || !norm.is_finite() {
-            return Ok(None);
-        }
-        Ok(Some(sum.iter().map(|v| (v / norm) as f32).collect()))
+        let tokens = chunks.iter().map(|c| c.tokens as u64 + 2).sum();
+        Ok(average(&chunks, &vectors).map(|vector| (vector, tokens)))
     }
+}
+
+impl Loaded {
+    /// Tokens in `text` (special tokens not counted) and the byte length of its longest prefix
+    /// of at most `limit` tokens; text the tokenizer refuses counts none and is not embedded.
+    fn measure(&self, text: &str, limit: usize) -> (usize, usize) {
+        let Ok(encoding) = self.tokenizer.encode(text, false) else {
+            return (0, 0);
+        };
+        let count = encoding.len();
+        let fits = match encoding.get_offsets().get(limit.wrapping_sub(1)) {
+            _ if count <= limit => text.len(),
+            Some(&(_, end)) => floor_char(text, end),
+            None => 0,
+        };
+        (count, fits)
+    }
+}
+
+/// The chunk vectors averaged, each weighted by its tokens, as a unit vector; `None` when
+/// nothing is left (every vector zero or not finite).
+fn average(chunks: &[Chunk], vectors: &[Vec<f32>]) -> Option<Arc<[f32]>> {
+    let mut sum = vec![0f64; vectors[0].len()];
+    for (chunk, vector) in chunks.iter().zip(vectors) {
+        let norm = vector
+            .iter()
+            .map(|&v| f64::from(v).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            let weight = chunk.tokens as f64 / norm;
+            sum.iter_mut()
+                .zip(vector)
+                .for_each(|(s, &v)| *s += weight * f64::from(v));
+        }
+    }
+    let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if norm == 0.0 || !norm.is_finite() {
+        return None;
+    }
+    Some(sum.iter().map(|v| (v / norm) as f32).collect())
 }
 
 /// The cosine of two unit vectors, in `0.0..=1.0` (opposed vectors count as unrelated).
@@ -359,8 +425,8 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
     dot.clamp(0.0, 1.0)
 }
 
-/// A round's turns as one text, cut to [`MAX_ROUND_BYTES`] at a character boundary.
-fn round_text(turns: &[&str]) -> String {
+/// A round's turns as one text (what is embedded of it), cut to [`MAX_ROUND_BYTES`] at a character boundary.
+pub fn round_text(turns: &[&str]) -> String {
     let mut text = String::new();
     for turn in turns {
         if text.len() >= MAX_ROUND_BYTES {

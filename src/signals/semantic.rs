@@ -1,7 +1,8 @@
 //! The semantic similarity: the cosine between consecutive rounds' sentence embeddings, as the
 //! seed orchestrator measures it. The vectors come from a shared [`Encoder`] (one model per
 //! process, vectors cached per round text), so a round costs one embedding however many
-//! debates or replays read it.
+//! debates or replays read it; and a round is embedded only when a similarity is asked of it or
+//! of the round after it, so rounds whose similarity was recorded load no model.
 
 use std::sync::Arc;
 
@@ -13,32 +14,58 @@ use crate::embed::{self, Encoder};
 #[derive(Debug)]
 pub struct SemanticCosine {
     encoder: Encoder,
-    previous: Option<Arc<[f32]>>,
-    current: Option<Arc<[f32]>>,
+    previous: Round,
+    current: Round,
+}
+
+/// A round as the measure holds it: its text until a vector is asked of it (at most the
+/// first [`embed::MAX_ROUND_BYTES`]), then its vector.
+#[derive(Debug, Default)]
+enum Round {
+    #[default]
+    None,
+    Text(String),
+    Vector(Option<Arc<[f32]>>),
+}
+
+impl Round {
+    fn vector(&mut self, encoder: &Encoder) -> Option<Arc<[f32]>> {
+        if let Round::Text(text) = self {
+            let vector = encoder.vector(text).unwrap_or_else(|e| {
+                log_once(&e);
+                None
+            });
+            *self = Round::Vector(vector);
+        }
+        match self {
+            Round::Vector(vector) => vector.clone(),
+            _ => None,
+        }
+    }
 }
 
 impl SemanticCosine {
     pub fn new(encoder: Encoder) -> SemanticCosine {
         SemanticCosine {
             encoder,
-            previous: None,
-            current: None,
+            previous: Round::None,
+            current: Round::None,
         }
     }
 }
 
 impl Similarity for SemanticCosine {
     fn push(&mut self, round: MeasuredRound<'_>) {
-        let vector = self.encoder.round(round.turns).unwrap_or_else(|e| {
-            log_once(&e);
-            None
-        });
-        self.previous = std::mem::replace(&mut self.current, vector);
+        let text = Round::Text(embed::round_text(round.turns));
+        self.previous = std::mem::replace(&mut self.current, text);
     }
 
     fn latest(&mut self) -> f64 {
-        match (&self.previous, &self.current) {
-            (Some(a), Some(b)) => embed::cosine(a, b),
+        match (
+            self.previous.vector(&self.encoder),
+            self.current.vector(&self.encoder),
+        ) {
+            (Some(a), Some(b)) => embed::cosine(&a, &b),
             _ => 0.0,
         }
     }

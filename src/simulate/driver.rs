@@ -12,6 +12,7 @@ use super::clock::{Clock, Playback};
 use super::run::DebateRun;
 use crate::config::SimulatorConfig;
 use crate::domain::{Change, OperatorAction};
+use crate::progress::Progress;
 use crate::store::{MemoryStore, ResolveError};
 
 /// What a simulated orchestrator needs from the store it plays into.
@@ -82,13 +83,14 @@ impl Stage for MemoryStage {
     }
 }
 
-/// Opens every run in the order given, then drives them all at once; returns when every debate
-/// has finished. When a stage fails (its store is gone) the other debates are stopped too and
+/// Opens every run in the order given, then drives them all at once, counting each debate on
+/// `progress` as it finishes; returns when every debate has finished. When a stage fails (its store is gone) the other debates are stopped too and
 /// the error names every debate left unfinished, in the order given.
 pub async fn play<S: Stage + Send + 'static>(
     runs: Vec<(DebateRun, S)>,
     playback: watch::Receiver<Playback>,
     pace: SimulatorConfig,
+    progress: Progress,
 ) -> Result<()> {
     let mut opened = Vec::new();
     let mut unfinished: Vec<String> = Vec::new();
@@ -113,6 +115,7 @@ pub async fn play<S: Stage + Send + 'static>(
         let error = match done {
             Ok((task, Ok(()))) => {
                 unfinished.retain(|id| Some(id) != ids.get(&task));
+                progress.inc(1);
                 continue;
             }
             Ok((_, Err(e))) => e,

@@ -28,6 +28,7 @@ fn recorded(names: &[&str]) -> Vec<RecordedDebate> {
         &fixtures,
         |f| play_in_shadow(f, Arc::new(Config::default())),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+        &gavel::progress::Progress::none(),
     )
 }
 
@@ -147,6 +148,7 @@ fn the_bundled_gated_debate_saves_its_rounds_after_3_at_the_setting_in_force() {
         std::slice::from_ref(&fixture),
         |f| play_in_shadow(f, Arc::new(Config::default())),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+        &gavel::progress::Progress::none(),
     );
     let report = report(&records, &["similarity=0.9"]);
     let o = outcome(row(&report, 0.9, 1), "fasting-insulin-0412");

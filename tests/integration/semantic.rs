@@ -24,7 +24,7 @@ const UNRELATED: &str = "The harbour bridge will close for repairs next spring, 
                          timetable adds two evening crossings while the work lasts.";
 
 fn builtin() -> Measure {
-    Measure::Semantic(Encoder::shared(&ModelChoice::Builtin))
+    Measure::Semantic(Encoder::shared(&ModelChoice::Builtin, None))
 }
 
 /// The similarity of `b` to `a`, as the controller sees it.
@@ -79,7 +79,7 @@ fn all_minilm_l6_v2_where_ci_fetched_it() {
     choice
         .check()
         .unwrap_or_else(|e| panic!("CI fetched the model, yet {e}"));
-    let measure = Measure::Semantic(Encoder::shared(&choice));
+    let measure = Measure::Semantic(Encoder::shared(&choice, None));
     assert_eq!(
         measure.name(),
         dir.file_name().unwrap().to_string_lossy().to_lowercase()
@@ -134,7 +134,7 @@ fn sentences_pack_into_chunks_within_the_window_and_a_long_one_is_cut() {
 
 #[test]
 fn chunks_of_a_long_round_fit_the_model_window_by_its_tokenizer() {
-    let encoder = Encoder::shared(&ModelChoice::Builtin);
+    let encoder = Encoder::shared(&ModelChoice::Builtin, None);
     let long_sentence = "word ".repeat(400);
     let text = format!("{}{long_sentence}", FIRST.repeat(20));
     let chunks = encoder.chunks(&text).unwrap();
@@ -146,7 +146,7 @@ fn chunks_of_a_long_round_fit_the_model_window_by_its_tokenizer() {
 
 #[test]
 fn a_huge_round_costs_no_more_than_its_first_32_kib() {
-    let encoder = Encoder::shared(&ModelChoice::Builtin);
+    let encoder = Encoder::shared(&ModelChoice::Builtin, None);
     let huge = "Trials disagree on the mechanism. ".repeat(200_000); // 6.8 MB
     let started = Instant::now();
     let capped = encoder

@@ -369,9 +369,14 @@ async fn a_driven_gated_debate_times_out_to_the_controllers_decisions() {
     let fixture = common::fixture("gated_converges_round3");
     let debate = DebateRun::new(fixture, Arc::new(Config::default()), Ids::default());
     let stage = MemoryStage::new(store.clone(), &debate.session().id);
-    gavel::simulate::play(vec![(debate, stage)], clock, fast_pace(5.0))
-        .await
-        .unwrap();
+    gavel::simulate::play(
+        vec![(debate, stage)],
+        clock,
+        fast_pace(5.0),
+        gavel::progress::Progress::none(),
+    )
+    .await
+    .unwrap();
     let mut changes = Vec::new();
     while let Ok(change) = rows.try_recv() {
         changes.push(change);
@@ -406,6 +411,7 @@ async fn a_driven_gated_debate_follows_the_operator_and_pauses() {
         vec![(debate, stage)],
         clock,
         fast_pace(3600.0),
+        gavel::progress::Progress::none(),
     ));
 
     let mut rows = store.subscribe();

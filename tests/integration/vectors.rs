@@ -4,7 +4,7 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gavel::embed::vectors::VectorFile;
 
@@ -169,14 +169,15 @@ fn another_models_length_is_refused_on_opening_and_on_put() {
     assert!(file.is_empty());
 }
 
-/// The semantic note `gavel calibrate` prints: rounds embedded and rounds read back.
+/// The note every command that embeds prints: rounds embedded, rounds read back, the file.
 fn vectors_note(stderr: &str) -> (u64, u64, String) {
     let line = stderr
         .lines()
         .find_map(|l| l.strip_prefix("gavel: note: similarity vectors: "))
         .unwrap_or_else(|| panic!("no vectors note in {stderr:?}"));
     let (embedded, rest) = line.split_once(" rounds embedded, ").unwrap();
-    let (read_back, path) = rest.split_once(" read back from ").unwrap();
+    let (read_back, rest) = rest.split_once(" read back from ").unwrap();
+    let (path, _model) = rest.rsplit_once(" (").unwrap();
     (
         embedded.parse().unwrap(),
         read_back.parse().unwrap(),
@@ -220,4 +221,42 @@ fn a_second_calibration_reads_back_every_vector_the_first_embedded() {
     let (second_report, second) = calibrate();
     assert_eq!(vectors_note(&second), (0, embedded, path));
     assert_eq!(second_report, first_report);
+}
+
+/// Calibration measures only what is asked, as a new user meets it (no config, no kept
+/// vectors): under `lexical` the recordings are played with TF-IDF, so no model loads, no round
+/// is embedded and no vector file appears; under `recorded`, rounds that carry their own
+/// similarity embed nothing either; the same recordings under `semantic` do embed, so the note
+/// is not silent for want of a model.
+#[test]
+fn calibrating_recordings_embeds_only_what_the_measure_asked_for() {
+    let scratch = Scratch::new("asked");
+    let calibrate = |recording: &str, similarity: &str| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gavel"))
+            .args(["calibrate", recording, "--similarity", similarity])
+            .env("XDG_CONFIG_HOME", scratch.0.join("config"))
+            .env("XDG_DATA_HOME", scratch.0.join("data"))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let vectors = scratch.0.join("data/gavel/vectors");
+    let paraphrased = "tests/data/calibration/paraphrased.jsonl";
+
+    let lexical = calibrate(paraphrased, "lexical");
+    assert!(!lexical.contains("similarity vectors"), "{lexical}");
+    // Every round of this recording after the first carries the orchestrator's similarity.
+    let recorded = calibrate("fixtures/budget_safety.jsonl", "recorded");
+    assert!(!recorded.contains("similarity vectors"), "{recorded}");
+    assert!(!vectors.exists(), "{}", vectors.display());
+
+    let semantic = calibrate(paraphrased, "semantic");
+    let (embedded, read_back, path) = vectors_note(&semantic);
+    assert_eq!((embedded, read_back), (5, 0), "{semantic}");
+    assert!(Path::new(&path).starts_with(&vectors), "{path}");
+    assert!(
+        semantic.contains("paraphrase-minilm-l3-v2-q4: "),
+        "{semantic}"
+    );
 }

@@ -21,7 +21,7 @@ pub use connect::Target;
 pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::LocalServer;
-pub use migrate::migrate;
+pub use migrate::{migrate, migrate_each, migrations};
 pub use notifications::Notifications;
 pub use queries::{Notice, audit_rows, finished_debates, history};
 pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};

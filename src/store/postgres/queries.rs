@@ -228,12 +228,14 @@ fn like_escaped(text: &str) -> String {
 }
 
 /// Every debate that is no longer running, from one snapshot, handed to `each` with its
-/// position among the session rows. Sessions, decisions, judgments and actions are read first;
-/// turns are streamed in debate order, so a debate is handed on as soon as its last turn is
-/// read and only one debate's turns are held here at a time.
+/// position among the session rows; `total` is told how many there are before the first.
+/// Sessions, decisions, judgments and actions are read first; turns are streamed in debate
+/// order, so a debate is handed on as soon as its last turn is read and only one debate's turns
+/// are held here at a time.
 pub async fn finished_debates(
     client: &mut Client,
     limits: &Limits,
+    total: impl FnOnce(usize),
     mut each: impl FnMut(usize, Debate),
 ) -> Result<()> {
     let tx = snapshot(client).await?;
@@ -243,6 +245,7 @@ pub async fn finished_debates(
         .into_iter()
         .chain(each_table(&tx, &tables::RULINGS, finished, &[&"running"], limits).await?)
         .collect();
+    total(debates.len());
     let mut handed = vec![false; debates.len()];
     let turns = tx
         .query_raw(

@@ -115,7 +115,7 @@ pub async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>)
         ..Config::default()
     });
     let (_playback, clock) = tokio::sync::watch::channel(gavel::simulate::Playback::default());
-    gavel::orchestrator::simulate(target, fixtures, config, clock, false)
+    gavel::orchestrator::simulate(target, fixtures, config, clock, false, &gavel::progress::Progress::none())
         .await
         .unwrap();
 }

@@ -86,14 +86,30 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
     let fast_run = {
         let (target, config, clock) = (target.clone(), config.clone(), clock.clone());
         tokio::spawn(async move {
-            gavel::orchestrator::simulate(&target, vec![timing_out], config, clock, false).await
+            gavel::orchestrator::simulate(
+                &target,
+                vec![timing_out],
+                config,
+                clock,
+                false,
+                &gavel::progress::Progress::none(),
+            )
+            .await
         })
     };
     let waiting = {
         let target = target.clone();
         let clock = clock.clone();
         tokio::spawn(async move {
-            gavel::orchestrator::simulate(&target, vec![gated_long], slow, clock, false).await
+            gavel::orchestrator::simulate(
+                &target,
+                vec![gated_long],
+                slow,
+                clock,
+                false,
+                &gavel::progress::Progress::none(),
+            )
+            .await
         })
     };
 

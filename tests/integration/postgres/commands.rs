@@ -45,6 +45,7 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
         &mut client,
         &Default::default(),
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+        &gavel::progress::Progress::none(),
     )
     .await
     .unwrap();
@@ -76,6 +77,7 @@ async fn calibration_from_the_database_matches_the_recordings_it_was_played_from
             gavel::simulate::play_in_shadow(f, config)
         },
         &gavel::calibrate::Measuring::recorded(gavel::config::Config::default().signals.measure()),
+        &gavel::progress::Progress::none(),
     );
     assert_eq!(from_db[2..], from_files[..]);
     assert_eq!(from_db[2].labels.len(), 2, "the recorded labels came back");

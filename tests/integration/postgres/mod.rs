@@ -4,6 +4,7 @@
 
 mod actions;
 mod commands;
+mod exact;
 mod feed;
 mod migrations;
 
