@@ -7,11 +7,11 @@
 //! similarity 0.75..0.99 x novelty 0..3 over them, then the same grid on one thread. Reading
 //! and reducing is timed with similarity as recorded and measured again lexically, in process.
 //!
-//! Then the gavel binary itself (`gavel calibrate --db`), each run a process of its own: with
-//! similarity as recorded (the baseline), then measured semantically with the built-in model
-//! twice, vectors kept in a scratch directory: the first run embeds every round (each round's
-//! text is its own), the second reads them all back. `GAVEL_BENCH_SEMANTIC=0` leaves the
-//! binary's runs out.
+//! Then the gavel binary itself (`gavel calibrate --db`), each run a process of its own from a
+//! fresh home (scratch XDG directories): with similarity as recorded (the baseline), then
+//! measured semantically with the built-in model twice in that home: the first run embeds
+//! every round (cold: each round's text is its own), the second reads them all back from the
+//! vectors the first kept (warm). `GAVEL_BENCH_SEMANTIC=0` leaves the binary's runs out.
 
 use std::path::Path;
 use std::process::Command;
@@ -153,42 +153,39 @@ fn main() {
     }
 }
 
-/// `gavel calibrate --db` as an operator runs it: similarity as recorded, then semantic with
-/// no vector kept yet, then semantic again.
+/// `gavel calibrate --db` as a new user runs it, from a fresh home (scratch XDG directories:
+/// no config, so the built-in model, and no kept vectors): similarity as recorded, then
+/// semantic with no vector kept yet (cold), then semantic again in the same home (warm: every
+/// vector kept by the first run).
 fn binary_runs(url: &str) {
-    let scratch =
+    let home =
         std::env::temp_dir().join(format!("gavel-bench-calibrate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(scratch.join("gavel")).unwrap();
-    std::fs::write(
-        scratch.join("gavel/config.toml"),
-        format!(
-            "[signals]\nmodel = \"builtin\"\nvectors = \"{}\"\n",
-            scratch.join("vectors").display()
-        ),
-    )
-    .unwrap();
+    let _ = std::fs::remove_dir_all(&home);
     println!();
-    println!("gavel calibrate --db (the binary, a process per run, default grid):");
-    let (recorded, _) = calibrate_binary(&scratch, url, "recorded");
+    println!("gavel calibrate --db (the binary, a process per run, fresh home, default grid):");
+    let (recorded, _) = calibrate_binary(&home, url, "recorded");
     println!("  --similarity recorded (baseline): {recorded:.2?}");
-    let (cold, note) = calibrate_binary(&scratch, url, "semantic");
-    println!("  --similarity semantic, no vector kept yet: {cold:.2?} ({note})");
-    let (warm, note) = calibrate_binary(&scratch, url, "semantic");
+    let (cold, note) = calibrate_binary(&home, url, "semantic");
+    println!("  --similarity semantic, cold (no vector kept yet): {cold:.2?} ({note})");
+    let (warm, note) = calibrate_binary(&home, url, "semantic");
     println!(
-        "  --similarity semantic, vectors kept: {warm:.2?} ({note}); {:.1}x the baseline, {:.0}x faster than embedding",
+        "  --similarity semantic, warm (vectors kept by the run before): {warm:.2?} ({note}); {:.1}x the baseline, {:.0}x faster than embedding",
         warm.as_secs_f64() / recorded.as_secs_f64(),
         cold.as_secs_f64() / warm.as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&scratch);
+    let _ = std::fs::remove_dir_all(&home);
 }
 
-/// Runs `gavel calibrate --db url --similarity source`; its wall time and its vectors note.
-fn calibrate_binary(scratch: &Path, url: &str, source: &str) -> (Duration, String) {
+/// Runs `gavel calibrate --db url --similarity source` with its XDG directories under `home`;
+/// its wall time and its vectors note.
+fn calibrate_binary(home: &Path, url: &str, source: &str) -> (Duration, String) {
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_gavel"))
         .args(["calibrate", "--db", url, "--similarity", source])
-        .env("XDG_CONFIG_HOME", scratch)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
         .output()
         .unwrap();
     let elapsed = started.elapsed();
@@ -197,7 +194,7 @@ fn calibrate_binary(scratch: &Path, url: &str, source: &str) -> (Duration, Strin
     let note = stderr
         .lines()
         .find_map(|l| l.strip_prefix("gavel: note: similarity vectors: "))
-        .unwrap_or("")
+        .unwrap_or("nothing embedded")
         .to_owned();
     (elapsed, note)
 }

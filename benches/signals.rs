@@ -8,13 +8,20 @@
 //! 2. The bundled fixtures, every round: turns per second.
 //! 3. A shadow week in a throwaway PostgreSQL: 10,000 finished debates of 7 agents x 8 rounds
 //!    with turns of about 1.5 KB and no recorded signals (so every round is measured from its
-//!    text), calibrated over the default grid by `gavel calibrate --db` as a process, reading
-//!    included. `GAVEL_BENCH_DEBATES` changes the count; `GAVEL_BENCH_BASELINE=path/to/gavel`
+//!    text), calibrated over the default grid by `gavel calibrate --db --similarity lexical` as
+//!    a process from a fresh home, reading included. `GAVEL_BENCH_DEBATES` changes the count; `GAVEL_BENCH_BASELINE=path/to/gavel`
 //!    also times that build (a previous one) on the same database, for the ratio.
 //!
-//! `cargo bench --bench signals -- rounds fixtures week` picks sections (all by default).
+//! 4. 100 generated recordings (7 agents, turns of about 1.5 KB) of 8 and of 32 rounds,
+//!    calibrated by `gavel calibrate DIR --similarity lexical` as a new user runs it: the
+//!    release binary from a fresh home (scratch XDG directories: no config, no kept vectors).
+//!    `GAVEL_BENCH_BASELINE` also times that build on them.
+//!
+//! Every run of the binary is from a fresh home. `cargo bench --bench signals -- rounds
+//! fixtures week recordings` picks sections (all by default).
 
-use std::process::Command;
+mod generated;
+
 use std::time::{Duration, Instant};
 
 use gavel::calibrate::{self, Report, Setting, default_grid};
@@ -22,12 +29,7 @@ use gavel::policy::ControllerConfig;
 use gavel::signals::{DebateSignals, RoundText, reference};
 use gavel::simulate::Fixture;
 use gavel::store::postgres::{LocalServer, Target, finished_debates, migrate};
-
-const AGENTS: usize = 7;
-const VERDICTS: &[&str] = &["proceed", "do not proceed", "proceed with caution"];
-const STOPWORDS: &[&str] = &[
-    "the", "of", "and", "in", "to", "is", "that", "with", "for", "as",
-];
+use generated::{AGENTS, FreshHome, Generator, write_recordings};
 
 fn main() {
     let picked: Vec<String> = std::env::args()
@@ -44,107 +46,61 @@ fn main() {
     if wanted("week") {
         shadow_week();
     }
-}
-
-/// splitmix64: a small deterministic generator, so every run measures the same debates.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    if wanted("recordings") {
+        recordings();
     }
 }
 
-/// Debate-like text: a lexicon with a heavy head, each debate with its own jargon, turns that
-/// restate earlier sentences with a fifth of their words changed, or say something new.
-struct Generator {
-    rng: Rng,
-    lexicon: Vec<String>,
-}
 
-impl Generator {
-    fn new(seed: u64) -> Generator {
-        let mut rng = Rng(seed);
-        const SYLLABLES: &[&str] = &[
-            "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ga", "pe", "dor", "lin", "mar", "sen",
-            "tal", "vic", "bro", "cal", "fen", "gru",
-        ];
-        let lexicon = (0..6_000)
-            .map(|_| {
-                (0..2 + rng.below(3))
-                    .map(|_| SYLLABLES[rng.below(SYLLABLES.len())])
-                    .collect()
-            })
-            .collect();
-        Generator { rng, lexicon }
+/// 100 generated recordings of 8 and of 32 rounds calibrated lexically by the binary from a
+/// fresh home: turns per second, and what a turn costs at 32 rounds against 8.
+fn recordings() {
+    const COUNT: usize = 100;
+    let home = FreshHome::new("recordings");
+    let mut binaries = vec![("this build".to_owned(), env!("CARGO_BIN_EXE_gavel").to_owned())];
+    if let Ok(baseline) = std::env::var("GAVEL_BENCH_BASELINE") {
+        binaries.push((baseline.clone(), baseline));
     }
-
-    fn jargon(&mut self, jargon: &[String]) -> String {
-        jargon[self.rng.below(jargon.len())].clone()
+    println!(
+        "4. gavel calibrate DIR --similarity lexical --grid similarity=0.99 --grid novelty=0, \
+         {COUNT} generated recordings, release binary, fresh home, a process per run"
+    );
+    let mut per_turn: Vec<Vec<f64>> = vec![Vec::new(); binaries.len()];
+    for rounds in [8, 32] {
+        let dir = home.0.join(format!("recordings-{rounds}"));
+        let (turns, bytes) = write_recordings(&dir, COUNT, rounds, 21 + rounds as u64);
+        for (index, (name, binary)) in binaries.iter().enumerate() {
+            home.reset();
+            let started = Instant::now();
+            let output = home
+                .command(binary)
+                .arg("calibrate")
+                .arg(&dir)
+                .args(["--similarity", "lexical", "--grid", "similarity=0.99", "--grid", "novelty=0"])
+                .output()
+                .expect("gavel calibrate runs");
+            let elapsed = started.elapsed();
+            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+            let embedded = String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .find(|l| l.contains("similarity vectors"))
+                .map_or("nothing embedded".to_owned(), str::to_owned);
+            println!(
+                "   {rounds} rounds, {turns} turns of {:.2} KB, {name}: {elapsed:.2?}, {:.0} turns/s ({embedded})",
+                bytes as f64 / turns as f64 / 1000.0,
+                turns as f64 / elapsed.as_secs_f64(),
+            );
+            per_turn[index].push(elapsed.as_secs_f64() / turns as f64);
+        }
     }
-
-    fn common(&mut self) -> String {
-        let skew = ((self.rng.next() >> 11) as f64 / (1u64 << 53) as f64).powi(3);
-        self.lexicon[(skew * self.lexicon.len() as f64) as usize].clone()
-    }
-
-    fn new_sentence(&mut self, jargon: &[String]) -> Vec<String> {
-        (0..10 + self.rng.below(13))
-            .map(|_| match self.rng.below(20) {
-                0..=6 => self.jargon(jargon),
-                7..=11 => STOPWORDS[self.rng.below(STOPWORDS.len())].to_owned(),
-                _ => self.common(),
-            })
-            .collect()
-    }
-
-    /// One debate's rounds, each the turns of its agents.
-    fn debate(&mut self, rounds: usize, turn_bytes: (usize, usize)) -> Vec<Vec<String>> {
-        let jargon: Vec<String> = (0..80).map(|_| self.common() + "x").collect();
-        let mut said: Vec<Vec<String>> = Vec::new();
-        (0..rounds)
-            .map(|_| {
-                (0..AGENTS)
-                    .map(|_| {
-                        let target = turn_bytes.0 + self.rng.below(turn_bytes.1 - turn_bytes.0);
-                        let mut turn = String::with_capacity(target + 64);
-                        while turn.len() < target {
-                            let sentence = if !said.is_empty() && self.rng.chance(0.5) {
-                                let mut old = said[self.rng.below(said.len())].clone();
-                                for word in &mut old {
-                                    if self.rng.chance(0.2) {
-                                        *word = self.common();
-                                    }
-                                }
-                                old
-                            } else {
-                                self.new_sentence(&jargon)
-                            };
-                            turn.push_str(&sentence.join(" "));
-                            turn.push_str(if self.rng.chance(0.25) { ".\n" } else { ". " });
-                            said.push(sentence);
-                        }
-                        turn.push_str("\nVERDICT: ");
-                        turn.push_str(VERDICTS[self.rng.below(VERDICTS.len())]);
-                        turn
-                    })
-                    .collect()
-            })
-            .collect()
+    for ((name, _), costs) in binaries.iter().zip(&per_turn) {
+        println!(
+            "   {name}: a turn at 32 rounds costs {:.2}x one at 8 (target: within 2x)",
+            costs[1] / costs[0]
+        );
     }
 }
+
 
 fn round_texts(rounds: &[Vec<String>]) -> Vec<RoundText<'_>> {
     rounds
@@ -336,10 +292,15 @@ fn shadow_week() {
         );
         (turns, bytes)
     });
+    // These rounds carry no similarity, so `recorded` would measure them with the default
+    // (semantic) measure: an embedding a round. The lexical figure is the one to read here.
+    let home = FreshHome::new("week");
     let calibrate = |binary: &str| {
+        home.reset();
         let started = Instant::now();
-        let output = Command::new(binary)
-            .args(["calibrate", "--db", &server.url("bench")])
+        let output = home
+            .command(binary)
+            .args(["calibrate", "--db", &server.url("bench"), "--similarity", "lexical"])
             .output()
             .expect("gavel calibrate runs");
         let elapsed = started.elapsed();
@@ -355,7 +316,7 @@ fn shadow_week() {
     };
     let (elapsed, table) = calibrate(env!("CARGO_BIN_EXE_gavel"));
     println!(
-        "   gavel calibrate --db (one process, reading included): {elapsed:.2?}, \
+        "   gavel calibrate --db --similarity lexical (one process, fresh home, reading included): {elapsed:.2?}, \
          {:.0} turns/s, {:.0} MB/s",
         turns as f64 / elapsed.as_secs_f64(),
         bytes as f64 / 1e6 / elapsed.as_secs_f64()

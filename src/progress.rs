@@ -161,20 +161,24 @@ pub fn suspend<R>(print: impl FnOnce() -> R) -> R {
 /// `None` when no stage runs.
 pub fn interrupted() -> Option<String> {
     let current = current().take()?;
+    // Read before the bar is taken off: finishing it counts it complete.
+    let (position, length, elapsed) = (
+        current.bar.position(),
+        current.bar.length(),
+        current.bar.elapsed(),
+    );
     current.bar.finish_and_clear();
     for path in &current.leaves {
         let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir_all(path));
     }
-    let done = HumanCount(current.bar.position());
-    let of = current
-        .bar
-        .length()
+    let of = length
         .map(|total| format!(" of {}", HumanCount(total)))
         .unwrap_or_default();
     Some(format!(
-        "{}: {done}{of} {} done in {:.1} s",
+        "{}: {}{of} {} done in {:.1} s",
         current.what,
+        HumanCount(position),
         current.unit,
-        current.bar.elapsed().as_secs_f64()
+        elapsed.as_secs_f64()
     ))
 }
