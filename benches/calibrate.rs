@@ -158,8 +158,7 @@ fn main() {
 /// semantic with no vector kept yet (cold), then semantic again in the same home (warm: every
 /// vector kept by the first run).
 fn binary_runs(url: &str) {
-    let home =
-        std::env::temp_dir().join(format!("gavel-bench-calibrate-{}", std::process::id()));
+    let home = std::env::temp_dir().join(format!("gavel-bench-calibrate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     println!();
     println!("gavel calibrate --db (the binary, a process per run, fresh home, default grid):");

@@ -87,7 +87,9 @@ impl Model {
     }
 
     fn choice(&self) -> ModelChoice {
-        self.dir.clone().map_or(ModelChoice::Builtin, ModelChoice::Dir)
+        self.dir
+            .clone()
+            .map_or(ModelChoice::Builtin, ModelChoice::Dir)
     }
 
     /// Multiply-adds counted twice, per token of a full window: the Q, K, V and output
@@ -359,8 +361,9 @@ fn window(models: &[Model]) {
         })
         .collect();
     let mut generator = Generator::new(9);
-    let generated: Vec<Vec<Vec<String>>> =
-        (0..4).map(|_| generator.debate(8, (1_200, 1_800))).collect();
+    let generated: Vec<Vec<Vec<String>>> = (0..4)
+        .map(|_| generator.debate(8, (1_200, 1_800)))
+        .collect();
     for model in models {
         for (corpus, debates) in [("bundled", &bundled), ("generated", &generated)] {
             let (whole, whole_time) = similarities(model, None, debates);

@@ -51,13 +51,15 @@ fn main() {
     }
 }
 
-
 /// 100 generated recordings of 8 and of 32 rounds calibrated lexically by the binary from a
 /// fresh home: turns per second, and what a turn costs at 32 rounds against 8.
 fn recordings() {
     const COUNT: usize = 100;
     let home = FreshHome::new("recordings");
-    let mut binaries = vec![("this build".to_owned(), env!("CARGO_BIN_EXE_gavel").to_owned())];
+    let mut binaries = vec![(
+        "this build".to_owned(),
+        env!("CARGO_BIN_EXE_gavel").to_owned(),
+    )];
     if let Ok(baseline) = std::env::var("GAVEL_BENCH_BASELINE") {
         binaries.push((baseline.clone(), baseline));
     }
@@ -76,11 +78,22 @@ fn recordings() {
                 .command(binary)
                 .arg("calibrate")
                 .arg(&dir)
-                .args(["--similarity", "lexical", "--grid", "similarity=0.99", "--grid", "novelty=0"])
+                .args([
+                    "--similarity",
+                    "lexical",
+                    "--grid",
+                    "similarity=0.99",
+                    "--grid",
+                    "novelty=0",
+                ])
                 .output()
                 .expect("gavel calibrate runs");
             let elapsed = started.elapsed();
-            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
             let embedded = String::from_utf8_lossy(&output.stderr)
                 .lines()
                 .find(|l| l.contains("similarity vectors"))
@@ -100,7 +113,6 @@ fn recordings() {
         );
     }
 }
-
 
 fn round_texts(rounds: &[Vec<String>]) -> Vec<RoundText<'_>> {
     rounds
@@ -300,7 +312,13 @@ fn shadow_week() {
         let started = Instant::now();
         let output = home
             .command(binary)
-            .args(["calibrate", "--db", &server.url("bench"), "--similarity", "lexical"])
+            .args([
+                "calibrate",
+                "--db",
+                &server.url("bench"),
+                "--similarity",
+                "lexical",
+            ])
             .output()
             .expect("gavel calibrate runs");
         let elapsed = started.elapsed();

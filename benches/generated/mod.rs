@@ -68,7 +68,11 @@ pub fn write_recordings(dir: &Path, count: usize, rounds: usize, seed: u64) -> (
             "max_rounds": rounds,
         }});
         let mut lines = vec![session.to_string()];
-        for (round, agents) in generator.debate(rounds, (1_200, 1_800)).into_iter().enumerate() {
+        for (round, agents) in generator
+            .debate(rounds, (1_200, 1_800))
+            .into_iter()
+            .enumerate()
+        {
             for (persona, content) in personas.iter().zip(agents) {
                 turns += 1;
                 bytes += content.len();
@@ -81,8 +85,11 @@ pub fn write_recordings(dir: &Path, count: usize, rounds: usize, seed: u64) -> (
                 lines.push(turn.to_string());
             }
         }
-        std::fs::write(dir.join(format!("generated-{n:03}.jsonl")), lines.join("\n") + "\n")
-            .unwrap();
+        std::fs::write(
+            dir.join(format!("generated-{n:03}.jsonl")),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
     }
     (turns, bytes)
 }

@@ -113,6 +113,9 @@ pub fn missing_file(dir: &Path) -> Option<&'static str> {
     bert::FILES.into_iter().find(|f| !dir.join(f).is_file())
 }
 
+/// A round's unit vector and the tokens embedded for it.
+type Embedded = (Arc<[f32]>, u64);
+
 /// A model shared by every debate of the process, loaded on first use, with its vector cache.
 /// Clones share both.
 #[derive(Clone)]
@@ -342,7 +345,7 @@ impl Encoder {
     }
 
     /// The unit vector of `text` and the tokens embedded for it (special tokens included).
-    fn embed(&self, text: &str) -> Result<Option<(Arc<[f32]>, u64)>, String> {
+    fn embed(&self, text: &str) -> Result<Option<Embedded>, String> {
         let loaded = self.loaded()?;
         let chunks = self.chunks(text)?;
         if chunks.is_empty() {

@@ -115,9 +115,16 @@ pub async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>)
         ..Config::default()
     });
     let (_playback, clock) = tokio::sync::watch::channel(gavel::simulate::Playback::default());
-    gavel::orchestrator::simulate(target, fixtures, config, clock, false, &gavel::progress::Progress::none())
-        .await
-        .unwrap();
+    gavel::orchestrator::simulate(
+        target,
+        fixtures,
+        config,
+        clock,
+        false,
+        &gavel::progress::Progress::none(),
+    )
+    .await
+    .unwrap();
 }
 
 /// A console model fed by the live backend.
