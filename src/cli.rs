@@ -148,20 +148,26 @@ pub enum Commands {
         json: bool,
     },
     /// Write the controller decisions, judge rulings and operator actions of a time range, for
-    /// audits and scripts.
+    /// audits and scripts; or, with --format recording, whole debates as recordings that
+    /// `check`, `calibrate` and `demo` take.
     Export {
         #[command(flatten)]
         db: Db,
         #[arg(long, value_enum, default_value = "jsonl")]
-        format: Format,
+        format: ExportFormat,
         /// From this time on (RFC 3339, or a date: 2026-11-16 is its midnight UTC).
-        #[arg(long, value_parser = parse_time)]
+        #[arg(long, value_parser = parse_time, conflicts_with = "debates")]
         since: Option<DateTime<Utc>>,
         /// Before this time (same forms).
-        #[arg(long, value_parser = parse_time)]
+        #[arg(long, value_parser = parse_time, conflicts_with = "debates")]
         until: Option<DateTime<Utc>>,
-        /// Write to this file instead of standard output.
-        #[arg(long, short, value_name = "FILE")]
+        /// For --format recording: the debate to write (debate_sessions.id), finished or
+        /// running; repeat it for several.
+        #[arg(long = "debate", value_name = "ID")]
+        debates: Vec<String>,
+        /// Write to this file instead of standard output; for several recordings, the folder
+        /// to write one <id>.jsonl each into.
+        #[arg(long, short, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
     },
     /// Validate fixture files and report every problem as file:line.
@@ -182,6 +188,28 @@ pub enum Commands {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+/// What `gavel export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The rows of a time range as one CSV table.
+    Csv,
+    /// The rows of a time range as JSON Lines.
+    Jsonl,
+    /// Whole debates (--debate) in the fixture format.
+    Recording,
+}
+
+impl ExportFormat {
+    /// How rows are written; `None` for recordings.
+    pub fn rows(self) -> Option<Format> {
+        match self {
+            ExportFormat::Csv => Some(Format::Csv),
+            ExportFormat::Jsonl => Some(Format::Jsonl),
+            ExportFormat::Recording => None,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

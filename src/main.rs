@@ -98,15 +98,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             since,
             until,
+            debates,
             output,
-        } => commands::export::run(
-            db.db.as_deref(),
-            format,
-            since,
-            until,
-            output.as_deref(),
-            &config.limits,
-        ),
+        } => match format.rows() {
+            Some(_) if !debates.is_empty() => Err(anyhow::anyhow!(
+                "--debate names a debate to write as a recording: add --format recording"
+            )),
+            Some(format) => commands::export::run(
+                db.db.as_deref(),
+                format,
+                since,
+                until,
+                output.as_deref(),
+                &config.limits,
+            ),
+            None => commands::export::recordings(
+                db.db.as_deref(),
+                &debates,
+                output.as_deref(),
+                &config.limits,
+            ),
+        },
         Commands::Trace { session, db, json } => {
             commands::trace::run(&session, db.db.as_deref(), json, &config.limits)
         }

@@ -231,7 +231,7 @@ impl serde_json::ser::Formatter for InertJson {
 }
 
 /// `value` as one line of JSON, escaped as [`InertJson`] escapes.
-fn json(value: &impl Serialize) -> io::Result<String> {
+pub fn json(value: &impl Serialize) -> io::Result<String> {
     let mut out = Vec::new();
     value
         .serialize(&mut serde_json::Serializer::with_formatter(

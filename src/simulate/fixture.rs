@@ -11,7 +11,12 @@
 //!           "judge": {"score": 0.82, "flags": [], "reasons": [], "model": "...", "pmids": []}}}
 //! {"round": {"round": 2, "similarity": 0.93}}
 //! {"action": {"round": 2, "action": "override", "decision": "continue_baseline", "operator": "ana"}}
+//! {"decision": {"round": 2, "decision": "stop_converged", "signals": {"similarity": 0.93, ...}}}
 //! ```
+//!
+//! A recording exported from a database (`gavel export --format recording`) also carries what
+//! was decided as it was recorded: each judge's `ruling` and the controller's `decision` records
+//! stand instead of what gavel's own judge policy and controller would rule.
 //!
 //! Every problem is reported as `file:line: what is wrong`, all of them at once; a file that
 //! cannot be read as `file: cannot read (why)`. Wherever recordings are named, a folder stands for
@@ -22,12 +27,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::domain::limits::{agents, clip, tokens};
 use crate::domain::{
-    ActionKind, ControllerMode, Crux, Decision, Disagreement, Limits, Phase, PmidCheck, Reported,
-    SessionMetadata,
+    ActionKind, ControllerMode, Crux, Decision, Disagreement, JudgeDecision, Limits, Phase,
+    PmidCheck, Reported, SessionMetadata, Signals,
 };
 use crate::policy::JudgeFlag;
 
@@ -55,7 +60,7 @@ const BUNDLED: &[(&str, &str)] = &[
 ];
 
 /// The session line.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionSpec {
     pub id: String,
@@ -78,34 +83,44 @@ fn standard() -> String {
 }
 
 /// What the judge model reported on a turn; the judge policy turns it into a ruling.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeSpec {
-    pub score: f64,
-    #[serde(default)]
+    /// Needed unless the ruling is recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<JudgeFlag>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pmids: Vec<PmidCheck>,
+    /// The ruling as a judge recorded it: it stands instead of gavel's judge policy's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ruling: Option<JudgeDecision>,
 }
 
 /// A turn line.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TurnSpec {
     pub round: u32,
     pub persona: String,
     pub tokens: u32,
     pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<Phase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub aspect: Option<String>,
     /// Played only when the judge halted this persona's turn in the same round.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
     /// Cruxes this turn names (panel debates).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cruxes: Vec<Crux>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSpec>,
     /// The 1-based line of the file this turn came from.
     #[serde(skip)]
@@ -113,34 +128,50 @@ pub struct TurnSpec {
 }
 
 /// A round line: a similarity to the previous round computed by an orchestrator.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RoundSpec {
-    round: u32,
-    similarity: f64,
+pub struct RoundSpec {
+    pub round: u32,
+    pub similarity: f64,
 }
 
 /// An action line: how an operator resolved the controller's decision after a round.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ActionSpec {
     pub round: u32,
     pub action: ActionKind,
     /// The decision that stands; for accept, the controller's own when left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
     /// For escalate: the persona brought in.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub persona: Option<String>,
     pub operator: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A decision line: the controller's decision after a round as an orchestrator recorded it,
+/// with the signals it recorded; it stands instead of gavel's controller's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionSpec {
+    pub round: u32,
+    pub decision: Decision,
+    #[serde(default)]
+    pub signals: Signals,
+}
+
+/// One line of a recording.
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
-enum Record {
+pub enum Record {
     Session(SessionSpec),
     Turn(TurnSpec),
     Round(RoundSpec),
     Action(ActionSpec),
+    Decision(DecisionSpec),
 }
 
 /// A validated recorded debate.
@@ -154,6 +185,8 @@ pub struct Fixture {
     pub similarity: BTreeMap<u32, f64>,
     /// Recorded operator actions, by the round whose decision they resolve.
     pub actions: BTreeMap<u32, ActionSpec>,
+    /// Recorded controller decisions, by round.
+    pub decisions: BTreeMap<u32, DecisionSpec>,
 }
 
 /// One problem in a fixture file.
@@ -299,6 +332,7 @@ impl Fixture {
         let played: BTreeSet<u32> = turns.iter().map(|t| t.round).collect();
         let similarity = check.similarities(&session, &played, records.rounds);
         let actions = check.actions(&session, &played, records.actions);
+        let decisions = check.decisions(&session, &played, records.decisions);
         if check.errors.is_empty() {
             Ok(Fixture {
                 source: source.to_owned(),
@@ -306,6 +340,7 @@ impl Fixture {
                 turns,
                 similarity,
                 actions,
+                decisions,
             })
         } else {
             check.errors.sort_by_key(|e| e.line);
@@ -367,6 +402,7 @@ struct Records {
     turns: Vec<TurnSpec>,
     rounds: Vec<(usize, RoundSpec)>,
     actions: Vec<(usize, ActionSpec)>,
+    decisions: Vec<(usize, DecisionSpec)>,
     /// Whether the first record failed to parse (`None`: there was no record).
     first_failed: Option<bool>,
 }
@@ -379,6 +415,7 @@ impl Records {
             turns: Vec::new(),
             rounds: Vec::new(),
             actions: Vec::new(),
+            decisions: Vec::new(),
             first_failed: None,
         };
         for (index, raw) in text.lines().enumerate() {
@@ -406,10 +443,14 @@ impl Records {
                     );
                     return;
                 }
-                if !self.turns.is_empty() || !self.rounds.is_empty() || !self.actions.is_empty() {
+                if !self.turns.is_empty()
+                    || !self.rounds.is_empty()
+                    || !self.actions.is_empty()
+                    || !self.decisions.is_empty()
+                {
                     check.fail(
                         line,
-                        "the session record must come before turns, rounds and actions",
+                        "the session record must come before turns, rounds, actions and decisions",
                     );
                 }
                 check.session(line, &spec);
@@ -421,6 +462,7 @@ impl Records {
             }
             Record::Round(spec) => self.rounds.push((line, spec)),
             Record::Action(spec) => self.actions.push((line, spec)),
+            Record::Decision(spec) => self.decisions.push((line, spec)),
         }
     }
 }
@@ -649,10 +691,16 @@ impl Checker<'_> {
                 }
             }
         }
-        if let Some(judge) = &turn.judge
-            && !(judge.score.is_finite() && (0.0..=1.0).contains(&judge.score))
-        {
-            self.fail(line, format!("judge score {} is outside 0..1", judge.score));
+        if let Some(judge) = &turn.judge {
+            match judge.score {
+                Some(score) if !(score.is_finite() && (0.0..=1.0).contains(&score)) => {
+                    self.fail(line, format!("judge score {score} is outside 0..1"));
+                }
+                None if judge.ruling.is_none() => {
+                    self.fail(line, "a judge needs a score unless its ruling is recorded");
+                }
+                _ => {}
+            }
         }
         self.cruxes(line, session, &turn.cruxes);
         let aspects = &session.metadata.aspects;
@@ -700,6 +748,38 @@ impl Checker<'_> {
             }
         }
         similarity
+    }
+
+    /// The usable decision lines, by round; the others go to the errors.
+    fn decisions(
+        &mut self,
+        session: &SessionSpec,
+        played: &BTreeSet<u32>,
+        lines: Vec<(usize, DecisionSpec)>,
+    ) -> BTreeMap<u32, DecisionSpec> {
+        let mut decisions = BTreeMap::new();
+        for (line, spec) in lines {
+            if session.controller_mode == ControllerMode::Off {
+                self.fail(line, "a decision line, and controller_mode off makes none");
+            } else if !played.contains(&spec.round) {
+                self.fail(line, format!("round {} has no turns", spec.round));
+            } else if let Some(p) = spec
+                .signals
+                .escalate_persona
+                .as_ref()
+                .filter(|p| !session.personas.contains(p))
+            {
+                self.fail(
+                    line,
+                    format!("escalate_persona {p:?} is not in the session's personas"),
+                );
+            } else if let Entry::Vacant(slot) = decisions.entry(spec.round) {
+                slot.insert(spec);
+            } else {
+                self.fail(line, format!("a second decision for round {}", spec.round));
+            }
+        }
+        decisions
     }
 
     /// The usable action lines, by round; the others go to the errors.

@@ -8,11 +8,14 @@
 mod clock;
 mod driver;
 mod fixture;
+mod recording;
 mod run;
 
 pub use clock::{Clock, Playback};
 pub use driver::{MemoryStage, Stage, drive, log, play};
 pub use fixture::{
-    ActionSpec, Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec, TurnSpec,
+    ActionSpec, DecisionSpec, Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec,
+    TurnSpec,
 };
+pub use recording::{Recording, recording};
 pub use run::{DebateRun, Ids, TimeSource, play_in_shadow};

@@ -19,7 +19,7 @@ use crate::domain::{
     Judgment, OperatorAction, Reported, Session, SessionStatus, TIMEOUT_OPERATOR, Turn,
     TurnMetadata,
 };
-use crate::policy::{self, ControllerState, JudgeInput};
+use crate::policy::{self, ControllerState, JudgeInput, JudgeOutcome};
 use crate::signals::{self, DebateSignals, RoundSignals, RoundText};
 
 /// Row ids shared by every run writing to one store, as a database sequence would hand out.
@@ -405,15 +405,22 @@ impl DebateRun {
 
     fn judge_turn(&mut self, spec: &TurnSpec, changes: &mut Vec<Change>) -> Option<JudgeDecision> {
         let judged = spec.judge.as_ref()?;
-        let outcome = policy::judge(
-            &JudgeInput {
-                score: judged.score,
-                flags: &judged.flags,
-                pmids: &judged.pmids,
+        let outcome = match (judged.ruling, judged.score) {
+            (Some(decision), _) => JudgeOutcome {
+                decision,
+                reasons: Vec::new(),
             },
-            self.last_ruling,
-            &self.config.judge,
-        );
+            (None, score) => policy::judge(
+                &JudgeInput {
+                    // A recording without a ruling has a score (checked on reading).
+                    score: score.unwrap_or_default(),
+                    flags: &judged.flags,
+                    pmids: &judged.pmids,
+                },
+                self.last_ruling,
+                &self.config.judge,
+            ),
+        };
         self.last_ruling = Some(outcome.decision);
         if outcome.decision == JudgeDecision::Warn {
             self.warnings.insert(
@@ -421,7 +428,11 @@ impl DebateRun {
                 format!(
                     "The judge warned your round {} turn: {}. Stay on the question and add new evidence.",
                     spec.round,
-                    outcome.reasons.join("; ")
+                    if outcome.reasons.is_empty() {
+                        judged.reasons.join("; ")
+                    } else {
+                        outcome.reasons.join("; ")
+                    }
                 ),
             );
         }
@@ -433,7 +444,7 @@ impl DebateRun {
             round_index: spec.round,
             agent_persona: spec.persona.clone(),
             decision: outcome.decision.into(),
-            score: Some(judged.score),
+            score: judged.score,
             reasons,
             judge_model: judged.model.clone(),
             pmids: judged.pmids.clone(),
@@ -453,7 +464,19 @@ impl DebateRun {
         })
     }
 
+    /// The controller's decision after `round`: the recording's, when it holds one, else
+    /// gavel's controller's.
     fn decide(&self, round: u32) -> ControllerDecision {
+        if let Some(recorded) = self.fixture.decisions.get(&round) {
+            return ControllerDecision {
+                session_id: self.session.id.clone(),
+                round_index: round,
+                decision: recorded.decision.into(),
+                signals: recorded.signals.clone(),
+                decided_at: Some(self.time.now()),
+                issues: Vec::new(),
+            };
+        }
         let latest: Vec<(&str, &str)> = live_turns(&self.turns, round)
             .map(|t| (t.agent_persona.as_str(), t.content.as_str()))
             .collect();
@@ -524,14 +547,19 @@ fn live_turns(turns: &[Turn], round: u32) -> impl Iterator<Item = &Turn> {
 
 /// A fixture's rows as a shadow-mode orchestrator would have written them: every recorded round
 /// runs (the controller's decisions are counterfactuals, the recording's operator actions are
-/// labels), with the thresholds of `config`. What calibration replays.
+/// labels), with the thresholds of `config`. What calibration replays. A recording that holds
+/// the decisions as they were made (a debate exported from a database) plays in its own mode
+/// instead, as it went: its turns are what ran, and its decisions made them run. It ends where
+/// it waits for an operator no action line answers (a debate still running when exported).
 pub fn play_in_shadow(fixture: &Fixture, config: Arc<Config>) -> Debate {
     let mut fixture = fixture.clone();
-    fixture.session.controller_mode = ControllerMode::Shadow;
+    if fixture.decisions.is_empty() {
+        fixture.session.controller_mode = ControllerMode::Shadow;
+    }
     let mut debate = Debate::new(&fixture.session.id);
     let mut run = DebateRun::new(fixture, config, Ids::default());
     run.start().into_iter().for_each(|c| debate.apply(c));
-    while !run.is_finished() {
+    while !run.is_finished() && run.awaiting().is_none() {
         run.play_round().into_iter().for_each(|c| debate.apply(c));
     }
     debate

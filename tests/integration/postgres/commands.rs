@@ -290,3 +290,117 @@ async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Plays `fixture` to its end in its own mode, the way the orchestrator stand-in does with no
+/// pauses: a gated decision the recording does not resolve times out.
+fn played(fixture: gavel::simulate::Fixture) -> gavel::domain::Debate {
+    use gavel::simulate::{DebateRun, Ids};
+    let config = std::sync::Arc::new(gavel::config::Config::default());
+    let mut debate = gavel::domain::Debate::new(&fixture.session.id);
+    let mut run = DebateRun::new(fixture, config, Ids::default());
+    run.start().into_iter().for_each(|c| debate.apply(c));
+    while !run.is_finished() {
+        let changes = match run.timeout_action() {
+            Some(timeout) => {
+                let mut changes = vec![gavel::domain::Change::Action(timeout.clone())];
+                changes.extend(run.resolve(&timeout));
+                changes
+            }
+            None => run.play_round(),
+        };
+        changes.into_iter().for_each(|c| debate.apply(c));
+    }
+    debate
+}
+
+/// What a debate decided, round by round: the controller's decision with its signals, and the
+/// action on it (kind, decision standing, operator, note); and how it ended.
+fn decided(debate: &gavel::domain::Debate) -> (Vec<String>, String) {
+    let rounds = debate
+        .rounds()
+        .iter()
+        .map(|row| {
+            let decision = row
+                .decision
+                .map(|d| format!("{} {:?}", d.decision, d.signals));
+            let action = row
+                .action
+                .map(|a| format!("{} {} {} {:?}", a.action, a.decision, a.operator, a.note));
+            let rulings: Vec<String> = row.judgments.iter().map(|j| j.decision.to_wire()).collect();
+            format!("round {}: {decision:?} {action:?} {rulings:?}", row.number)
+        })
+        .collect();
+    let session = &debate.session;
+    (
+        rounds,
+        format!(
+            "{} after {:?} rounds, {} tokens",
+            session.status, session.num_rounds, session.tokens_used
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bundled_fixture_exported_as_a_recording_plays_to_the_same_decisions() {
+    use gavel::simulate::Fixture;
+
+    let Database {
+        target,
+        client,
+        url,
+        ..
+    } = migrated_database("recorded").await;
+    let fixtures = Fixture::bundled().unwrap();
+    play_into(&target, fixtures.clone()).await;
+    let dir = std::env::temp_dir().join(format!("gavel-recordings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let gavel = |args: &[&str]| {
+        let output = crate::common::gavel().args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "gavel {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let mut args = vec!["export", "--db", &url, "--format", "recording"];
+    for fixture in &fixtures {
+        args.extend(["--debate", &fixture.session.id]);
+    }
+    let out = dir.to_str().unwrap();
+    args.extend(["-o", out]);
+    gavel(&args);
+
+    let checked = gavel(&["check", out]);
+    assert_eq!(checked.lines().count(), fixtures.len(), "{checked}");
+    assert!(checked.lines().all(|l| l.contains(": ok (")), "{checked}");
+
+    for fixture in &fixtures {
+        let id = &fixture.session.id;
+        let exported = Fixture::load(&dir.join(format!("{id}.jsonl"))).unwrap();
+        let rows = gavel::store::postgres::history(&client, id, &Default::default())
+            .await
+            .unwrap();
+        let stored: gavel::domain::Debates = rows.into_iter().collect();
+        let stored = stored.get_by_id(id).unwrap();
+        assert!(
+            !stored.decisions.is_empty()
+                || fixture.session.controller_mode == gavel::domain::ControllerMode::Off
+        );
+        assert_eq!(decided(&played(exported)), decided(stored), "{id}");
+    }
+
+    let from_files = gavel(&["calibrate", out, "--json", "--per-debate"]);
+    let from_db = gavel(&["calibrate", "--db", &url, "--json", "--per-debate"]);
+    let sorted = |json: &str| {
+        let mut report: serde_json::Value = serde_json::from_str(json).unwrap();
+        for row in report["rows"].as_array_mut().unwrap() {
+            if let Some(outcomes) = row["outcomes"].as_array_mut() {
+                outcomes.sort_by_key(|o| o["session_id"].as_str().unwrap().to_owned());
+            }
+        }
+        report
+    };
+    assert_eq!(sorted(&from_files), sorted(&from_db));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
