@@ -57,6 +57,10 @@ actions! {
     Accept = "accept", ["a"], "accept the pending decision";
     Override = "override", ["o"], "override the pending decision (choose the decision)";
     Escalate = "escalate", ["e"], "force escalation (choose the persona)";
+    StepBack = "step_back", ["["], "time: the debate as it stood at the decision before (Esc: live)";
+    StepForward = "step_forward", ["]"], "time: the debate as it stood at the next decision, then live";
+    FirstDecision = "first_decision", ["{"], "time: the debate as it stood at its first decision";
+    LatestDecision = "latest_decision", ["}"], "time: the debate as it stood at its latest decision";
     NextWaiting = "next_waiting", ["p"], "jump to the next decision waiting for you (oldest first)";
     Retry = "retry", ["r"], "retry an action whose write failed";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";

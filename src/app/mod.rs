@@ -23,7 +23,7 @@ pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use geometry::{Geometry, Region, TextRows, table_rows};
 pub use model::{
-    Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, worst_ruling,
+    Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, Past, worst_ruling,
 };
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
 pub use update::{HELD_BACK, MAX_LINE, update};

@@ -205,6 +205,15 @@ pub struct Flash {
     pub error: bool,
 }
 
+/// The selected debate as it stood at one of its decisions, while the operator looks back.
+#[derive(Debug, Clone)]
+pub struct Past {
+    /// The round of the decision.
+    pub round: u32,
+    /// Its rows as they stood then ([`Debate::as_of`]), made once per step.
+    pub debate: Debate,
+}
+
 /// A debate whose full rows the console holds: the open one, and the most recently changed.
 #[derive(Debug, Clone)]
 struct Held {
@@ -266,6 +275,8 @@ pub struct Model {
     pub view: DetailView,
     /// The round selected in the rounds table; `None` follows the latest.
     pub round_cursor: Option<u32>,
+    /// The time cursor: the selected debate as it stood at a decision; `None` is live.
+    pub past: Option<Past>,
     /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
     pub detail_scroll: i32,
     /// The terminal's size, for laying out the next frame.
@@ -338,6 +349,7 @@ impl Model {
             focus: Focus::Debates,
             view: DetailView::Rounds,
             round_cursor: None,
+            past: None,
             detail_scroll: 0,
             screen: (0, 0),
             geometry: Geometry::default(),
@@ -545,10 +557,27 @@ impl Model {
         self.held.get(&seq).map(|held| &held.debate)
     }
 
-    /// The selected debate's full rows, unless the filter hides it.
+    /// The selected debate's full rows, unless the filter hides it: as they stood at the time
+    /// cursor's decision when it is set.
     pub fn selected_debate(&self) -> Option<&Debate> {
         let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
+        if let Some(past) = &self.past {
+            return Some(&past.debate);
+        }
         self.held.get(&seq).map(|held| &held.debate)
+    }
+
+    /// Moves the time cursor to the selected debate's decision of `round` (its rows as they
+    /// stood then, from the rows held: nothing is read again), or back to live (`None`).
+    pub fn travel(&mut self, round: Option<u32>) {
+        let live = self.selected.and_then(|seq| self.held(seq));
+        self.past = round.zip(live).map(|(round, live)| Past {
+            round,
+            debate: live.as_of(round),
+        });
+        self.round_cursor = round;
+        self.detail_scroll = 0;
+        self.dirty = true;
     }
 
     /// The selected debate's summary, unless the filter hides it.
@@ -580,6 +609,7 @@ impl Model {
     pub fn select(&mut self, seq: Seq) {
         if Some(seq) != self.selected {
             self.selected = Some(seq);
+            self.past = None;
             self.round_cursor = None;
             self.detail_scroll = 0;
         }

@@ -484,6 +484,9 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
         | Action::ViewJudge
         | Action::ViewTrace
         | Action::ViewFormat => navigate(model, action),
+        Action::StepBack | Action::StepForward | Action::FirstDecision | Action::LatestDecision => {
+            travel(model, action)
+        }
         Action::Unlock
         | Action::Accept
         | Action::Override
@@ -533,6 +536,10 @@ fn navigate(model: &mut Model, action: Action) {
             (Focus::Detail, DetailView::Rounds) => set_view(model, DetailView::Transcript),
             (Focus::Detail, _) => {}
         },
+        Action::Back if model.past.is_some() => {
+            model.travel(None);
+            model.flash("live", false);
+        }
         Action::Back => {
             model.focus = Focus::Debates;
             model.flash = None;
@@ -548,6 +555,35 @@ fn navigate(model: &mut Model, action: Action) {
     }
 }
 
+/// The time cursor: to the decision before or after the one shown (after the latest: live), or
+/// to the first or the latest.
+fn travel(model: &mut Model, action: Action) {
+    let rounds: Vec<u32> = model
+        .selected
+        .and_then(|seq| model.held(seq))
+        .map(|live| live.decisions.keys().copied().collect())
+        .unwrap_or_default();
+    let (Some(&first), Some(&latest)) = (rounds.first(), rounds.last()) else {
+        model.flash("no decision yet to look back to", false);
+        return;
+    };
+    let at = model.past.as_ref().map(|p| p.round);
+    let to = match (action, at) {
+        (Action::StepBack, None) => Some(latest),
+        (Action::StepBack, Some(at)) => {
+            Some(rounds.iter().rev().find(|&&r| r < at).map_or(first, |&r| r))
+        }
+        (Action::StepForward, None) => None,
+        (Action::StepForward, Some(at)) => rounds.iter().find(|&&r| r > at).copied(),
+        (Action::FirstDecision, _) => Some(first),
+        _ => Some(latest),
+    };
+    model.travel(to);
+    if to.is_none() {
+        model.flash("live", false);
+    }
+}
+
 /// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one
 /// waiting.
 fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
@@ -558,6 +594,13 @@ fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
         }
         Action::Unlock if model.read_only => model.overlay = Some(Overlay::Unlock),
         Action::Unlock => model.flash("not read-only: actions are already on", false),
+        Action::Accept | Action::Override | Action::Escalate if model.past.is_some() => {
+            let live = model.keymap.keys(Action::Back);
+            model.flash(
+                format!("in the past: nothing is decided there — {live} returns to live"),
+                true,
+            );
+        }
         Action::Accept | Action::Override | Action::Escalate | Action::Retry if model.read_only => {
             let why = match &model.denied {
                 Some(why) => format!("read-only: nothing is recorded — {why}"),

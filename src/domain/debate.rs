@@ -6,7 +6,7 @@ use std::ops::{Deref, RangeInclusive};
 use super::limits::MAX_ROUND_CEILING;
 use super::{
     Change, ControllerDecision, ControllerMode, DecisionState, Ending, JudgeDecision, Judgment,
-    OperatorAction, Resolution, Session, Turn,
+    OperatorAction, Resolution, Session, SessionStatus, Turn,
 };
 
 /// One debate: its session row and every row that belongs to it.
@@ -197,6 +197,57 @@ impl Debate {
             status: Some(self.session.status.clone()),
             decision: self.decisions.get(&round).map(|d| d.decision.to_wire()),
             latest: self.decisions.keys().next_back().copied(),
+        }
+    }
+
+    /// The debate as it stood once the decision of `round` and the action on it had landed:
+    /// each table's rows of the rounds up to `round` (a round's rows are committed before the
+    /// next round's, turns and judgments each in their row id order), its tokens what those
+    /// turns spent (its cost too, where the session gives a price), and still running unless
+    /// that decision was its last.
+    pub fn as_of(&self, round: u32) -> Debate {
+        let last = self
+            .decisions
+            .keys()
+            .next_back()
+            .is_none_or(|&r| r <= round);
+        let mut session = self.session.clone();
+        let turns: Vec<Turn> = self
+            .turns
+            .iter()
+            .filter(|t| t.round_number <= round)
+            .cloned()
+            .collect();
+        if !last {
+            session.status = SessionStatus::Running.into();
+            session.num_rounds = None;
+            session.finished_at = None;
+            session.tokens_used = turns.iter().map(|t| u64::from(t.tokens_used)).sum();
+            // The session row keeps only its latest cost: what was spent then, at its price.
+            if let Some(price) = session.metadata.usd_per_1k_tokens {
+                session.metadata.cost_usd = Some(session.tokens_used as f64 / 1000.0 * price);
+            }
+        }
+        Debate {
+            session,
+            turns,
+            decisions: self
+                .decisions
+                .range(..=round)
+                .map(|(r, d)| (*r, d.clone()))
+                .collect(),
+            judgments: self
+                .judgments
+                .iter()
+                .filter(|j| j.round_index <= round)
+                .cloned()
+                .collect(),
+            actions: self
+                .actions
+                .range(..=round)
+                .map(|(r, a)| (*r, a.clone()))
+                .collect(),
+            unplaced: Vec::new(),
         }
     }
 

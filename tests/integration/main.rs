@@ -36,6 +36,7 @@ mod signals;
 mod simulator;
 mod snapshots;
 mod text_input;
+mod time_travel;
 mod tmux_smoke;
 mod trace;
 mod untrusted;
