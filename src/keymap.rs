@@ -45,7 +45,7 @@ actions! {
     Top = "top", ["home"], "back to the top";
     Bottom = "bottom", ["end", "G"], "to the bottom: the last debate, the last round, the end of a text";
     DrillIn = "drill_in", ["enter", "right", "l"], "debates -> the detail; a round -> its transcript";
-    Back = "back", ["esc", "left", "h"], "back to the debates list";
+    Back = "back", ["esc", "left", "h"], "back to the debates list; from the past (time cursor), live";
     SwitchFocus = "switch_focus", ["tab"], "switch between the debates list and the detail";
     NextView = "next_view", ["v"], "next detail view";
     PreviousView = "previous_view", ["V"], "previous detail view";
@@ -67,7 +67,7 @@ actions! {
     Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
     ColonLine = "command", [":"], ":pending :mode :sort :theme :help :q or a debate id; Tab completes";
     Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
-    Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay)";
+    Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay); in the past, play history";
     Faster = "faster", ["+", "="], "playback speed x2";
     Slower = "slower", ["-"], "playback speed ÷2";
     Calibration = "calibration", ["c"], "calibration: the threshold grid over finished debates";

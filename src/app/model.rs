@@ -212,6 +212,9 @@ pub struct Past {
     pub round: u32,
     /// Its rows as they stood then ([`Debate::as_of`]), made once per step.
     pub debate: Debate,
+    /// `space` plays history forward: the wall time of the next step (`None` until the next
+    /// tick sets it), while it plays.
+    pub playing: Option<Option<chrono::DateTime<chrono::Utc>>>,
 }
 
 /// A debate whose full rows the console holds: the open one, and the most recently changed.
@@ -571,9 +574,11 @@ impl Model {
     /// stood then, from the rows held: nothing is read again), or back to live (`None`).
     pub fn travel(&mut self, round: Option<u32>) {
         let live = self.selected.and_then(|seq| self.held(seq));
+        let playing = self.past.as_ref().and_then(|p| p.playing).map(|_| None);
         self.past = round.zip(live).map(|(round, live)| Past {
             round,
             debate: live.as_of(round),
+            playing,
         });
         self.round_cursor = round;
         self.detail_scroll = 0;

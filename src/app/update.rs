@@ -97,7 +97,10 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         }
         Event::Store(change) => model.apply(*change),
         Event::Reports => {}
-        Event::Tick(wall) => model.clock.tick(wall),
+        Event::Tick(wall) => {
+            model.clock.tick(wall);
+            play_history(model, wall);
+        }
         Event::Link(link) => model.link = Some(link),
         Event::Access(Access::WatchOnly(why)) => {
             model.read_only = true;
@@ -458,6 +461,21 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.set_sort(model.sort().next());
             model.flash(format!("debates sorted by {}", model.sort().label()), false);
         }
+        Action::Pause if model.past.is_some() => {
+            if let Some(past) = &mut model.past {
+                past.playing = match past.playing {
+                    Some(_) => None,
+                    None => Some(None),
+                };
+                let what = if past.playing.is_some() {
+                    "playing history forward"
+                } else {
+                    "history paused"
+                };
+                model.flash(what, false);
+                model.dirty = true;
+            }
+        }
         Action::Pause if model.playback.paused => return resume(model),
         Action::Pause => return set_playback(model, model.playback.toggled()),
         Action::Faster | Action::Slower if !model.simulated => {
@@ -582,6 +600,38 @@ fn travel(model: &mut Model, action: Action) {
     if to.is_none() {
         model.flash("live", false);
     }
+}
+
+/// Playing history forward (`space` in the past): the next decision, with the action on it,
+/// lands after the time that passed between the two as recorded (their `decided_at`), at the
+/// playback speed, between 0.2 and 10 s; after the latest, live.
+fn play_history(model: &mut Model, wall: chrono::DateTime<chrono::Utc>) {
+    let Some(Some(due)) = model.past.as_ref().map(|p| p.playing) else {
+        return;
+    };
+    if due.is_some_and(|due| wall < due) {
+        return;
+    }
+    if due.is_some() {
+        travel(model, Action::StepForward);
+    }
+    let wait = next_gap(model);
+    if let Some(past) = &mut model.past {
+        past.playing = Some(Some(wall + wait));
+    }
+}
+
+/// How long history plays before the decision after the one shown lands: the recorded time
+/// between them at the playback speed, between 0.2 and 10 s (2 s when not recorded).
+fn next_gap(model: &Model) -> chrono::Duration {
+    let live = model.selected.and_then(|seq| model.held(seq));
+    let gap = model.past.as_ref().zip(live).and_then(|(past, live)| {
+        let mut after = live.decisions.range(past.round..);
+        let (from, to) = (after.next()?.1.decided_at?, after.next()?.1.decided_at?);
+        (to - from).to_std().ok()
+    });
+    let seconds = gap.map_or(2.0, |g| g.as_secs_f64()) / model.playback.speed.max(0.01);
+    chrono::Duration::milliseconds((seconds.clamp(0.2, 10.0) * 1000.0) as i64)
 }
 
 /// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one

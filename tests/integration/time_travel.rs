@@ -133,3 +133,30 @@ fn timeless(screen: &str) -> String {
     shown.replace_range(start..start + 8, "HH:MM:SS");
     shown
 }
+
+#[test]
+fn space_plays_history_forward_from_the_cursor_then_live() {
+    let (mut model, _) = common::demo_model();
+    common::select(&mut model, "als-phase3-subgroup");
+    update(&mut model, char('{'));
+    update(&mut model, char(' '));
+    assert!(
+        !model.playback.paused,
+        "the demo's feed is not paused by it"
+    );
+    let start = chrono::Utc::now();
+    let mut rounds = Vec::new();
+    for second in 0..60 {
+        update(
+            &mut model,
+            Event::Tick(start + chrono::Duration::seconds(second)),
+        );
+        match &model.past {
+            Some(past) if rounds.last() != Some(&past.round) => rounds.push(past.round),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    assert_eq!(rounds, [1, 2, 3, 4, 5]);
+    assert!(model.past.is_none(), "after the latest decision, live");
+}

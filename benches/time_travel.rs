@@ -1,0 +1,149 @@
+//! `cargo bench --bench time_travel`: what one step of the time cursor costs on a 500-round
+//! debate (5 turns of ~1.5 kB a round, a judgment per turn, a decision a round), against the
+//! baseline of one frame of the same console (rounds view, 200x60, drawn by crossterm into a
+//! sink). A step is `[` through `update` (the debate as it stood, made from the rows held) plus
+//! the frame after it. Prints medians and p99s and the ratio to the frame; nothing is asserted.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use crossterm::event::KeyCode;
+use gavel::app::{Event, Model, update};
+use gavel::config::Config;
+use gavel::domain::{
+    Change, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment, Reported,
+    Session, SessionStatus, Signals, Turn,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+const ROUNDS: u32 = 500;
+const PERSONAS: [&str; 5] = ["theorist", "skeptic", "expert", "synthesizer", "clinician"];
+
+fn main() {
+    let mut model = Model::new("bench".into(), "alice".into(), &Config::default());
+    update(&mut model, Event::Resize(200, 60));
+    for change in debate() {
+        update(&mut model, Event::Store(Box::new(change)));
+    }
+    model.reports.catch_up();
+    let backend = CrosstermBackend::new(std::io::sink());
+    let area = ratatui::layout::Rect::new(0, 0, 200, 60);
+    let options = ratatui::TerminalOptions {
+        viewport: ratatui::Viewport::Fixed(area),
+    };
+    let mut terminal = Terminal::with_options(backend, options).unwrap();
+    let mut draw = |model: &mut Model| {
+        model.prepare_frame();
+        terminal
+            .draw(|frame| gavel::ui::view(black_box(model), frame))
+            .unwrap();
+    };
+    draw(&mut model);
+    let frames = measure(ROUNDS as usize, || draw(&mut model));
+    let mut steps = Vec::new();
+    let mut stepped_frames = Vec::new();
+    let mut back = |model: &mut Model| {
+        let started = Instant::now();
+        update(model, Event::Key(KeyCode::Char('[').into()));
+        steps.push(started.elapsed());
+        let started = Instant::now();
+        draw(model);
+        stepped_frames.push(started.elapsed());
+    };
+    for _ in 0..ROUNDS {
+        back(&mut model);
+    }
+    assert_eq!(model.past.as_ref().map(|p| p.round), Some(1));
+    println!(
+        "time cursor on a {ROUNDS}-round debate ({} turns held), 200x60; median / p99",
+        ROUNDS as usize * PERSONAS.len()
+    );
+    println!("{:<40} {:>12} {:>12} {:>8}", "", "median", "p99", "ratio");
+    let live = median_p99(frames);
+    let baseline = live.0;
+    for (name, times) in [
+        ("frame, live (baseline)", live),
+        ("step `[` (update)", median_p99(steps)),
+        ("frame after a step", median_p99(stepped_frames)),
+    ] {
+        println!(
+            "{name:<40} {:>12} {:>12} {:>7.2}x",
+            format!("{:.1?}", times.0),
+            format!("{:.1?}", times.1),
+            times.0.as_secs_f64() / baseline.as_secs_f64()
+        );
+    }
+}
+
+fn measure(times: usize, mut f: impl FnMut()) -> Vec<Duration> {
+    (0..times)
+        .map(|_| {
+            let started = Instant::now();
+            f();
+            started.elapsed()
+        })
+        .collect()
+}
+
+fn median_p99(mut times: Vec<Duration>) -> (Duration, Duration) {
+    times.sort();
+    (times[times.len() / 2], times[times.len() * 99 / 100])
+}
+
+fn debate() -> Vec<Change> {
+    let id = "long-debate";
+    let mut session = Session::placeholder(id);
+    session.question = "Does a 500-round debate step back as fast as it draws?".into();
+    session.controller_mode = Reported::Known(ControllerMode::Shadow);
+    session.max_rounds = ROUNDS;
+    session.personas = PERSONAS.iter().map(|p| p.to_string()).collect();
+    session.token_budget = 100_000_000;
+    let mut rows = vec![Change::Session(session.clone())];
+    let mut next_id = 0;
+    for round in 1..=ROUNDS {
+        for persona in PERSONAS {
+            next_id += 1;
+            rows.push(Change::Turn(Turn {
+                id: next_id,
+                session_id: id.into(),
+                round_number: round,
+                agent_persona: persona.into(),
+                content: format!(
+                    "Round {round}: {} VERDICT: yes",
+                    "the evidence says. ".repeat(80)
+                ),
+                tokens_used: 400,
+                superseded: false,
+                metadata: Default::default(),
+                created_at: Some(Utc::now()),
+                issues: Vec::new(),
+            }));
+            rows.push(Change::Judgment(Judgment {
+                id: next_id,
+                session_id: id.into(),
+                round_index: round,
+                agent_persona: persona.into(),
+                decision: JudgeDecision::Continue.into(),
+                score: Some(0.8),
+                reasons: Vec::new(),
+                judge_model: None,
+                pmids: Vec::new(),
+                created_at: Some(Utc::now()),
+                issues: Vec::new(),
+            }));
+        }
+        rows.push(Change::Decision(ControllerDecision {
+            session_id: id.into(),
+            round_index: round,
+            decision: Reported::Known(Decision::ContinueBaseline),
+            signals: Signals::default(),
+            decided_at: Some(Utc::now()),
+            issues: Vec::new(),
+        }));
+    }
+    session.status = Reported::Known(SessionStatus::Completed);
+    rows.push(Change::Session(session));
+    rows
+}
