@@ -99,10 +99,15 @@ pub fn render(
 }
 
 /// The panel's title: whether a decision waits (and how long it has), or which one is shown.
+/// In the past (the time cursor), a decision that waited then shows the whole wait, as its
+/// countdown did when it was decided.
 fn title(model: &Model, pending: bool, shown: bool) -> String {
-    let left = model
-        .selected_summary()
-        .and_then(|summary| model.time_left(summary));
+    let left = match &model.past {
+        Some(past) => past.debate.waiting().then_some(model.gated_timeout),
+        None => model
+            .selected_summary()
+            .and_then(|summary| model.time_left(summary)),
+    };
     match (pending, left) {
         (true, Some(left)) => format!("decision waiting for you · {}", time_left(left)),
         (true, None) => "pending decision (advisory)".to_owned(),
