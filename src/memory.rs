@@ -1,7 +1,8 @@
 //! The console's resident memory under glibc's allocator, which by default gives each thread an
 //! arena of its own and keeps memory freed among long-lived allocations (a burst of rows leaves
 //! plenty among the debates' summaries) instead of handing it back. [`share_arenas`] is called
-//! once, before any thread starts; [`give_back`] now and then, off the draw loop. Elsewhere
+//! once, before any thread starts; [`give_back`] off the draw loop, once a burst of rows is over
+//! (it holds the arenas while it runs). Elsewhere
 //! both do nothing.
 
 /// Lets every thread allocate from the same two arenas.
