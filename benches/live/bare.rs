@@ -118,12 +118,12 @@ impl Bare {
         let mut command = match kind {
             Kind::Tokio => {
                 let mut command = Command::new(std::env::current_exe()?);
-                command.env(MODE, url);
+                command.env(MODE, format!("{url} application_name=bare"));
                 command
             }
             Kind::Psycopg => {
                 let mut command = Command::new("python3");
-                command.args(["-c", PSYCOPG, url]);
+                command.args(["-c", PSYCOPG, &format!("{url} application_name=bare")]);
                 command
             }
         };

@@ -2,9 +2,10 @@
 //! `GAVEL_BENCH_CONSOLES` (1,10,30), that many `gavel watch` on a fresh database, each live
 //! with the probe open, then an orchestrator at `GAVEL_BENCH_RATE` (1,000) turns/s for
 //! `GAVEL_BENCH_WINDOW_SECS` (30), markers at 50/s, beside the bare listeners (the lag is
-//! behind psycopg's when there). It reports the database server's CPU (every server process, and the
-//! consoles' backends alone), the queries a second each console's backend ran (the database's
-//! transactions less the writers' and the markers'), each console's commit-to-screen and lag
+//! behind psycopg's when there). It reports the database server's CPU (every server process,
+//! the consoles' backends alone, and the bare listeners' backends for comparison), the
+//! statements a second each console's backend ran (from pg_stat_statements: every statement
+//! but the writers' and markers' INSERTs and UPDATEs), each console's commit-to-screen and lag
 //! behind the bare listener, and the consoles' own CPU (on the same machine as the server).
 
 use anyhow::{Context, Result};
@@ -21,34 +22,61 @@ use super::{knob, knobs};
 
 const SECOND: u64 = 1_000_000_000;
 
-/// The server's processes as its statistics list them: (pid, whether a console's backend).
-async fn server_pids(admin: &Client, db: &str) -> Result<Vec<(u32, bool)>> {
+/// Whose a server process is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    Console,
+    Bare,
+    Other,
+}
+
+/// The server's processes as its statistics list them, and whose each is.
+async fn server_pids(admin: &Client, db: &str) -> Result<Vec<(u32, Owner)>> {
     let rows = admin
         .query(
-            "SELECT pid, coalesce(datname = $1 AND application_name = 'gavel', false) \
+            "SELECT pid, CASE WHEN datname = $1 AND application_name = 'gavel' THEN 0 \
+             WHEN datname = $1 AND application_name = 'bare' THEN 1 ELSE 2 END \
              FROM pg_stat_activity",
             &[&db],
         )
         .await?;
     Ok(rows
         .iter()
-        .map(|r| (r.get::<_, i32>(0) as u32, r.get(1)))
+        .map(|r| {
+            let owner = match r.get::<_, i32>(1) {
+                0 => Owner::Console,
+                1 => Owner::Bare,
+                _ => Owner::Other,
+            };
+            (r.get::<_, i32>(0) as u32, owner)
+        })
         .collect())
 }
 
-/// CPU seconds of every server process, and of the consoles' backends.
-fn server_cpu(pids: &[(u32, bool)]) -> (f64, f64) {
-    pids.iter().fold((0.0, 0.0), |(all, consoles), &(pid, console)| {
+/// CPU seconds of every server process, of the consoles' backends, and of the bare listeners'.
+fn server_cpu(pids: &[(u32, Owner)]) -> [f64; 3] {
+    let mut secs = [0.0; 3];
+    for &(pid, owner) in pids {
         // A process that ended meanwhile counts for nothing.
-        let secs = cpu_secs(pid).unwrap_or(0.0);
-        (all + secs, consoles + if console { secs } else { 0.0 })
-    })
+        let used = cpu_secs(pid).unwrap_or(0.0);
+        secs[0] += used;
+        match owner {
+            Owner::Console => secs[1] += used,
+            Owner::Bare => secs[2] += used,
+            Owner::Other => {}
+        }
+    }
+    secs
 }
 
-async fn transactions(admin: &Client, db: &str) -> Result<i64> {
+/// Statements run in database `db` other than the writers' and the markers' (INSERT and
+/// UPDATE): the consoles' reads and keepalives.
+async fn console_statements(admin: &Client, db: &str) -> Result<i64> {
     Ok(admin
         .query_one(
-            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1",
+            "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements \
+             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) \
+             AND query !~* '^\\s*(insert|update)'",
             &[&db],
         )
         .await?
@@ -61,34 +89,39 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
     let rate: f64 = knob("GAVEL_BENCH_RATE", 1_000.0)?;
     let window: u64 = knob("GAVEL_BENCH_WINDOW_SECS", 30)?;
     let admin = load::connect(&server.url("postgres")).await?;
+    admin
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .await
+        .context("pg_stat_statements")?;
     println!(
         "consoles: | consoles | server CPU, all (% of a core) | the consoles' backends | \
-         per console | queries/s per console | commit-to-screen p50 / p99 ms, worst console | \
-         lag behind bare p50 / p99 ms, worst console | markers lost | consoles' own CPU, each |"
+         per console | statements/s per console | commit-to-screen p50 / p99 ms, worst console \
+         | lag behind bare p50 / p99 ms, worst console | markers lost | consoles' own CPU, each |"
     );
     println!("consoles: | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for n in counts {
         let db = format!("bench_consoles_{n}");
-        let mut run = Observed::start(server, &db, (bin, ""), n, &[Kind::Tokio, Kind::Psycopg]).await?;
+        let bares = [Kind::Tokio, Kind::Psycopg];
+        let mut run = Observed::start(server, &db, (bin, ""), n, &bares).await?;
         let pids = server_pids(&admin, &db).await?;
-        let (cpu_before, xacts_before) = (server_cpu(&pids), transactions(&admin, &db).await?);
-        let (sent_before, started) = (run.markers.sent(), now_ns());
+        let (cpu_before, statements_before) =
+            (server_cpu(&pids), console_statements(&admin, &db).await?);
+        let started = now_ns();
         let end = started + window * SECOND;
         let load = orchestrator::stream(run.url.clone(), run.debates.clone(), rate, end);
         let (seen, written) = run.window(end, load).await?;
         let secs = (now_ns() - started) as f64 / 1e9;
         let cpu_after = server_cpu(&pids);
-        let xacts = transactions(&admin, &db).await? - xacts_before;
-        let markers = (run.markers.sent() - sent_before) as i64;
-        let consoles_queries = (xacts - written.rows as i64 - markers) as f64 / secs / n as f64;
-        let all = (cpu_after.0 - cpu_before.0) / secs * 100.0;
-        let backends = (cpu_after.1 - cpu_before.1) / secs * 100.0;
+        let statements = console_statements(&admin, &db).await? - statements_before;
+        let per_console = statements as f64 / secs / n as f64;
+        let share = |i: usize| (cpu_after[i] - cpu_before[i]) / secs * 100.0;
+        let (all, backends, bare) = (share(0), share(1), share(2));
         let gavels: Vec<&Seen> = seen.iter().filter(|s| s.lag.is_some()).collect();
         let worst = |f: fn(&Seen) -> f64| gavels.iter().map(|s| f(s)).fold(f64::NAN, f64::max);
         let lost: usize = gavels.iter().map(|s| s.latency.lost).sum();
         let own = gavels.iter().map(|s| s.cpu).sum::<f64>() / n as f64;
         println!(
-            "consoles: | {n} | {all:.1} | {backends:.1} | {:.2} | {consoles_queries:.0} | \
+            "consoles: | {n} | {all:.1} | {backends:.1} | {:.2} | {per_console:.0} | \
              {:.2} / {:.2} | {:.2} / {:.2} | {lost} | {own:.1} |",
             backends / n as f64,
             worst(|s| s.latency.p50),
@@ -97,9 +130,11 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
             worst(|s| s.lag.as_ref().map_or(f64::NAN, |l| l.p99)),
         );
         println!(
-            "consoles:    ({n} consoles: {:.0} rows/s written, {:.0} turns/s)",
+            "consoles:    ({n} consoles: {:.0} rows/s written, {:.0} turns/s; the {} bare \
+             listeners' backends {bare:.1}% of a core together)",
             written.rows as f64 / secs,
-            written.turns as f64 / secs
+            written.turns as f64 / secs,
+            run.bares.len()
         );
         drop(run);
         admin

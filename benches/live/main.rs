@@ -48,7 +48,13 @@ fn main() -> Result<()> {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_gavel").to_owned());
     println!("live: machine: {}", system::machine());
     println!("live: scenario {scenario}, gavel under test: {new}");
-    let mut server = LocalServer::start().context("starting a throwaway PostgreSQL")?;
+    // The consoles scenario counts each console's queries.
+    let mut settings = vec![("listen_addresses", "")];
+    if scenario == "consoles" {
+        settings.push(("shared_preload_libraries", "pg_stat_statements"));
+    }
+    let mut server =
+        LocalServer::start_with(5432, &settings).context("starting a throwaway PostgreSQL")?;
     let runtime = tokio::runtime::Runtime::new()?;
     match scenario.as_str() {
         "scale" => scale(&server, &runtime, &new),

@@ -204,14 +204,15 @@ fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The memory that bursts of rows leave free is handed back to the system at most this often,
-/// and only once no row has landed for [`QUIET`]: handing it back holds the allocator's arenas,
-/// so every thread's allocations wait meanwhile (the feed's and the draw loop's too: 7 ms and
-/// 355 system calls on the project's machine, longer where system calls cost more), which
-/// under a steady stream held rows back from the screen every [`TRIM`]. A steady stream reuses
-/// what it frees; a burst's leftovers go back once it is over.
+/// The memory that bursts of rows leave free is handed back to the system at most this often:
+/// once no row has landed for [`QUIET`], or when more than [`FREE_HELD`] lies free. Handing it
+/// back holds the allocator's arenas, so every thread's allocations wait meanwhile (the feed's
+/// and the draw loop's too: 7 ms and 355 system calls on the project's machine, longer where
+/// system calls cost more), which, done every [`TRIM`] under a steady stream, held rows back
+/// from the screen. A steady stream reuses what it frees.
 const TRIM: Duration = Duration::from_secs(10);
 const QUIET: Duration = Duration::from_millis(250);
+const FREE_HELD: usize = 32 << 20;
 
 /// How an untracked debate is remembered: a 64-bit hash of its id, not the id (a flood may
 /// leave out tens of thousands; two ids sharing a hash are all but impossible).
@@ -421,9 +422,15 @@ impl Worker {
             for answer in catching_up {
                 let _ = answer.send(());
             }
-            if filed.is_some_and(|at| at.elapsed() >= QUIET) && trimmed.elapsed() >= TRIM {
-                (trimmed, filed) = (Instant::now(), None);
-                crate::memory::give_back();
+            if let Some(at) = filed
+                && trimmed.elapsed() >= TRIM
+            {
+                let quiet = at.elapsed() >= QUIET;
+                if quiet || crate::memory::held_free() > FREE_HELD {
+                    crate::memory::give_back();
+                    filed = None;
+                }
+                trimmed = Instant::now();
             }
         }
     }
