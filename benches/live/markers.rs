@@ -118,7 +118,10 @@ impl Markers {
             .enumerate()
             .filter(|(_, seen)| !seen.is_empty())
             .map(|(who, seen)| {
-                let lag = log.sent.get(seen.len()).map_or(0, |&s| now.saturating_sub(s));
+                let lag = log
+                    .sent
+                    .get(seen.len())
+                    .map_or(0, |&s| now.saturating_sub(s));
                 (who, lag as f64 / 1e6)
             })
             .collect()

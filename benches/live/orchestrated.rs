@@ -211,10 +211,7 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
         &[Kind::Tokio, Kind::Psycopg],
     )
     .await?;
-    println!(
-        "orchestrated: baseline listener: {}",
-        name(run.baseline())
-    );
+    println!("orchestrated: baseline listener: {}", name(run.baseline()));
     header();
     let quiet = || async { Ok(Written::default()) };
     let end = now_ns() + 20 * SECOND;
@@ -231,7 +228,11 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
         print_rows(&format!("{rate} turns/s"), &seen, Some((written, window)));
     }
     for (who, pid) in run.observers().into_iter().zip(run.pids()) {
-        println!("orchestrated: RSS of {}: {:.1} MiB", name(who), rss_mib(pid)?);
+        println!(
+            "orchestrated: RSS of {}: {:.1} MiB",
+            name(who),
+            rss_mib(pid)?
+        );
     }
     Ok(())
 }
@@ -287,7 +288,11 @@ fn header() {
 
 fn print_rows(load: &str, seen: &[Seen], written: Option<(Written, u64)>) {
     let rows = written.map_or("".to_owned(), |(w, secs)| {
-        format!("{:.0} ({:.0} turns/s)", w.rows as f64 / secs as f64, w.turns as f64 / secs as f64)
+        format!(
+            "{:.0} ({:.0} turns/s)",
+            w.rows as f64 / secs as f64,
+            w.turns as f64 / secs as f64
+        )
     });
     for s in seen {
         let lag = s.lag.map_or("".to_owned(), |l| {

@@ -13,12 +13,12 @@ use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
 use super::bare::{Bare, Kind};
-use super::{knob, knobs};
 use super::console::{Console, Keys, LIVE};
 use super::load::{self, Debates, Gate, Plan, Probe, Writer};
 use super::markers::{LOST_AFTER_NS, Markers, Observer, Stats, now_ns, quantile};
 use super::report::{Figures, Pair, Step, Stream};
 use super::system::{cpu_secs, rss_mib};
+use super::{knob, knobs};
 
 const SECOND: u64 = 1_000_000_000;
 const WRITERS: usize = 4;

@@ -94,7 +94,9 @@ pub async fn run(server: &mut LocalServer, bin: &str) -> Result<()> {
         .collect();
     let mut minutes = Vec::new();
     let mut restarted = false;
-    println!("soak: | minute | RSS MiB | CPU % | commit-to-screen p50 / p99 / max ms | lost | backends killed |");
+    println!(
+        "soak: | minute | RSS MiB | CPU % | commit-to-screen p50 / p99 / max ms | lost | backends killed |"
+    );
     while now_ns() < stop_at {
         let mut end = (now_ns() + MINUTE).min(stop_at);
         if !restarted && end > restart_at {

@@ -203,12 +203,7 @@ fn cells<'a>(
 /// Who spoke in a round, in spoken order: their names when they fit in `width`, else how many
 /// spoke (and how many joined), e.g. `4 personas +1`. A superseded turn is struck through, one
 /// who joined later is marked `+`.
-fn personas<'a>(
-    round: &RoundRow<'_>,
-    debate: &Debate,
-    theme: &Theme,
-    width: usize,
-) -> Line<'a> {
+fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usize) -> Line<'a> {
     // A persona joined in the first round it spoke in, after the first.
     let joined = |turn: &Turn| {
         round.number > 1
