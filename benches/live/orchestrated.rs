@@ -82,11 +82,7 @@ impl Observed {
             .collect::<Result<Vec<_>>>()?;
         let mut spawned = Vec::new();
         for n in 0..consoles {
-            let who = if consoles == 1 {
-                Observer::GAVEL
-            } else {
-                Observer::console(n)
-            };
+            let who = console_observer(n, consoles);
             spawned.push(Console::spawn_configured(
                 bin,
                 &url,
@@ -113,13 +109,7 @@ impl Observed {
     pub fn observers(&self) -> Vec<Observer> {
         let consoles = self.consoles.len();
         let mut who: Vec<Observer> = (0..consoles)
-            .map(|n| {
-                if consoles == 1 {
-                    Observer::GAVEL
-                } else {
-                    Observer::console(n)
-                }
-            })
+            .map(|n| console_observer(n, consoles))
             .collect();
         who.extend(self.bares.iter().map(Bare::observer));
         who
@@ -187,6 +177,15 @@ impl Observed {
             })
             .collect();
         Ok((seen, outcome))
+    }
+}
+
+/// Console `n` of `of`: gavel itself when it is the only one.
+fn console_observer(n: usize, of: usize) -> Observer {
+    if of == 1 {
+        Observer::GAVEL
+    } else {
+        Observer::console(n)
     }
 }
 

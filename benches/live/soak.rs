@@ -52,7 +52,7 @@ async fn terminate(admin_url: &str) -> Result<u64> {
 }
 
 /// The orchestrator until `end`, terminating the console's backends at each of `kills`.
-async fn load_and_kill(
+fn load_and_kill(
     run: &Observed,
     admin_url: String,
     rate: f64,
@@ -104,7 +104,7 @@ pub async fn run(server: &mut LocalServer, bin: &str) -> Result<()> {
         }
         let due: Vec<u64> = kills.iter().copied().filter(|&at| at < end).collect();
         kills.retain(|&at| at >= end);
-        let load = load_and_kill(&run, admin_url.clone(), rate, end, due).await;
+        let load = load_and_kill(&run, admin_url.clone(), rate, end, due);
         let (seen, (_, killed)) = run.window(end, load).await?;
         let minute = Minute {
             at: (now_ns() - start) as f64 / 1e9,
