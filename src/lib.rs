@@ -21,6 +21,7 @@ pub mod live;
 pub mod logging;
 pub mod memory;
 pub mod orchestrator;
+pub mod pace;
 pub mod pager;
 pub mod policy;
 pub mod progress;

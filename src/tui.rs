@@ -4,7 +4,7 @@
 //!
 //! The loop never awaits I/O: it waits for the next event (or signal), drains every event
 //! already queued, applies them all, and draws once, at most 60 times a second on average (see
-//! [`Pace`]), and only when something on screen may have changed (rows for debates off screen
+//! [`crate::pace::Pace`]), and only when something on screen may have changed (rows for debates off screen
 //! draw nothing). A signal comes before any event and is looked for again before each draw, so
 //! that nothing is drawn to a terminal that hung up; a draw that fails because it did ends the
 //! console as the hangup.
@@ -25,6 +25,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Command, Event, Model, update};
 use crate::config::Notify;
+use crate::pace::Pace;
 use crate::terminal::{self, Input, Panicked, Request, Signals};
 use crate::ui::{self, view};
 use crate::{pager, theme};
@@ -155,30 +156,6 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
     console.run().await
 }
 
-/// Paces frames at one per [`FRAME`] on average, with one frame of slack: a frame may follow
-/// the one before at once when that one came at least a frame after its own predecessor (a
-/// countdown's tick, then a row, both drawn as they come), while a flood of events still gets
-/// no more than one frame per [`FRAME`].
-struct Pace {
-    /// The earliest the next frame may be drawn.
-    next: Instant,
-}
-
-impl Pace {
-    fn new(now: Instant) -> Pace {
-        Pace { next: now }
-    }
-
-    fn next_frame(&self) -> Instant {
-        self.next
-    }
-
-    /// A frame was drawn at `now`.
-    fn drawn(&mut self, now: Instant) {
-        self.next = (self.next + FRAME).max(now);
-    }
-}
-
 /// The draw loop's state: the model, the terminal it is drawn on, and the rest.
 struct Console {
     model: Model,
@@ -199,7 +176,10 @@ impl Console {
     async fn run(&mut self) -> Result<Ended> {
         let mut ticks = tokio::time::interval(TICK);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        let mut pace = Pace::new(Instant::now());
+        // Frames at one per [`FRAME`] on average, with one frame of slack: a frame may follow the
+        // one before at once when that one came at least a frame after its own predecessor (a
+        // countdown's tick, then a row, both drawn as they come).
+        let mut pace = Pace::new(FRAME, Instant::now());
         loop {
             let event = tokio::select! {
                 biased;
@@ -217,7 +197,7 @@ impl Console {
                     None => return Ok(Ended::Quit),
                 },
             };
-            let asked = match self.gather(event, pace.next_frame()).await {
+            let asked = match self.gather(event, pace.next()).await {
                 Ok(asked) => asked,
                 Err(ended) => return Ok(ended),
             };
@@ -244,7 +224,7 @@ impl Console {
             if let Err(e) = drawn {
                 return hung_up(&mut self.parts.signals).await.ok_or(e);
             }
-            pace.drawn(Instant::now());
+            pace.went(Instant::now());
         }
     }
 
@@ -472,29 +452,4 @@ fn spawn_key_reader(
             }
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_frame_right_after_a_lone_one_is_not_held_back_but_a_flood_gets_one_a_frame_time() {
-        let start = Instant::now();
-        let mut pace = Pace::new(start);
-        // A countdown's tick draws a frame after a quiet second...
-        let tick = start + Duration::from_secs(1);
-        assert!(pace.next_frame() <= tick);
-        pace.drawn(tick);
-        // ...and a row landing 5 ms later is drawn at once.
-        let row = tick + Duration::from_millis(5);
-        assert!(pace.next_frame() <= row);
-        pace.drawn(row);
-        // From then on, frames come one a frame time apart.
-        assert_eq!(pace.next_frame(), tick + FRAME);
-        pace.drawn(tick + FRAME);
-        assert_eq!(pace.next_frame(), tick + 2 * FRAME);
-        pace.drawn(tick + 2 * FRAME);
-        assert_eq!(pace.next_frame(), tick + 3 * FRAME);
-    }
 }

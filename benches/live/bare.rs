@@ -1,10 +1,11 @@
-//! The bare listener, the floor gavel is measured against: this bench binary run again with
-//! [`MODE`] set, in a process of its own (so its CPU and memory are its own). One
-//! tokio-postgres connection, `LISTEN gavel_events`, its messages polled directly
-//! (`Connection::poll_message`: a spawned connection future drops notifications); no fetch, no
-//! render. It prints `ready`, then the CLOCK_MONOTONIC time of every `debate_rounds`
-//! notification of a probe debate, one a line. The harness side reads those lines as markers
-//! seen, in commit order.
+//! The bare listeners, the floor gavel is measured against, each in a process of its own (so
+//! its CPU and memory are its own): this bench binary run again with [`MODE`] set (one
+//! tokio-postgres connection, `LISTEN gavel_events`, its messages polled directly —
+//! `Connection::poll_message`: a spawned connection future drops notifications), and, when
+//! `python3` has psycopg 3, the same in Python ([`PSYCOPG`]: what an orchestrator's own
+//! listener would be). No fetch, no render. Each prints `ready`, then the CLOCK_MONOTONIC time
+//! of every `debate_rounds` notification of a probe debate, one a line. The harness side reads
+//! those lines as markers seen, in commit order.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -20,6 +21,48 @@ use super::markers::{Markers, Observer, now_ns};
 
 /// Set to a connection string, runs this binary as the bare listener.
 pub const MODE: &str = "GAVEL_BENCH_LISTENER";
+
+/// The psycopg listener, run by `python3 -c` with the connection string as its argument.
+const PSYCOPG: &str = r#"
+import json, sys, time
+import psycopg
+conn = psycopg.connect(sys.argv[1], autocommit=True)
+conn.execute("LISTEN gavel_events")
+print("ready", flush=True)
+for n in conn.notifies():
+    at = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    if "probe" in n.payload:
+        v = json.loads(n.payload)
+        if v.get("table") == "debate_rounds" and str(v.get("session_id", "")).startswith("probe"):
+            print(at, flush=True)
+"#;
+
+/// Which bare listener.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Tokio,
+    Psycopg,
+}
+
+impl Kind {
+    /// Whether this machine can run it (psycopg may not be installed).
+    pub fn available(self) -> bool {
+        self == Kind::Tokio
+            || Command::new("python3")
+                .args(["-c", "import psycopg"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+    }
+
+    pub fn observer(self) -> Observer {
+        match self {
+            Kind::Tokio => Observer::BARE,
+            Kind::Psycopg => Observer::PSYCOPG,
+        }
+    }
+}
 
 /// The listener's own main: listens on `url` until killed or disconnected.
 pub fn serve(url: &str) -> Result<()> {
@@ -64,15 +107,27 @@ fn is_marker(payload: &str) -> bool {
 
 /// The bare listener as the harness runs it; killed when dropped.
 pub struct Bare {
+    kind: Kind,
     child: Child,
     failure: Arc<Mutex<Option<String>>>,
 }
 
 impl Bare {
     /// Starts the listener on `url` and waits (10 s at most) until it listens.
-    pub fn spawn(url: &str, markers: Markers) -> Result<Bare> {
-        let mut child = Command::new(std::env::current_exe()?)
-            .env(MODE, url)
+    pub fn spawn(kind: Kind, url: &str, markers: Markers) -> Result<Bare> {
+        let mut command = match kind {
+            Kind::Tokio => {
+                let mut command = Command::new(std::env::current_exe()?);
+                command.env(MODE, format!("{url} application_name=bare"));
+                command
+            }
+            Kind::Psycopg => {
+                let mut command = Command::new("python3");
+                command.args(["-c", PSYCOPG, &format!("{url} application_name=bare")]);
+                command
+            }
+        };
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()
@@ -82,11 +137,15 @@ impl Bare {
         let (ready, listening) = mpsc::channel();
         let failed = failure.clone();
         std::thread::spawn(move || {
-            if let Err(e) = read_lines(BufReader::new(stdout), &markers, ready) {
+            if let Err(e) = read_lines(BufReader::new(stdout), (&markers, kind.observer()), ready) {
                 *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{e:#}"));
             }
         });
-        let bare = Bare { child, failure };
+        let bare = Bare {
+            kind,
+            child,
+            failure,
+        };
         listening
             .recv_timeout(Duration::from_secs(10))
             .map_err(|_| anyhow!("the bare listener did not listen within 10 s"))?;
@@ -95,6 +154,11 @@ impl Bare {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Who it is among the markers' observers.
+    pub fn observer(&self) -> Observer {
+        self.kind.observer()
     }
 
     /// Fails if the listener printed something unreadable or went away.
@@ -121,7 +185,11 @@ impl Drop for Bare {
     }
 }
 
-fn read_lines(lines: impl BufRead, markers: &Markers, ready: mpsc::Sender<()>) -> Result<()> {
+fn read_lines(
+    lines: impl BufRead,
+    (markers, who): (&Markers, Observer),
+    ready: mpsc::Sender<()>,
+) -> Result<()> {
     let mut lines = lines.lines();
     match lines.next().transpose()? {
         Some(line) if line == "ready" => ready.send(())?,
@@ -132,7 +200,7 @@ fn read_lines(lines: impl BufRead, markers: &Markers, ready: mpsc::Sender<()>) -
         let at = line
             .parse()
             .with_context(|| format!("expected a time in ns, got {line:?}"))?;
-        markers.seen_next(Observer::Bare, at);
+        markers.seen_next(who, at);
     }
     bail!("its output ended")
 }

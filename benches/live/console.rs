@@ -52,16 +52,31 @@ pub struct Console {
 
 impl Console {
     /// Starts `bin watch --db url` on a fresh pseudo-terminal; markers seen on its screen are
-    /// recorded in `markers`.
-    pub fn spawn(bin: &str, url: &str, markers: Markers) -> Result<Console> {
+    /// recorded in `markers` as seen by `who`.
+    pub fn spawn(bin: &str, url: &str, markers: Markers, who: Observer) -> Result<Console> {
+        Console::spawn_configured(bin, url, markers, who, "")
+    }
+
+    /// The same with `config` as its configuration file (empty: none, the defaults).
+    pub fn spawn_configured(
+        bin: &str,
+        url: &str,
+        markers: Markers,
+        who: Observer,
+        config: &str,
+    ) -> Result<Console> {
         let (master, slave) = open_pty()?;
         let scratch = std::env::temp_dir().join(format!(
             "gavel-bench-live-{}-{}",
             std::process::id(),
             now_ns()
         ));
-        std::fs::create_dir_all(&scratch)
+        std::fs::create_dir_all(scratch.join("gavel"))
             .with_context(|| format!("creating {}", scratch.display()))?;
+        if !config.is_empty() {
+            std::fs::write(scratch.join("gavel").join("config.toml"), config)
+                .context("writing the console's configuration")?;
+        }
         let mut command = Command::new(bin);
         command
             .arg("--log-dir")
@@ -96,7 +111,9 @@ impl Console {
         let stop = Arc::new(AtomicBool::new(false));
         let reader = {
             let (view, stop, replies) = (view.clone(), stop.clone(), master.try_clone()?);
-            std::thread::spawn(move || read_screen(master, replies, &view, &markers, &stop))
+            std::thread::spawn(move || {
+                read_screen(master, replies, &view, (&markers, who), &stop);
+            })
         };
         Ok(Console {
             child,
@@ -150,6 +167,15 @@ impl Console {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
+    }
+
+    /// Waits for the console to go live (within `limit`), then opens debate `id` with `:id`.
+    pub async fn open(&mut self, id: &str, limit: Duration) -> Result<()> {
+        self.wait_for(LIVE, limit, |v| v.live.is_some()).await?;
+        let title = format!("rounds · {id} ·");
+        self.keys().send(&format!(":{id}\r"))?;
+        self.wait_for(&title, Duration::from_secs(10), |v| v.text.contains(&title))
+            .await
     }
 
     /// Quits with `q` (then `:q`), killing it if it is still there after 10 s.
@@ -266,7 +292,7 @@ fn read_screen(
     mut master: File,
     mut replies: File,
     view: &Mutex<View>,
-    markers: &Markers,
+    markers: (&Markers, Observer),
     stop: &AtomicBool,
 ) {
     let mut parser = vt100::Parser::new_with_callbacks(ROWS, COLUMNS, 0, Replies::default());
@@ -308,11 +334,11 @@ fn read_screen(
 }
 
 /// Reads the screen as it stood at `at`: the first frame, the live sign, the newest marker.
-fn look(screen: &vt100::Screen, at: u64, view: &Mutex<View>, markers: &Markers) {
+fn look(screen: &vt100::Screen, at: u64, view: &Mutex<View>, (markers, who): (&Markers, Observer)) {
     let text = screen.contents();
     let sent = markers.sent();
     if let Some(k) = newest_marker(&text, sent) {
-        markers.seen_upto(Observer::Gavel, k, at);
+        markers.seen_upto(who, k, at);
     }
     let mut view = view.lock().unwrap_or_else(|p| p.into_inner());
     if view.first_frame.is_none() && !text.trim().is_empty() {

@@ -41,6 +41,10 @@ pub async fn connect(url: &str) -> Result<Client> {
     Ok(client)
 }
 
+/// A marker: a round of the probe debate whose persona is its number.
+const MARKER: &str = "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, \
+                      tokens_used) VALUES ($1, $2, $3, 'marker', 1)";
+
 /// The marker writer: one connection, so markers commit in the order they are sent.
 pub struct Probe {
     client: Client,
@@ -55,12 +59,7 @@ impl Probe {
     /// Creates the first probe debate, `probe`.
     pub async fn create(url: &str, markers: Markers) -> Result<Probe> {
         let client = connect(url).await?;
-        let insert = client
-            .prepare(
-                "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, \
-                 tokens_used) VALUES ($1, $2, $3, 'marker', 1)",
-            )
-            .await?;
+        let insert = client.prepare(MARKER).await?;
         let mut probe = Probe {
             client,
             insert,
@@ -86,6 +85,14 @@ impl Probe {
             .await
             .with_context(|| format!("creating probe debate {id}"))?;
         self.id = id;
+        Ok(())
+    }
+
+    /// Connects again (after the server restarted), going on with the same probe debate.
+    pub async fn reconnect(&mut self, url: &str) -> Result<()> {
+        let client = connect(url).await?;
+        self.insert = client.prepare(MARKER).await?;
+        self.client = client;
         Ok(())
     }
 
@@ -124,7 +131,7 @@ impl Debates {
     }
 
     /// The next `count` debates, none at or beyond `end`.
-    fn claim(&self, count: u64, end: u64) -> Option<Range<u64>> {
+    pub fn claim(&self, count: u64, end: u64) -> Option<Range<u64>> {
         let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
         let start = *next;
         (start < end).then(|| {
@@ -147,7 +154,7 @@ pub enum Gate {
         started: u64,
         reserved: AtomicU64,
     },
-    /// As fast as they can while `Observer::Gavel` is at most 1 s behind; a pause lasts 10 s at
+    /// As fast as they can while `Observer::GAVEL` is at most 1 s behind; a pause lasts 10 s at
     /// the most, so the stream always moves.
     Throttled { markers: Markers, paused: AtomicU64 },
 }
@@ -176,7 +183,7 @@ impl Gate {
         }
     }
 
-    async fn pass(&self, turns: u64) {
+    pub async fn pass(&self, turns: u64) {
         match self {
             Gate::Paced {
                 turns_per_sec,
@@ -190,7 +197,7 @@ impl Gate {
             }
             Gate::Throttled { markers, paused } => {
                 let since = now_ns();
-                while markers.lag_ns(Observer::Gavel) > 1_000_000_000
+                while markers.lag_ns(Observer::GAVEL) > 1_000_000_000
                     && now_ns() - since < 10_000_000_000
                 {
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -324,7 +331,7 @@ impl Writer {
 }
 
 /// About 200 bytes of a turn.
-fn content(n: u64, round: i32, persona: &str) -> String {
+pub fn content(n: u64, round: i32, persona: &str) -> String {
     format!(
         "{persona}, round {round} of debate {n}: the pooled effect is small and its interval \
          wide; two of the cited trials were unblinded, so the claim needs a replication before \
@@ -333,7 +340,7 @@ fn content(n: u64, round: i32, persona: &str) -> String {
 }
 
 /// A decision's signal_json with every key of the contract.
-fn signals(n: u64, round: i32, rounds: i32) -> String {
+pub fn signals(n: u64, round: i32, rounds: i32) -> String {
     let similarity = ((n * 7 + round as u64) % 90) as f64 / 100.0;
     serde_json::json!({
         "similarity": similarity,

@@ -1,58 +1,103 @@
-//! `cargo bench --bench live`: gavel under a busy fleet, end to end and as a black box. Prints
-//! figures, never asserts.
+//! `cargo bench --bench live [-- SCENARIO]`: gavel under a busy fleet, end to end and as a
+//! black box. Prints figures, never asserts.
 //!
-//! It starts a throwaway PostgreSQL, migrates a fresh database, and runs the gavel binary being
-//! benched (`gavel watch`) on a pseudo-terminal of 160x48, its screen emulated, beside a bare
-//! tokio-postgres listener (LISTEN only, no fetch, no render) in a process of its own. Markers
-//! (rounds of a probe debate, persona `mk0000001`, ...) are inserted at 50/s from one
-//! connection; a marker's latency is from its INSERT sent to its first appearance on gavel's
-//! emulated screen, or to the listener's receipt of its notification (CLOCK_MONOTONIC in every
-//! process). In order:
+//! Every scenario starts a throwaway PostgreSQL, migrates a fresh database, and runs the gavel
+//! binary being benched (`gavel watch`; `GAVEL_BENCH_GAVEL` names another) on a
+//! pseudo-terminal of 160x48, its screen emulated, beside bare listeners (LISTEN only, no fetch,
+//! no render) in processes of their own. Markers (rounds of a probe debate, persona
+//! `mk0000001`, ...) are inserted from one connection; a marker's latency is from its INSERT
+//! sent to its first appearance on gavel's emulated screen, or to a listener's receipt of its
+//! notification (CLOCK_MONOTONIC in every process). The scenarios:
 //!
-//! 1. latency with 10 debates held, 20 s of markers;
-//! 2. a stream of `GAVEL_BENCH_TURNS` turns (1,000,000) into `GAVEL_BENCH_DEBATES` debates
-//!    (100,000) from 4 writers in multi-row transactions, as fast as they go while gavel stays
-//!    within 1 s of the markers (stopped after `GAVEL_BENCH_STREAM_SECS`, 1,800);
-//! 3. latency with those debates held; then resident memory;
-//! 4. CPU of both processes idle and at 1,000 turns/s (10 s each);
-//! 5. ingest steps (`GAVEL_BENCH_STEPS`, 1000,2000,5000,10000,15000 turns/s, 10 s each): the
-//!    highest one each sustains (no marker lost, lag not growing, under 250 ms);
-//! 6. `q`, then a fresh console on the full database: spawn to first frame and to `● live`.
-//!
-//! `GAVEL_BENCH_BASELINE=path/to/old/gavel` runs the same scenario against that build
-//! afterwards, on a database of its own, and the table shows both and the ratio new/old.
+//! - `scale` (the default, [`scenario`]): 100,000 debates streamed in bulk, latency before and
+//!   after, CPU, memory, the ingest ramp, the first frame; `GAVEL_BENCH_BASELINE` runs an older
+//!   build too;
+//! - `orchestrated` ([`orchestrated`]): an orchestrator's write pattern (one row a
+//!   transaction) at 500, 1,000 and 2,000 turns/s, each marker's lag behind the bare
+//!   listeners (tokio-postgres, and psycopg when `python3` has it), and CPU;
+//! - `consoles` ([`consoles`]): 1, 10 and 30 consoles on one database, the server's CPU and
+//!   queries per console;
+//! - `soak` ([`soak`]): an hour at 1,000 turns/s, the console's backend terminated every few
+//!   minutes and the server restarted once.
 
 mod bare;
 mod console;
+mod consoles;
 mod load;
 mod markers;
+mod orchestrated;
+mod orchestrator;
 mod report;
 mod scenario;
+mod soak;
 mod system;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use gavel::store::postgres::LocalServer;
 
 fn main() -> Result<()> {
     if let Ok(url) = std::env::var(bare::MODE) {
         return bare::serve(&url);
     }
-    let sizes = scenario::Sizes::from_env()?;
-    let new = env!("CARGO_BIN_EXE_gavel");
-    let baseline = std::env::var("GAVEL_BENCH_BASELINE").ok();
+    // `cargo bench` passes `--bench`; the first other argument names the scenario.
+    let scenario = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_else(|| "scale".to_owned());
+    let new = std::env::var("GAVEL_BENCH_GAVEL")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_gavel").to_owned());
     println!("live: machine: {}", system::machine());
-    println!("live: gavel under test: {new}");
+    println!("live: scenario {scenario}, gavel under test: {new}");
+    // The consoles scenario counts each console's queries.
+    let mut settings = vec![("listen_addresses", "")];
+    if scenario == "consoles" {
+        settings.push(("shared_preload_libraries", "pg_stat_statements"));
+    }
+    let mut server =
+        LocalServer::start_with(5432, &settings).context("starting a throwaway PostgreSQL")?;
+    let runtime = tokio::runtime::Runtime::new()?;
+    match scenario.as_str() {
+        "scale" => scale(&server, &runtime, &new),
+        "orchestrated" => runtime.block_on(orchestrated::run(&server, &new)),
+        "consoles" => runtime.block_on(consoles::run(&server, &new)),
+        "soak" => runtime.block_on(soak::run(&mut server, &new)),
+        other => bail!("no scenario {other}: scale, orchestrated, consoles or soak"),
+    }
+}
+
+/// The scale scenario, against `new` and, with `GAVEL_BENCH_BASELINE`, that build too.
+fn scale(server: &LocalServer, runtime: &tokio::runtime::Runtime, new: &str) -> Result<()> {
+    let sizes = scenario::Sizes::from_env()?;
+    let baseline = std::env::var("GAVEL_BENCH_BASELINE").ok();
     if let Some(old) = &baseline {
         println!("live: baseline gavel: {old}");
     }
     println!("live: sizes: {sizes:?}");
-    let server = LocalServer::start().context("starting a throwaway PostgreSQL")?;
-    let runtime = tokio::runtime::Runtime::new()?;
-    let figures = runtime.block_on(scenario::run(&server, "bench_new", new, &sizes))?;
+    let figures = runtime.block_on(scenario::run(server, "bench_new", new, &sizes))?;
     let old = match &baseline {
-        Some(old) => Some(runtime.block_on(scenario::run(&server, "bench_old", old, &sizes))?),
+        Some(old) => Some(runtime.block_on(scenario::run(server, "bench_old", old, &sizes))?),
         None => None,
     };
     report::print(&figures, old.as_ref());
     Ok(())
+}
+
+/// A number from the environment, or `default`.
+pub fn knob<T: std::str::FromStr>(name: &str, default: T) -> Result<T> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .ok()
+            .with_context(|| format!("{name}={v} is not a number")),
+        Err(_) => Ok(default),
+    }
+}
+
+/// A comma-separated list of numbers from the environment, or `default`.
+pub fn knobs<T: std::str::FromStr>(name: &str, default: &str) -> Result<Vec<T>> {
+    let list = std::env::var(name).unwrap_or_else(|_| default.to_owned());
+    list.split(',')
+        .map(|s| s.trim().parse().ok())
+        .collect::<Option<_>>()
+        .with_context(|| format!("{name}={list} is not a list of numbers"))
 }

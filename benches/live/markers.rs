@@ -19,11 +19,22 @@ pub fn now_ns() -> u64 {
     now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
-/// Who saw a marker.
-#[derive(Clone, Copy, Debug)]
-pub enum Observer {
-    Gavel = 0,
-    Bare = 1,
+/// Who saw a marker: gavel's screen, a bare listener, or one of several consoles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Observer(usize);
+
+impl Observer {
+    /// The console under test.
+    pub const GAVEL: Observer = Observer(0);
+    /// The bare tokio-postgres listener.
+    pub const BARE: Observer = Observer(1);
+    /// The bare psycopg listener.
+    pub const PSYCOPG: Observer = Observer(2);
+
+    /// Console `n` (from 0) of a run with several.
+    pub fn console(n: usize) -> Observer {
+        Observer(3 + n)
+    }
 }
 
 #[derive(Default)]
@@ -31,7 +42,16 @@ struct Log {
     /// When marker k + 1's INSERT was sent.
     sent: Vec<u64>,
     /// Per observer, when marker k + 1 was first seen (filled in order).
-    seen: [Vec<u64>; 2],
+    seen: Vec<Vec<u64>>,
+}
+
+impl Log {
+    fn seen(&mut self, who: Observer) -> &mut Vec<u64> {
+        if self.seen.len() <= who.0 {
+            self.seen.resize_with(who.0 + 1, Vec::new);
+        }
+        &mut self.seen[who.0]
+    }
 }
 
 /// The markers of one run, shared by the writer and both observers' reader threads.
@@ -60,7 +80,7 @@ impl Markers {
 
     /// How many markers `who` has seen.
     pub fn seen(&self, who: Observer) -> u64 {
-        self.log().seen[who as usize].len() as u64
+        self.log().seen(who).len() as u64
     }
 
     /// `who` saw marker `k` at `at`: so did it every earlier one not yet seen. A number not
@@ -68,7 +88,7 @@ impl Markers {
     pub fn seen_upto(&self, who: Observer, k: u64, at: u64) {
         let mut log = self.log();
         let sent = log.sent.len() as u64;
-        let seen = &mut log.seen[who as usize];
+        let seen = log.seen(who);
         while (seen.len() as u64) < k.min(sent) {
             seen.push(at);
         }
@@ -82,16 +102,36 @@ impl Markers {
 
     /// How far `who` is behind: the age of the oldest marker it has not seen (0 when none).
     pub fn lag_ns(&self, who: Observer) -> u64 {
-        let log = self.log();
+        let mut log = self.log();
+        let seen = log.seen(who).len();
         log.sent
-            .get(log.seen[who as usize].len())
+            .get(seen)
             .map_or(0, |&sent| now_ns().saturating_sub(sent))
+    }
+
+    /// How far behind (ms) each observer that has seen a marker is, by observer number.
+    pub fn behind_ms(&self) -> Vec<(usize, f64)> {
+        let log = self.log();
+        let now = now_ns();
+        log.seen
+            .iter()
+            .enumerate()
+            .filter(|(_, seen)| !seen.is_empty())
+            .map(|(who, seen)| {
+                let lag = log
+                    .sent
+                    .get(seen.len())
+                    .map_or(0, |&s| now.saturating_sub(s));
+                (who, lag as f64 / 1e6)
+            })
+            .collect()
     }
 
     /// The latency of each marker sent in `from..to` (ns), `None` where it was lost.
     pub fn latencies(&self, who: Observer, from: u64, to: u64) -> Vec<Option<u64>> {
-        let log = self.log();
-        let seen = &log.seen[who as usize];
+        let mut log = self.log();
+        log.seen(who);
+        let seen = &log.seen[who.0];
         log.sent
             .iter()
             .enumerate()
@@ -101,6 +141,33 @@ impl Markers {
                     .map(|&at| at.saturating_sub(sent))
                     .filter(|&latency| latency <= LOST_AFTER_NS)
             })
+            .collect()
+    }
+}
+
+impl Markers {
+    /// Waits until each of `who` saw every marker sent, or [`LOST_AFTER_NS`] has passed.
+    pub async fn wait_seen(&self, who: &[Observer]) {
+        let started = now_ns();
+        while now_ns() - started < LOST_AFTER_NS {
+            let sent = self.sent();
+            if who.iter().all(|&w| self.seen(w) >= sent) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
+    /// For each marker sent in `from..to`: how much later `who` saw it than `base` did (ms, may
+    /// be negative), `None` where either lost it.
+    pub fn lags(&self, who: Observer, base: Observer, from: u64, to: u64) -> Vec<Option<f64>> {
+        let (of, by) = (
+            self.latencies(who, from, to),
+            self.latencies(base, from, to),
+        );
+        of.iter()
+            .zip(&by)
+            .map(|(a, b)| Some((*a.as_ref()? as f64 - *b.as_ref()? as f64) / 1e6))
             .collect()
     }
 }
@@ -117,15 +184,20 @@ pub struct Stats {
 
 impl Stats {
     pub fn of(latencies: &[Option<u64>]) -> Stats {
-        let mut ms: Vec<f64> = latencies
+        let ms: Vec<Option<f64>> = latencies
             .iter()
-            .flatten()
-            .map(|&ns| ns as f64 / 1e6)
+            .map(|ns| ns.map(|ns| ns as f64 / 1e6))
             .collect();
+        Stats::of_ms(&ms)
+    }
+
+    /// The same of figures already in milliseconds (`None`: lost).
+    pub fn of_ms(figures: &[Option<f64>]) -> Stats {
+        let mut ms: Vec<f64> = figures.iter().flatten().copied().collect();
         ms.sort_by(f64::total_cmp);
         Stats {
-            count: latencies.len(),
-            lost: latencies.len() - ms.len(),
+            count: figures.len(),
+            lost: figures.len() - ms.len(),
             p50: quantile(&ms, 0.5),
             p99: quantile(&ms, 0.99),
             max: quantile(&ms, 1.0),

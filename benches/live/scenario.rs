@@ -12,17 +12,18 @@ use gavel::store::postgres::LocalServer;
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
-use super::bare::Bare;
+use super::bare::{Bare, Kind};
 use super::console::{Console, Keys, LIVE};
 use super::load::{self, Debates, Gate, Plan, Probe, Writer};
 use super::markers::{LOST_AFTER_NS, Markers, Observer, Stats, now_ns, quantile};
 use super::report::{Figures, Pair, Step, Stream};
 use super::system::{cpu_secs, rss_mib};
+use super::{knob, knobs};
 
 const SECOND: u64 = 1_000_000_000;
 const WRITERS: usize = 4;
 /// Markers a second.
-const MARKER_RATE: u64 = 50;
+pub const MARKER_RATE: u64 = 50;
 /// How long a latency phase sends markers.
 const LATENCY_SECS: u64 = 20;
 /// How long a CPU window and an ingest step last.
@@ -44,31 +45,16 @@ impl Sizes {
     /// `GAVEL_BENCH_DEBATES` (100,000), `GAVEL_BENCH_TURNS` (1,000,000),
     /// `GAVEL_BENCH_STREAM_SECS` (1,800), `GAVEL_BENCH_STEPS` (1000,2000,5000,10000,15000).
     pub fn from_env() -> Result<Sizes> {
-        fn var<T: std::str::FromStr>(name: &str, default: T) -> Result<T> {
-            match std::env::var(name) {
-                Ok(v) => v
-                    .parse()
-                    .ok()
-                    .with_context(|| format!("{name}={v} is not a number")),
-                Err(_) => Ok(default),
-            }
-        }
-        let debates: u64 = var("GAVEL_BENCH_DEBATES", 100_000)?;
-        let turns: u64 = var("GAVEL_BENCH_TURNS", 1_000_000)?;
+        let debates: u64 = knob("GAVEL_BENCH_DEBATES", 100_000)?;
+        let turns: u64 = knob("GAVEL_BENCH_TURNS", 1_000_000)?;
         if debates == 0 || turns < debates {
             bail!("GAVEL_BENCH_TURNS must be at least GAVEL_BENCH_DEBATES, and that at least 1");
         }
-        let steps = std::env::var("GAVEL_BENCH_STEPS")
-            .unwrap_or_else(|_| "1000,2000,5000,10000,15000".to_owned());
         Ok(Sizes {
             debates,
             turns,
-            stream_limit: Duration::from_secs(var("GAVEL_BENCH_STREAM_SECS", 1_800)?),
-            steps: steps
-                .split(',')
-                .map(|s| s.trim().parse().ok())
-                .collect::<Option<_>>()
-                .with_context(|| format!("GAVEL_BENCH_STEPS={steps} is not a list of numbers"))?,
+            stream_limit: Duration::from_secs(knob("GAVEL_BENCH_STREAM_SECS", 1_800)?),
+            steps: knobs("GAVEL_BENCH_STEPS", "1000,2000,5000,10000,15000")?,
         })
     }
 }
@@ -106,8 +92,8 @@ pub async fn run(server: &LocalServer, db: &str, bin: &str, sizes: &Sizes) -> Re
     writers[0]
         .run(&debates, &Gate::paced(f64::INFINITY), seed)
         .await?;
-    let bare = Bare::spawn(&url, markers.clone())?;
-    let console = Console::spawn(bin, &url, markers.clone())?;
+    let bare = Bare::spawn(Kind::Tokio, &url, markers.clone())?;
+    let console = Console::spawn(bin, &url, markers.clone(), Observer::GAVEL)?;
     let mut bench = Bench {
         url,
         bin: bin.to_owned(),
@@ -125,16 +111,7 @@ pub async fn run(server: &LocalServer, db: &str, bin: &str, sizes: &Sizes) -> Re
 impl Bench {
     /// Waits for the console to go live, then selects the probe debate.
     async fn watch_probe(&mut self) -> Result<()> {
-        self.console
-            .wait_for(LIVE, LIVE_LIMIT, |v| v.live.is_some())
-            .await?;
-        let title = format!("rounds · {} ·", self.probe.id());
-        self.console
-            .keys()
-            .send(&format!(":{}\r", self.probe.id()))?;
-        self.console
-            .wait_for(&title, Duration::from_secs(10), |v| v.text.contains(&title))
-            .await
+        self.console.open(self.probe.id(), LIVE_LIMIT).await
     }
 
     async fn measure(mut self, sizes: &Sizes) -> Result<Figures> {
@@ -199,8 +176,8 @@ impl Bench {
     fn stats(&self, from: u64, to: u64) -> Pair<Stats> {
         let of = |who| Stats::of(&self.markers.latencies(who, from, to));
         Pair {
-            gavel: of(Observer::Gavel),
-            bare: of(Observer::Bare),
+            gavel: of(Observer::GAVEL),
+            bare: of(Observer::BARE),
         }
     }
 
@@ -210,10 +187,11 @@ impl Bench {
         let keys = self.console.keys();
         send_markers(
             &mut self.probe,
-            &keys,
+            std::slice::from_ref(&keys),
             &self.markers,
             &self.debates,
-            &mut self.bare,
+            std::slice::from_mut(&mut self.bare),
+            MARKER_RATE,
             stop,
         )
         .await
@@ -225,8 +203,8 @@ impl Bench {
         let last = now_ns();
         while now_ns() - last < LOST_AFTER_NS {
             let sent = self.markers.sent();
-            if self.markers.seen(Observer::Gavel) >= sent
-                && self.markers.seen(Observer::Bare) >= sent
+            if self.markers.seen(Observer::GAVEL) >= sent
+                && self.markers.seen(Observer::BARE) >= sent
             {
                 break;
             }
@@ -274,10 +252,11 @@ impl Bench {
         let keys = self.console.keys();
         let marking = send_markers(
             &mut self.probe,
-            &keys,
+            std::slice::from_ref(&keys),
             &self.markers,
             &self.debates,
-            &mut self.bare,
+            std::slice::from_mut(&mut self.bare),
+            MARKER_RATE,
             || done.load(Ordering::Relaxed),
         );
         let (turns, marked) = tokio::join!(writing, marking);
@@ -343,15 +322,15 @@ impl Bench {
             rate,
             achieved,
             sustained: Pair {
-                gavel: sustained(Observer::Gavel),
-                bare: sustained(Observer::Bare),
+                gavel: sustained(Observer::GAVEL),
+                bare: sustained(Observer::BARE),
             },
         })
     }
 
     /// Phase 7: quits the console and times a fresh one to its first frame and to live (ms).
     async fn first_frame(&mut self) -> Result<(Option<f64>, Option<f64>)> {
-        let fresh = Console::spawn(&self.bin, &self.url, self.markers.clone())?;
+        let fresh = Console::spawn(&self.bin, &self.url, self.markers.clone(), Observer::GAVEL)?;
         std::mem::replace(&mut self.console, fresh).quit().await?;
         let went_live = self
             .console
@@ -367,7 +346,7 @@ impl Bench {
 }
 
 /// All `writers` as `gate` lets them, until `plan` is done; returns the turns written.
-async fn write_all(
+pub async fn write_all(
     writers: Vec<Arc<Writer>>,
     debates: Arc<Debates>,
     gate: Arc<Gate>,
@@ -385,34 +364,44 @@ async fn write_all(
     Ok(turns)
 }
 
-/// Markers at [`MARKER_RATE`] from one connection until `stop`, jumping the console to each
+/// Markers at `rate` a second from one connection until `stop`, jumping the console to each
 /// new probe debate; prints progress every 10 s. Returns the window (ns) they were sent in.
-async fn send_markers(
+pub async fn send_markers(
     probe: &mut Probe,
-    keys: &Keys,
+    keys: &[Keys],
     markers: &Markers,
     debates: &Debates,
-    bare: &mut Bare,
+    bares: &mut [Bare],
+    rate: u64,
     stop: impl Fn() -> bool,
 ) -> Result<(u64, u64)> {
     let from = now_ns();
-    let mut tick = tokio::time::interval(Duration::from_nanos(SECOND / MARKER_RATE));
+    let mut tick = tokio::time::interval(Duration::from_nanos(SECOND / rate));
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut progress = from;
     while !stop() {
         tick.tick().await;
         if let Some(id) = probe.send().await? {
-            keys.send(&format!(":{id}\r"))?;
+            for keys in keys {
+                keys.send(&format!(":{id}\r"))?;
+            }
         }
         if now_ns() - progress >= WINDOW_SECS * SECOND {
             progress = now_ns();
-            bare.check()?;
+            for bare in bares.iter_mut() {
+                bare.check()?;
+            }
+            let behind: Vec<String> = markers
+                .behind_ms()
+                .iter()
+                .map(|(who, ms)| format!("{who}: {ms:.0}"))
+                .collect();
             println!(
-                "live:    {} markers; {} debates written; gavel {:.0} ms behind, bare {:.0} ms",
+                "live:    {} markers; {} debates written; ms behind (0 gavel, 1 bare, 2 psycopg, \
+                 3.. consoles): {}",
                 markers.sent(),
                 debates.next() - 1,
-                markers.lag_ns(Observer::Gavel) as f64 / 1e6,
-                markers.lag_ns(Observer::Bare) as f64 / 1e6
+                behind.join(", ")
             );
         }
     }

@@ -204,8 +204,15 @@ fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// How often the memory that bursts of rows leave free is handed back to the system.
+/// The memory that bursts of rows leave free is handed back to the system at most this often:
+/// once no row has landed for [`QUIET`], or when more than [`FREE_HELD`] lies free. Handing it
+/// back holds the allocator's arenas, so every thread's allocations wait meanwhile (the feed's
+/// and the draw loop's too: 7 ms and 355 system calls on the project's machine, longer where
+/// system calls cost more), which, done every [`TRIM`] under a steady stream, held rows back
+/// from the screen. A steady stream reuses what it frees.
 const TRIM: Duration = Duration::from_secs(10);
+const QUIET: Duration = Duration::from_millis(250);
+const FREE_HELD: usize = 32 << 20;
 
 /// How an untracked debate is remembered: a 64-bit hash of its id, not the id (a flood may
 /// leave out tens of thousands; two ids sharing a hash are all but impossible).
@@ -355,15 +362,19 @@ impl Worker {
         let mut last: Option<Instant> = None;
         let mut shown_refreshing = false;
         let mut trimmed = Instant::now();
-        // Rows filed since the allocator last gave memory back.
-        let mut filed = false;
+        // When the latest row landed, if any did since the allocator last gave memory back.
+        let mut filed: Option<Instant> = None;
         loop {
             let since = last.map_or(REFRESH, |at| at.elapsed());
-            let wait = if self.behind() {
+            let mut wait = if self.behind() {
                 REFRESH.saturating_sub(since)
             } else {
                 TRIM
             };
+            if let Some(at) = filed {
+                let due = (at + QUIET).max(trimmed + TRIM);
+                wait = wait.min(due.saturating_duration_since(Instant::now()));
+            }
             let first = match feed.recv_timeout(wait) {
                 Ok(message) => Some(message),
                 Err(RecvTimeoutError::Timeout) => None,
@@ -375,8 +386,8 @@ impl Worker {
             for message in first.into_iter().chain(queued) {
                 match message {
                     Feed::Row(change) => {
-                        filed = true;
                         let now = Instant::now();
+                        filed = Some(now);
                         self.file(*change, now);
                         // Rows wait in memory until reduced: never many debates' worth.
                         if self.stale.len() >= self.reduce_at {
@@ -411,9 +422,15 @@ impl Worker {
             for answer in catching_up {
                 let _ = answer.send(());
             }
-            if filed && trimmed.elapsed() >= TRIM {
-                (trimmed, filed) = (Instant::now(), false);
-                crate::memory::give_back();
+            if let Some(at) = filed
+                && trimmed.elapsed() >= TRIM
+            {
+                let quiet = at.elapsed() >= QUIET;
+                if quiet || crate::memory::held_free() > FREE_HELD {
+                    crate::memory::give_back();
+                    filed = None;
+                }
+                trimmed = Instant::now();
             }
         }
     }

@@ -23,6 +23,9 @@ pub struct Debate {
     /// beyond any round a configuration may allow. Kept for their issues; nothing iterates
     /// over their round.
     pub unplaced: Vec<Change>,
+    /// The round each persona first spoke in (of every version of its placed turns), so that
+    /// who joined late is known without going over the turns before.
+    first_spoke: HashMap<String, u32>,
 }
 
 /// Whether a row's round is one a debate files it under.
@@ -102,7 +105,13 @@ impl Debate {
             judgments: Vec::new(),
             actions: BTreeMap::new(),
             unplaced: Vec::new(),
+            first_spoke: HashMap::new(),
         }
+    }
+
+    /// The round `persona` first spoke in, if it has spoken.
+    pub fn first_spoke(&self, persona: &str) -> Option<u32> {
+        self.first_spoke.get(persona).copied()
     }
 
     /// Files one of this debate's rows: a newer version of a row replaces the older.
@@ -111,6 +120,14 @@ impl Debate {
             Change::Session(session) => self.session = session,
             Change::Turn(turn) => {
                 let (id, round) = (turn.id, turn.round_number);
+                if placed(round) {
+                    match self.first_spoke.get_mut(&turn.agent_persona) {
+                        Some(first) => *first = (*first).min(round),
+                        None => {
+                            self.first_spoke.insert(turn.agent_persona.clone(), round);
+                        }
+                    }
+                }
                 file_by_id(
                     &mut self.turns,
                     &mut self.unplaced,

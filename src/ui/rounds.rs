@@ -13,7 +13,7 @@ use super::format::{
     column_widths, compact, decision_style, figure, fit, one_line, panel, ruling_style,
 };
 use crate::app::{Model, worst_ruling};
-use crate::domain::{RoundRow, Turn};
+use crate::domain::{Debate, RoundRow, Turn};
 use crate::theme::Theme;
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
@@ -37,22 +37,14 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
     let selected = model.selected_round().map(|r| r as usize - 1);
     let shown = usize::from(area.height.saturating_sub(3));
     let offset = first_shown(model, shown);
-    // Personas of the rounds above the window, for marking who joined later.
     let first = u32::try_from(offset + 1).unwrap_or(u32::MAX);
-    let mut seen: HashSet<&str> = debate
-        .turns
-        .iter()
-        .filter(|t| t.round_number < first)
-        .map(|t| t.agent_persona.as_str())
-        .collect();
     let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
     let widths = widths(area.width);
     let columns = column_widths(&widths, area);
     let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
     if shown > 0 {
         for round in debate.rounds_in(first..=last) {
-            rows.push(cells(&round, &seen, threshold, theme, &columns));
-            seen.extend(round.turns.iter().map(|t| t.agent_persona.as_str()));
+            rows.push(cells(&round, debate, threshold, theme, &columns));
         }
     }
     let header = &HEADER[..widths.len()];
@@ -127,12 +119,11 @@ pub fn first_shown(model: &Model, shown: usize) -> usize {
     }
 }
 
-/// One round's cells, each cut to its column's width in `columns` (with `…`); `seen` holds
-/// the personas of earlier rounds, so that one who joins later (an escalation, a replacement)
-/// is marked `+`.
+/// One round's cells, each cut to its column's width in `columns` (with `…`); a persona who
+/// joins later (an escalation, a replacement) than the first round of `debate` is marked `+`.
 fn cells<'a>(
     round: &RoundRow<'_>,
-    seen: &HashSet<&str>,
+    debate: &Debate,
     threshold: f64,
     theme: &Theme,
     columns: &[usize],
@@ -194,7 +185,7 @@ fn cells<'a>(
     };
     let mut cells = vec![
         Cell::from(Line::from(compact(round.number.into())).right_aligned()),
-        Cell::from(personas(round, seen, theme, width(1))),
+        Cell::from(personas(round, debate, theme, width(1))),
         Cell::from(Span::styled(
             fit(&figure(similarity), width(2)),
             similarity_style,
@@ -212,13 +203,14 @@ fn cells<'a>(
 /// Who spoke in a round, in spoken order: their names when they fit in `width`, else how many
 /// spoke (and how many joined), e.g. `4 personas +1`. A superseded turn is struck through, one
 /// who joined later is marked `+`.
-fn personas<'a>(
-    round: &RoundRow<'_>,
-    seen: &HashSet<&str>,
-    theme: &Theme,
-    width: usize,
-) -> Line<'a> {
-    let joined = |turn: &Turn| round.number > 1 && !seen.contains(turn.agent_persona.as_str());
+fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usize) -> Line<'a> {
+    // A persona joined in the first round it spoke in, after the first.
+    let joined = |turn: &Turn| {
+        round.number > 1
+            && debate
+                .first_spoke(&turn.agent_persona)
+                .is_none_or(|first| first >= round.number)
+    };
     let names: Vec<Span> = round
         .turns
         .iter()

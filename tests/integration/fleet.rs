@@ -438,3 +438,17 @@ fn a_filter_finds_personas_first_seen_after_it_was_set() {
     );
     assert_eq!(fleet.filter(), "Skeptic", "as typed");
 }
+
+#[test]
+fn a_debate_knows_the_round_each_persona_first_spoke_in_whatever_order_turns_land() {
+    // What the rounds table marks who joined late by, without going over earlier turns.
+    let mut debate = Debate::new("s");
+    debate.apply(Change::Turn(common::rows::turn("s", 2, 3, "skeptic")));
+    debate.apply(Change::Turn(common::rows::turn("s", 1, 1, "theorist")));
+    debate.apply(Change::Turn(common::rows::turn("s", 3, 2, "skeptic")));
+    // A turn no round can hold says nothing of when its persona joined.
+    debate.apply(Change::Turn(common::rows::turn("s", 4, 0, "expert")));
+    assert_eq!(debate.first_spoke("theorist"), Some(1));
+    assert_eq!(debate.first_spoke("skeptic"), Some(2));
+    assert_eq!(debate.first_spoke("expert"), None);
+}

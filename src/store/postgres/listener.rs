@@ -4,8 +4,10 @@
 //!
 //! On every (re)connect: LISTEN, tell the console whether its role may record actions, then load
 //! what changed since the watermark (everything in the start window on the first connect),
-//! then consume notifications, fetching the rows they name in batches. Rows are keyed, so a row
-//! read twice is filed once. A keepalive query with a timeout finds a dead connection;
+//! then consume notifications, fetching the rows they name in batches, a batch at most every
+//! [`READ_EVERY`] on average (see [`Pace`]): a row that lands alone is read at once, a stream's
+//! rows are read together, instead of a round trip each. Rows are keyed, so a row read twice is
+//! filed once. A keepalive query with a timeout finds a dead connection;
 //! reconnection backs off up to 10 s.
 
 use std::collections::BTreeSet;
@@ -19,6 +21,7 @@ use super::error::{Error, Result};
 use super::notifications::Notifications;
 use super::queries::{self, Named, Notice, Watermark};
 use crate::domain::{Change, Limits};
+use crate::pace::Pace;
 use crate::store::{Feed, Link};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
@@ -28,6 +31,9 @@ const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// Notifications whose rows are read in one round trip, at most.
 const BATCH: usize = 2_000;
+/// Reads of the rows notifications name go out at most this often on average: once a frame of
+/// the console's (which draws at most 60 a second).
+const READ_EVERY: Duration = Duration::from_millis(16);
 
 /// What the console asks the feed to read besides what changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,10 +126,13 @@ async fn follow<E: From<Feed>>(
 
     let mut keepalive = tokio::time::interval(KEEPALIVE);
     let mut previous_mark = mark;
+    let mut reads = Pace::new(READ_EVERY, std::time::Instant::now());
     loop {
         tokio::select! {
             note = notes.recv() => {
                 let first = note.ok_or(Error::Closed)?;
+                tokio::time::sleep_until(reads.next().into()).await;
+                reads.went(std::time::Instant::now());
                 let (batch, resync) = take_batch(first, notes);
                 if resync {
                     let since = watermark.unwrap_or(previous_mark);
