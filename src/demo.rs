@@ -8,11 +8,11 @@ use tokio::sync::watch;
 
 use crate::app::{Command, Event};
 use crate::config::Config;
-use crate::domain::OperatorAction;
+use crate::domain::{DebateNote, OperatorAction};
 use crate::executor::{Backend, execute};
 use crate::progress::Progress;
 use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
-use crate::store::{MemoryStore, ResolveError};
+use crate::store::{MemoryStore, NoteFailed, ResolveError};
 
 /// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
 /// console's commands. Must be called inside a tokio runtime.
@@ -61,6 +61,10 @@ struct Memory(MemoryStore);
 impl Backend for Memory {
     async fn resolve(&mut self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
         self.0.resolve_open(action)
+    }
+
+    async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
+        Ok(self.0.note(note))
     }
 
     // The console lets go of the rows of debates off screen; here they are again.

@@ -59,6 +59,7 @@ actions! {
     Escalate = "escalate", ["e"], "force escalation (choose the persona)";
     NextWaiting = "next_waiting", ["p"], "jump to the next decision waiting for you (oldest first)";
     Retry = "retry", ["r"], "retry an action whose write failed";
+    Note = "note", ["N"], "pin a note to the debate for whoever watches it next (not an action)";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
     Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
     ColonLine = "command", [":"], ":pending :mode :sort :theme :help :q or a debate id; Tab completes";

@@ -4,10 +4,10 @@ use chrono::{DateTime, Utc};
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::domain::{Access, Change, OperatorAction};
+use crate::domain::{Access, Change, DebateNote, OperatorAction};
 use crate::simulate::Playback;
 pub use crate::store::Link;
-use crate::store::{Feed, ResolveError};
+use crate::store::{Feed, NoteFailed, ResolveError};
 use crate::theme::Theme;
 
 /// Every input to the console.
@@ -25,6 +25,8 @@ pub enum Event {
     Store(Box<Change>),
     /// The outcome of a [`Command::Resolve`].
     Resolved(Result<OperatorAction, ResolveError>),
+    /// The outcome of a [`Command::Note`].
+    Noted(Result<DebateNote, NoteFailed>),
     /// The live database connection changed state.
     Link(Link),
     /// What the live database lets this console do, checked on every connect.
@@ -52,6 +54,8 @@ impl From<Feed> for Event {
 pub enum Command {
     /// Record an operator's resolution of a decision, exactly once.
     Resolve(OperatorAction),
+    /// Pin a note to a debate (append-only; not an action).
+    Note(DebateNote),
     /// Pause, resume or change the speed of the simulated debates.
     SetPlayback(Playback),
     /// Load every row of a debate (only the start window is loaded from a database).

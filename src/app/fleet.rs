@@ -39,6 +39,7 @@ enum RowKey {
     Decision(u32),
     Judgment(u64),
     Action(u32),
+    Note(u64),
 }
 
 impl RowKey {
@@ -49,6 +50,7 @@ impl RowKey {
             Change::Decision(d) => RowKey::Decision(d.round_index),
             Change::Judgment(j) => RowKey::Judgment(j.id),
             Change::Action(a) => RowKey::Action(a.round_index),
+            Change::Note(n) => RowKey::Note(n.id),
         }
     }
 }
@@ -82,6 +84,8 @@ pub struct Summary {
     personas: Box<[u32]>,
     /// Rows whose latest version was read with issues.
     flagged: BTreeSet<RowKey>,
+    /// Whether an operator pinned a note to it.
+    pub noted: bool,
     /// Its place in the list, when the filter lets it through.
     key: Option<ListKey>,
 }
@@ -146,6 +150,7 @@ impl Summary {
             acted: Box::default(),
             personas: Box::default(),
             flagged: BTreeSet::new(),
+            noted: false,
             key: None,
         }
     }
@@ -195,6 +200,7 @@ impl Summary {
                     self.last_decision = Some(d.decision.clone());
                 }
             }
+            Change::Note(_) => self.noted = true,
             Change::Action(a) if placed(a.round_index) => {
                 insert_sorted(&mut self.acted, a.round_index);
                 if self.acted.last() == Some(&a.round_index) {

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::config::{Config, Notify};
 use crate::domain::{
-    ActionKind, Change, Debate, Decision, JudgeDecision, Judgment, OperatorAction, Reported,
+    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, OperatorAction,
+    Reported,
 };
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
@@ -182,6 +183,8 @@ pub enum Overlay {
     Command,
     /// Asking to confirm that a read-only console may act.
     Unlock,
+    /// Typing a note to pin to this debate (the text is the model's [`Model::prompt`]).
+    Pin(String),
 }
 
 impl Overlay {
@@ -246,6 +249,8 @@ pub struct Model {
     /// The note of a dialog closed because its decision was resolved elsewhere, offered again
     /// in the next note.
     pub kept_note: Option<String>,
+    /// A note that was not pinned, offered again when a note is next typed on its debate.
+    pub unpinned: Option<DebateNote>,
     /// The debate whose history to ask the backend for.
     wanted: Option<String>,
     pub theme: Theme,
@@ -327,6 +332,7 @@ impl Model {
             notify: config.ui.notify,
             arrivals: 0,
             kept_note: None,
+            unpinned: None,
             wanted: None,
             theme: Theme::dark(),
             keymap: config.keys.clone(),

@@ -15,7 +15,7 @@ use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, O
 use super::prompt::{Prompt, Typed};
 use super::reports::{Watched, at_cursor};
 use crate::audit::Trace;
-use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
+use crate::domain::{Access, ActionKind, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported};
 use crate::keymap::Action;
 use crate::store::ResolveError;
 use crate::text::{one_line, thousands};
@@ -136,6 +136,20 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             model.retry = None;
             model.flash(refused.to_string(), true);
         }
+        Event::Noted(Ok(note)) => {
+            model.flash(
+                format!("note pinned to {}", one_line(&note.session_id)),
+                false,
+            );
+        }
+        Event::Noted(Err(failed)) => {
+            let note = model.keymap.keys(Action::Note);
+            model.flash(
+                format!("{failed} — {note} on the debate offers it again"),
+                true,
+            );
+            model.unpinned = Some(*failed.note);
+        }
         Event::Resize(width, height) => model.screen = (width, height),
         Event::Theme(Ok(theme)) => apply_theme(model, *theme),
         Event::Theme(Err(why)) => {
@@ -197,6 +211,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         }
         Some(Overlay::Filter) => return on_filter_key(model, &key),
         Some(Overlay::Command) => return on_colon_line_key(model, &key),
+        Some(Overlay::Pin(session_id)) => return on_pin_key(model, session_id, &key),
     }
     Vec::new()
 }
@@ -247,6 +262,56 @@ fn on_confirm_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) -> Vec<
         _ => model.flash("cancelled: nothing was recorded", false),
     }
     Vec::new()
+}
+
+/// A key in the note line: Enter pins the note, Esc drops it.
+fn on_pin_key(model: &mut Model, session_id: String, key: &KeyEvent) -> Vec<Command> {
+    match model.prompt.key(key) {
+        Typed::Typing => model.overlay = Some(Overlay::Pin(session_id)),
+        Typed::Cancelled => model.flash("note dropped: nothing was pinned", false),
+        Typed::Done => {
+            match DebateNote::draft(&session_id, &model.operator, model.prompt.value()) {
+                Ok(note) => {
+                    model.flash(
+                        format!("pinning a note to {} ...", one_line(&session_id)),
+                        false,
+                    );
+                    return vec![Command::Note(note)];
+                }
+                Err(why) => model.flash(format!("not pinned: {why}"), true),
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// `N`: opens the note line for the selected debate, unless this console may not write.
+fn open_note(model: &mut Model) {
+    if let Some(why) = &model.denied {
+        let why = format!("cannot pin a note: {why}");
+        model.flash(why, true);
+        return;
+    }
+    if model.read_only {
+        let unlock = model.keymap.keys(Action::Unlock);
+        model.flash(
+            format!("read-only: cannot pin a note — press {unlock} to unlock"),
+            true,
+        );
+        return;
+    }
+    let Some(id) = model.selected_debate().map(|d| d.session.id.clone()) else {
+        model.flash("no debate selected: nothing to note", true);
+        return;
+    };
+    let kept = model
+        .unpinned
+        .take_if(|n| n.session_id == id)
+        .map(|n| n.text)
+        .unwrap_or_default();
+    model.flash = None;
+    model.prompt = Prompt::new(&kept, MAX_NOTE);
+    model.overlay = Some(Overlay::Pin(id));
 }
 
 /// A key in the filter line: the filter follows the typing; Enter on a live feed also searches
@@ -453,6 +518,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.overlay = Some(Overlay::Command);
         }
         Action::Copy => return copy(model),
+        Action::Note => open_note(model),
         Action::Pager => return page(model),
         Action::Sort => {
             model.set_sort(model.sort().next());

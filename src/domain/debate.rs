@@ -5,8 +5,8 @@ use std::ops::{Deref, RangeInclusive};
 
 use super::limits::MAX_ROUND_CEILING;
 use super::{
-    Change, ControllerDecision, ControllerMode, DecisionState, Ending, JudgeDecision, Judgment,
-    OperatorAction, Resolution, Session, Turn,
+    Change, ControllerDecision, ControllerMode, DebateNote, DecisionState, Ending, JudgeDecision,
+    Judgment, KEPT_NOTES, OperatorAction, Resolution, Session, Turn,
 };
 
 /// One debate: its session row and every row that belongs to it.
@@ -19,6 +19,9 @@ pub struct Debate {
     /// In the order they were made (by row id).
     pub judgments: Vec<Judgment>,
     pub actions: BTreeMap<u32, OperatorAction>,
+    /// The notes pinned to it, in the order they were written (by row id): the latest
+    /// [`KEPT_NOTES`] at most.
+    pub notes: Vec<DebateNote>,
     /// Rows that belong to no round: a reader flagged their round (and left it 0), or it lies
     /// beyond any round a configuration may allow. Kept for their issues; nothing iterates
     /// over their round.
@@ -101,6 +104,7 @@ impl Debate {
             decisions: BTreeMap::new(),
             judgments: Vec::new(),
             actions: BTreeMap::new(),
+            notes: Vec::new(),
             unplaced: Vec::new(),
         }
     }
@@ -139,10 +143,23 @@ impl Debate {
             Change::Action(action) if placed(action.round_index) => {
                 self.actions.insert(action.round_index, action);
             }
+            Change::Note(note) => self.pin(note),
             unplaced => {
                 self.unplaced.retain(|c| !same_unplaced(c, &unplaced));
                 self.unplaced.push(unplaced);
             }
+        }
+    }
+
+    /// Files a note in id order (a note read twice is filed once), keeping the latest
+    /// [`KEPT_NOTES`].
+    fn pin(&mut self, note: DebateNote) {
+        match self.notes.binary_search_by_key(&note.id, |n| n.id) {
+            Ok(i) => self.notes[i] = note,
+            Err(i) => self.notes.insert(i, note),
+        }
+        if self.notes.len() > KEPT_NOTES {
+            self.notes.remove(0);
         }
     }
 

@@ -1,5 +1,6 @@
 //! The debates list: a marker for a decision waiting for the operator (with the time it has
-//! left) or an advisory one, the id, the topic (on wide screens), mode and status badges, the
+//! left) or an advisory one, the id (`✎` when operators pinned notes to it, `⚠` when a row was
+//! read with issues), the topic (on wide screens), mode and status badges, the
 //! round, and the last decision of a running debate or how a finished one ended; the title
 //! counts what is shown, waiting and advisory, and says the sort and the filter. Text cut to
 //! fit ends in `…`.
@@ -142,15 +143,17 @@ fn row<'a>(
         compact(summary.max_rounds.into())
     );
     let flag = if summary.flagged() { " ⚠" } else { "" };
+    let noted = if summary.noted { " ✎" } else { "" };
     let id_width = columns
         .get(1)
         .copied()
         .unwrap_or(0)
-        .saturating_sub(flag.chars().count());
+        .saturating_sub(flag.chars().count() + noted.chars().count());
     let mut cells = vec![
         Cell::from(marker),
         Cell::from(Line::from(vec![
             Span::styled(fit(&one_line(&summary.id), id_width), theme.text()),
+            Span::styled(noted, theme.accent()),
             Span::styled(flag, theme.danger()),
         ])),
         Cell::from(Span::styled(

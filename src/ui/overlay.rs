@@ -34,7 +34,7 @@ pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame
             calibration::render(model, view, theme, frame);
         }
         Overlay::ShadowWeek { scroll } => shadow::render(model, *scroll, theme, frame),
-        Overlay::Filter | Overlay::Command => {}
+        Overlay::Filter | Overlay::Command | Overlay::Pin(_) => {}
     }
 }
 

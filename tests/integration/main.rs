@@ -29,6 +29,7 @@ mod footer;
 mod fuzz;
 mod hardening_terminal;
 mod judge;
+mod notes;
 mod postgres;
 mod report;
 mod semantic;

@@ -154,7 +154,7 @@ impl Console {
     }
 
     /// Hands `event` to `update()` (noting a change of link) and sends the commands it gives.
-    fn handle(&mut self, event: Event) {
+    pub fn handle(&mut self, event: Event) {
         if let Event::Link(link) = &event {
             self.links.push(link.clone());
         }
