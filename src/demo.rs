@@ -8,7 +8,7 @@ use tokio::sync::watch;
 
 use crate::app::{Command, Event};
 use crate::config::Config;
-use crate::domain::{DebateNote, OperatorAction};
+use crate::domain::{DebateNote, OperatorAction, Status};
 use crate::executor::{Backend, execute};
 use crate::progress::Progress;
 use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
@@ -66,6 +66,9 @@ impl Backend for Memory {
     async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
         Ok(self.0.note(note))
     }
+
+    // The demo has no other consoles.
+    fn present(&mut self, _status: Status) {}
 
     // The console lets go of the rows of debates off screen; here they are again.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool {

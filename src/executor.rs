@@ -9,7 +9,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::watch;
 
 use crate::app::{Command, Event};
-use crate::domain::{DebateNote, OperatorAction};
+use crate::domain::{DebateNote, OperatorAction, Status};
 use crate::simulate::Playback;
 use crate::store::{NoteFailed, ResolveError};
 
@@ -26,6 +26,9 @@ pub trait Backend: Send {
         &mut self,
         note: DebateNote,
     ) -> impl Future<Output = Result<DebateNote, NoteFailed>> + Send;
+
+    /// Says `status` to the other consoles from now on (a backend without others ignores it).
+    fn present(&mut self, status: Status);
 
     /// Brings every row of debate `id` back to `events`; false when the console is gone.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool;
@@ -75,6 +78,7 @@ pub async fn execute(
                     return;
                 }
             }
+            Command::Present(status) => backend.present(status),
             Command::LoadHistory(id) => {
                 if !backend.load_history(id, &events) {
                     return;

@@ -62,7 +62,7 @@ actions! {
     Note = "note", ["N"], "pin a note to the debate for whoever watches it next (not an action)";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
     Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
-    ColonLine = "command", [":"], ":pending :mode :sort :theme :help :q or a debate id; Tab completes";
+    ColonLine = "command", [":"], ":pending :mode :sort :theme :who :help :q or a debate id; Tab completes";
     Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
     Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay)";
     Faster = "faster", ["+", "="], "playback speed x2";

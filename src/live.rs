@@ -1,6 +1,6 @@
 //! The live backend: the console attached to a database. Rows arrive from the listener; the
 //! console's commands (actions, notes) are carried out on a connection of their own, so a slow or failed write
-//! never holds up the feed.
+//! never holds up the feed. Presence (who else is here) keeps a connection of its own too.
 
 use std::time::Duration;
 
@@ -9,10 +9,10 @@ use tokio::sync::watch;
 use tokio_postgres::Client;
 
 use crate::app::{Command, Event};
-use crate::domain::{DebateNote, Limits, OperatorAction};
+use crate::domain::{DebateNote, Limits, OperatorAction, Status};
 use crate::executor::{Backend, execute};
 use crate::simulate::Playback;
-use crate::store::postgres::{self, Target, Wanted, listen};
+use crate::store::postgres::{self, Target, Wanted, listen, present};
 use crate::store::{NoteFailed, ResolveError};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -28,11 +28,14 @@ pub fn start(
 ) -> UnboundedSender<Command> {
     let (wants, wanted) = unbounded_channel();
     tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
+    let (presence, said) = watch::channel(None);
+    tokio::spawn(present(target.clone(), said, events.clone()));
     let (commands, receiver) = unbounded_channel();
     let database = Database {
         target,
         writer: None,
         wants,
+        presence,
         limits,
     };
     tokio::spawn(execute(receiver, database, playback, events));
@@ -45,6 +48,8 @@ struct Database {
     target: Target,
     writer: Option<Client>,
     wants: UnboundedSender<Wanted>,
+    /// What this console says to the others (presence runs on a connection of its own).
+    presence: watch::Sender<Option<Status>>,
     limits: Limits,
 }
 
@@ -55,6 +60,10 @@ impl Backend for Database {
 
     async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
         write_note(&self.target, &mut self.writer, note).await
+    }
+
+    fn present(&mut self, status: Status) {
+        self.presence.send_replace(Some(status));
     }
 
     fn load_history(&mut self, id: String, _events: &UnboundedSender<Event>) -> bool {

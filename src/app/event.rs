@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::domain::{Access, Change, DebateNote, OperatorAction};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, Status};
 use crate::simulate::Playback;
 pub use crate::store::Link;
 use crate::store::{Feed, NoteFailed, ResolveError};
@@ -31,6 +31,8 @@ pub enum Event {
     Link(Link),
     /// What the live database lets this console do, checked on every connect.
     Access(Access),
+    /// The other consoles on the live database now.
+    Presence(Vec<Peer>),
     /// The calibration or shadow-week figures changed (see [`super::Reports`]).
     Reports,
     /// The wall clock, once a second: gated countdowns move.
@@ -45,6 +47,7 @@ impl From<Feed> for Event {
             Feed::Row(change) => Event::Store(change),
             Feed::Link(link) => Event::Link(link),
             Feed::Access(access) => Event::Access(access),
+            Feed::Presence(peers) => Event::Presence(peers),
         }
     }
 }
@@ -54,6 +57,8 @@ impl From<Feed> for Event {
 pub enum Command {
     /// Record an operator's resolution of a decision, exactly once.
     Resolve(OperatorAction),
+    /// Say this to the other consoles from now on (presence, on a live database).
+    Present(Status),
     /// Pin a note to a debate (append-only; not an action).
     Note(DebateNote),
     /// Pause, resume or change the speed of the simulated debates.

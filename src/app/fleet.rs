@@ -654,16 +654,34 @@ impl Fleet {
     /// (oldest first), round to the oldest after the newest; the oldest when `from` is not
     /// waiting.
     pub fn next_waiting(&self, from: Option<Seq>) -> Option<Seq> {
+        self.next_waiting_where(from, |_| true)
+    }
+
+    /// [`Fleet::next_waiting`], preferring the debates `free` holds for (those no other
+    /// console is deciding); the next of any when none is free.
+    pub fn next_waiting_where(
+        &self,
+        from: Option<Seq>,
+        free: impl Fn(&Summary) -> bool,
+    ) -> Option<Seq> {
         let after = from
             .and_then(|seq| self.summaries.get(seq))
             .filter(|s| s.waiting())
             .map(|s| (s.decided, s.seq));
-        let next = after.and_then(|key| {
-            self.waiting
-                .range((Bound::Excluded(key), Bound::Unbounded))
-                .next()
-        });
-        next.or_else(|| self.waiting.first()).map(|(_, seq)| *seq)
+        let (later, earlier) = match after {
+            Some(key) => (
+                self.waiting.range((Bound::Excluded(key), Bound::Unbounded)),
+                Some(self.waiting.range(..=key)),
+            ),
+            None => (self.waiting.range(..), None),
+        };
+        let order = later
+            .chain(earlier.into_iter().flatten())
+            .map(|(_, seq)| *seq);
+        order
+            .clone()
+            .find(|&seq| self.summaries.get(seq).is_some_and(&free))
+            .or_else(|| order.clone().next())
     }
 
     /// Adds (`sign` 1) or takes away (-1) a debate's pending decision from the counts.

@@ -15,7 +15,9 @@ use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, O
 use super::prompt::{Prompt, Typed};
 use super::reports::{Watched, at_cursor};
 use crate::audit::Trace;
-use crate::domain::{Access, ActionKind, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported};
+use crate::domain::{
+    Access, ActionKind, Claim, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported, Status,
+};
 use crate::keymap::Action;
 use crate::store::ResolveError;
 use crate::text::{one_line, thousands};
@@ -57,7 +59,32 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         }
     }
     commands.extend(model.take_wanted().map(Command::LoadHistory));
+    commands.extend(presence(model));
     commands
+}
+
+/// On a live database: what this console now tells the others (its operator, the debate
+/// selected, the waiting decision its open dialog claims), when that changed.
+fn presence(model: &mut Model) -> Option<Command> {
+    model.link.as_ref()?;
+    let looking = model
+        .selected
+        .and_then(|seq| model.debates.get(seq))
+        .map(|s| &*s.id);
+    let claim = claim(model);
+    let same = model.said.as_ref().is_some_and(|s| {
+        s.looking.as_deref() == looking && s.operator == model.operator && s.claim == claim
+    });
+    if same {
+        return None;
+    }
+    let status = Status {
+        operator: model.operator.clone(),
+        looking: looking.map(str::to_owned),
+        claim,
+    };
+    model.said = Some(status.clone());
+    Some(Command::Present(status))
 }
 
 /// Whether a countdown is on screen: in the list, the decision panel or a dialog.
@@ -99,6 +126,7 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Reports => {}
         Event::Tick(wall) => model.clock.tick(wall),
         Event::Link(link) => model.link = Some(link),
+        Event::Presence(peers) => model.peers = peers,
         Event::Access(Access::WatchOnly(why)) => {
             model.read_only = true;
             model.flash(format!("read-only: {why}"), true);
@@ -209,9 +237,19 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             model.overlay = scrolled(action, Action::ShadowWeek, scroll)
                 .map(|scroll| Overlay::ShadowWeek { scroll });
         }
+        Some(Overlay::Who { scroll }) => {
+            model.overlay =
+                scrolled(action, Action::Quit, scroll).map(|scroll| Overlay::Who { scroll });
+        }
         Some(Overlay::Filter) => return on_filter_key(model, &key),
         Some(Overlay::Command) => return on_colon_line_key(model, &key),
         Some(Overlay::Pin(session_id)) => return on_pin_key(model, session_id, &key),
+        Some(Overlay::TakeOver(kind)) if key.code == KeyCode::Char('y') => {
+            open_decision_dialog(model, kind);
+        }
+        Some(Overlay::TakeOver(_)) => {
+            model.flash("left to the other operator: nothing was recorded", false)
+        }
     }
     Vec::new()
 }
@@ -262,6 +300,24 @@ fn on_confirm_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) -> Vec<
         _ => model.flash("cancelled: nothing was recorded", false),
     }
     Vec::new()
+}
+
+/// The waiting decision this console's open dialog claims: none for a console that may not
+/// act, or once the decision no longer waits (resolved, timed out, superseded).
+fn claim(model: &Model) -> Option<Claim> {
+    if model.read_only || model.denied.is_some() {
+        return None;
+    }
+    let (session_id, round, _) = model.overlay.as_ref()?.deciding()?;
+    let waits = model
+        .debates
+        .seq(session_id)
+        .and_then(|seq| model.debates.get(seq));
+    waits.filter(|s| s.waiting() && s.pending() == Some(round))?;
+    Some(Claim {
+        session_id: session_id.to_owned(),
+        round,
+    })
 }
 
 /// A key in the note line: Enter pins the note, Esc drops it.
@@ -647,18 +703,25 @@ fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             },
         },
-        Action::NextWaiting => match model.debates.next_waiting(model.selected) {
+        Action::NextWaiting => match model.debates.next_waiting_where(model.selected, |s| {
+            s.pending()
+                .is_none_or(|round| model.deciding(&s.id, round).is_none())
+        }) {
             None => model.flash("no decision waits for you", false),
             Some(seq) => {
                 model.jump(seq);
                 if let Some(summary) = model.debates.get(seq) {
                     let left = model.time_left(summary).unwrap_or_default();
                     let waiting = model.debates.waiting();
+                    let round = summary.pending().unwrap_or_default();
+                    let claimed = model
+                        .deciding(&summary.id, round)
+                        .map(|(who, _)| format!("; {} deciding", one_line(&who)))
+                        .unwrap_or_default();
                     model.flash(
                         format!(
-                            "{} round {} waits for you: {} left ({waiting} waiting)",
+                            "{} round {round} waits for you: {} left ({waiting} waiting){claimed}",
                             one_line(&summary.id),
-                            summary.pending().unwrap_or_default(),
                             crate::text::countdown(left)
                         ),
                         false,
@@ -666,9 +729,9 @@ fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             }
         },
-        Action::Accept => open_decision_dialog(model, ActionKind::Accept),
-        Action::Override => open_decision_dialog(model, ActionKind::Override),
-        Action::Escalate => open_decision_dialog(model, ActionKind::Escalate),
+        Action::Accept => ask_or_open(model, ActionKind::Accept),
+        Action::Override => ask_or_open(model, ActionKind::Override),
+        Action::Escalate => ask_or_open(model, ActionKind::Escalate),
         _ => {}
     }
     Vec::new()
@@ -769,6 +832,7 @@ fn run_colon_line(model: &mut Model, line: &str) -> Vec<Command> {
     match colon {
         Colon::Quit => model.quit = true,
         Colon::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Colon::Who => model.overlay = Some(Overlay::Who { scroll: 0 }),
         Colon::Pending => filter_by(model, Field::Pending, Some("is:pending".to_owned())),
         Colon::Waiting => filter_by(model, Field::Waiting, Some("is:waiting".to_owned())),
         Colon::Mode(mode) => filter_by(model, Field::Mode, mode.map(|m| format!("mode:{m}"))),
@@ -940,7 +1004,8 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
     if let Some(overlay) = &mut model.overlay {
         if let Overlay::Help { scroll }
         | Overlay::Calibration { scroll, .. }
-        | Overlay::ShadowWeek { scroll } = overlay
+        | Overlay::ShadowWeek { scroll }
+        | Overlay::Who { scroll } = overlay
         {
             *scroll = scroll.saturating_add_signed(step as i16);
         }
@@ -974,6 +1039,19 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
             }
         }
         _ => {}
+    }
+}
+
+/// Opens the dialog of `action`, first asking whether to take over when another console is
+/// deciding the decision (claims are advice: the database still decides every race).
+fn ask_or_open(model: &mut Model, action: ActionKind) {
+    let claimed = model
+        .selected_debate()
+        .and_then(|d| d.pending())
+        .and_then(|p| model.deciding(&p.session_id, p.round_index));
+    match claimed {
+        Some(_) => model.overlay = Some(Overlay::TakeOver(action)),
+        None => open_decision_dialog(model, action),
     }
 }
 

@@ -101,8 +101,14 @@ fn row<'a>(
     wide: bool,
     columns: &[usize],
 ) -> Row<'a> {
+    let claimed = summary
+        .pending()
+        .and_then(|round| model.deciding(&summary.id, round));
     let marker = match (model.time_left(summary), summary.pending()) {
         (Some(left), _) if left.is_zero() => Span::styled("● late", theme.danger()),
+        (Some(left), _) if claimed.is_some() => {
+            Span::styled(format!("◐ {}", countdown(left)), theme.warn())
+        }
         (Some(left), _) => Span::styled(format!("● {}", countdown(left)), theme.pending()),
         (None, Some(_)) => Span::styled("○", theme.muted()),
         (None, None) => Span::raw(""),
@@ -127,6 +133,13 @@ fn row<'a>(
     };
     let last_width = columns.last().copied().unwrap_or(0);
     let last = match (summary.ending(), &summary.last_decision) {
+        (None, _) if claimed.is_some() => {
+            let (who, _) = claimed.unwrap_or_default();
+            Span::styled(
+                fit(&format!("{} deciding", one_line(&who)), last_width),
+                theme.warn(),
+            )
+        }
         (Some(ending), _) => Span::styled(
             fit(&one_line(&ending.to_string()), last_width),
             ending_style(theme, &ending),

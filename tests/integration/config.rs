@@ -127,9 +127,9 @@ fn an_unknown_action_is_named_with_the_actions_there_are() {
         "tests/data/config/unknown_action.toml:2: [keys] unknown action \"acept\" (known: up, \
          down, page_up, page_down, top, bottom, drill_in, back, switch_focus, next_view, \
          previous_view, view_rounds, view_transcript, view_judge, view_trace, view_format, \
-         accept, override, escalate, next_waiting, retry, unlock, filter, command, sort, pause, \
-         faster, slower, calibration, shadow_week, previous_setting, next_setting, copy, pager, \
-         help, quit)"
+         accept, override, escalate, next_waiting, retry, note, unlock, filter, command, sort, \
+         pause, faster, slower, calibration, shadow_week, previous_setting, next_setting, copy, \
+         pager, help, quit)"
     );
 }
 

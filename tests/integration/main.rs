@@ -31,6 +31,7 @@ mod hardening_terminal;
 mod judge;
 mod notes;
 mod postgres;
+mod presence;
 mod report;
 mod semantic;
 mod signals;

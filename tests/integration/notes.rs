@@ -12,10 +12,10 @@ use gavel::audit::{ExportRow, Trace};
 use gavel::config::Config;
 use gavel::domain::{Change, DebateNote, Debates, Limits, MAX_NOTE, SessionStatus};
 use gavel::store::MemoryStore;
-use gavel::store::postgres::{audit_rows, grant, history, migrate};
+use gavel::store::postgres::{audit_rows, history};
 
 use crate::common;
-use common::pg::{Console, SESSION, database, server, target_as, texts};
+use common::pg::{Console, SESSION, server, target_as, texts, with_logins};
 use common::rows::session;
 use common::{char, demo_model, key, select};
 
@@ -28,18 +28,7 @@ fn type_and_enter(console: &mut Console, text: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_note_pinned_on_one_console_shows_on_another_under_the_writers_role() {
     let server = server();
-    let (_, mut owner) = database(&server, "notes").await;
-    migrate(&mut owner).await.unwrap();
-    owner
-        .batch_execute(
-            "DO $$ BEGIN CREATE ROLE bob LOGIN; CREATE ROLE carol LOGIN;
-             EXCEPTION WHEN duplicate_object THEN NULL; END $$;",
-        )
-        .await
-        .unwrap();
-    grant(&owner, &["carol".into()], &["bob".into()])
-        .await
-        .unwrap();
+    let mut owner = with_logins(&server, "notes", &["carol"], &["bob"]).await;
     owner.execute(SESSION, &[&"s"]).await.unwrap();
 
     // bob (an operator, calling himself alice) pins a note from his console.
@@ -54,9 +43,11 @@ async fn a_note_pinned_on_one_console_shows_on_another_under_the_writers_role() 
     );
     bob.until("the note pinned", |m| {
         m.debate("s").is_some_and(|d| !d.notes.is_empty())
+            && m.flash
+                .as_ref()
+                .is_some_and(|f| f.text == "note pinned to s")
     })
     .await;
-    assert_eq!(bob.flash(), "note pinned to s");
 
     // carol (a viewer) sees it under bob's role, marked in the list, in the trace view.
     let mut carol = Console::live(target_as(&server, "notes", "carol", "carol")).await;
