@@ -8,11 +8,11 @@ use tokio::sync::watch;
 
 use crate::app::{Command, Event};
 use crate::config::Config;
-use crate::domain::OperatorAction;
+use crate::domain::{DebateNote, OperatorAction, Status};
 use crate::executor::{Backend, execute};
 use crate::progress::Progress;
 use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
-use crate::store::{MemoryStore, ResolveError};
+use crate::store::{MemoryStore, NoteFailed, ResolveError};
 
 /// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
 /// console's commands. Must be called inside a tokio runtime.
@@ -62,6 +62,13 @@ impl Backend for Memory {
     async fn resolve(&mut self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
         self.0.resolve_open(action)
     }
+
+    async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
+        Ok(self.0.note(note))
+    }
+
+    // The demo has no other consoles.
+    fn present(&mut self, _status: Status) {}
 
     // The console lets go of the rows of debates off screen; here they are again.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool {

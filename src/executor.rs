@@ -1,6 +1,6 @@
 //! The console's commands carried out against a backend, in one loop for every backend (the
 //! demo's memory store, a live database): an operator's action recorded once and its outcome
-//! sent back, a debate's rows brought back, a search, playback steered. Copy and page are the
+//! sent back, a note pinned, a debate's rows brought back, a search, playback steered. Copy and page are the
 //! draw loop's business, never a backend's.
 
 use std::future::Future;
@@ -9,9 +9,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::watch;
 
 use crate::app::{Command, Event};
-use crate::domain::OperatorAction;
+use crate::domain::{DebateNote, OperatorAction, Status};
 use crate::simulate::Playback;
-use crate::store::ResolveError;
+use crate::store::{NoteFailed, ResolveError};
 
 /// What differs between backends.
 pub trait Backend: Send {
@@ -20,6 +20,15 @@ pub trait Backend: Send {
         &mut self,
         action: OperatorAction,
     ) -> impl Future<Output = Result<OperatorAction, ResolveError>> + Send;
+
+    /// Pins `note` to its debate; the note as written (its id, time and role filled in).
+    fn note(
+        &mut self,
+        note: DebateNote,
+    ) -> impl Future<Output = Result<DebateNote, NoteFailed>> + Send;
+
+    /// Says `status` to the other consoles from now on (a backend without others ignores it).
+    fn present(&mut self, status: Status);
 
     /// Brings every row of debate `id` back to `events`; false when the console is gone.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool;
@@ -55,6 +64,21 @@ pub async fn execute(
                     return;
                 }
             }
+            Command::Note(note) => {
+                let outcome = backend.note(note).await;
+                match &outcome {
+                    Ok(n) => tracing::info!(
+                        session = %n.session_id,
+                        operator = %n.operator,
+                        "note pinned"
+                    ),
+                    Err(e) => tracing::warn!("{e}"),
+                }
+                if events.send(Event::Noted(outcome)).is_err() {
+                    return;
+                }
+            }
+            Command::Present(status) => backend.present(status),
             Command::LoadHistory(id) => {
                 if !backend.load_history(id, &events) {
                     return;

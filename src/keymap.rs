@@ -63,9 +63,10 @@ actions! {
     LatestDecision = "latest_decision", ["}"], "time: the debate as it stood at its latest decision";
     NextWaiting = "next_waiting", ["p"], "jump to the next decision waiting for you (oldest first)";
     Retry = "retry", ["r"], "retry an action whose write failed";
+    Note = "note", ["N"], "pin a note to the debate for whoever watches it next (not an action)";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
     Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
-    ColonLine = "command", [":"], ":pending :mode :sort :theme :help :q or a debate id; Tab completes";
+    ColonLine = "command", [":"], ":pending :mode :sort :theme :who :help :q or a debate id; Tab completes";
     Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
     Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay); in the past, play history";
     Faster = "faster", ["+", "="], "playback speed x2";

@@ -1,6 +1,6 @@
 //! The live backend: the console attached to a database. Rows arrive from the listener; the
-//! console's commands are carried out on a connection of their own, so a slow or failed write
-//! never holds up the feed.
+//! console's commands (actions, notes) are carried out on a connection of their own, so a slow or failed write
+//! never holds up the feed. Presence (who else is here) keeps a connection of its own too.
 
 use std::time::Duration;
 
@@ -9,11 +9,11 @@ use tokio::sync::watch;
 use tokio_postgres::Client;
 
 use crate::app::{Command, Event};
-use crate::domain::{Limits, OperatorAction};
+use crate::domain::{DebateNote, Limits, OperatorAction, Status};
 use crate::executor::{Backend, execute};
 use crate::simulate::Playback;
-use crate::store::ResolveError;
-use crate::store::postgres::{self, Target, Wanted, listen};
+use crate::store::postgres::{self, Target, Wanted, listen, present};
+use crate::store::{NoteFailed, ResolveError};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -28,11 +28,14 @@ pub fn start(
 ) -> UnboundedSender<Command> {
     let (wants, wanted) = unbounded_channel();
     tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
+    let (presence, said) = watch::channel(None);
+    tokio::spawn(present(target.clone(), said, events.clone()));
     let (commands, receiver) = unbounded_channel();
     let database = Database {
         target,
         writer: None,
         wants,
+        presence,
         limits,
     };
     tokio::spawn(execute(receiver, database, playback, events));
@@ -45,12 +48,22 @@ struct Database {
     target: Target,
     writer: Option<Client>,
     wants: UnboundedSender<Wanted>,
+    /// What this console says to the others (presence runs on a connection of its own).
+    presence: watch::Sender<Option<Status>>,
     limits: Limits,
 }
 
 impl Backend for Database {
     async fn resolve(&mut self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
         write_action(&self.target, &mut self.writer, action, &self.limits).await
+    }
+
+    async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
+        write_note(&self.target, &mut self.writer, note).await
+    }
+
+    fn present(&mut self, status: Status) {
+        self.presence.send_replace(Some(status));
     }
 
     fn load_history(&mut self, id: String, _events: &UnboundedSender<Event>) -> bool {
@@ -75,23 +88,54 @@ async fn write_action(
         action: Box::new(action.clone()),
         error,
     };
+    let client = connected(target, writer).await.map_err(failed)?;
+    let answer = within(postgres::resolve(client, &action, limits)).await;
+    if answer.is_err() {
+        *writer = None;
+    }
+    answer.map_err(failed)?
+}
+
+/// Pins one note, (re)connecting the writer as needed; the note comes back with why when it
+/// was not written.
+async fn write_note(
+    target: &Target,
+    writer: &mut Option<Client>,
+    note: DebateNote,
+) -> Result<DebateNote, NoteFailed> {
+    let failed = |reason: String| NoteFailed {
+        note: Box::new(note.clone()),
+        reason,
+    };
+    let client = connected(target, writer).await.map_err(failed)?;
+    let answer = within(postgres::pin(client, &note)).await;
+    if answer.is_err() {
+        *writer = None;
+    }
+    answer.map_err(failed)?.map_err(failed)
+}
+
+/// The writer's connection, made again when there is none or it closed.
+async fn connected<'w>(
+    target: &Target,
+    writer: &'w mut Option<Client>,
+) -> Result<&'w Client, String> {
     if writer.as_ref().is_none_or(Client::is_closed) {
         let connected = tokio::time::timeout(WRITE_TIMEOUT, target.connect_driven())
             .await
-            .map_err(|_| failed("the database did not answer".to_owned()))?
-            .map_err(|e| failed(format!("{e:#}")))?;
+            .map_err(|_| "the database did not answer".to_owned())?
+            .map_err(|e| format!("{e:#}"))?;
         *writer = Some(connected);
     }
-    let client = writer.as_ref().expect("connected above");
-    match tokio::time::timeout(WRITE_TIMEOUT, postgres::resolve(client, &action, limits)).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(e)) => {
-            *writer = None;
-            Err(failed(format!("{e:#}")))
-        }
-        Err(_) => {
-            *writer = None;
-            Err(failed("the database did not answer within 10 s".to_owned()))
-        }
+    Ok(writer.as_ref().expect("connected above"))
+}
+
+/// A write's answer, or why there is none: the connection failed or the database did not
+/// answer within [`WRITE_TIMEOUT`].
+async fn within<T>(write: impl Future<Output = postgres::Result<T>>) -> Result<T, String> {
+    match tokio::time::timeout(WRITE_TIMEOUT, write).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(format!("{e:#}")),
+        Err(_) => Err("the database did not answer within 10 s".to_owned()),
     }
 }

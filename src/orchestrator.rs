@@ -119,6 +119,11 @@ impl PgStage {
             Change::Decision(d) => write_decision(&self.client, d).await,
             Change::Judgment(j) => write_judgment(&self.client, j).await,
             Change::Action(a) => Ok(postgres::record(&self.client, a).await.map(drop)?),
+            // The simulator pins none; a recording's notes are pinned as any console's.
+            Change::Note(n) => postgres::pin(&self.client, n)
+                .await?
+                .map(drop)
+                .map_err(anyhow::Error::msg),
         }
     }
 }

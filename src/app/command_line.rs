@@ -22,6 +22,8 @@ pub enum Colon {
     Theme(String),
     /// `:help`: the keys.
     Help,
+    /// `:who`: the other consoles on the database.
+    Who,
     /// `:q`, `:quit`.
     Quit,
     /// `:<debate id>` (or a unique part of one): select that debate.
@@ -36,6 +38,7 @@ const COMMANDS: &[(&str, Argument)] = &[
     ("sort", Argument::Sort),
     ("theme", Argument::Theme),
     ("help", Argument::None),
+    ("who", Argument::None),
     ("quit", Argument::None),
     ("q", Argument::None),
 ];
@@ -114,6 +117,7 @@ pub fn parse(text: &str) -> Result<Option<Colon>, String> {
             "pending" => Colon::Pending,
             "waiting" => Colon::Waiting,
             "help" => Colon::Help,
+            "who" => Colon::Who,
             _ => Colon::Quit,
         },
         Argument::Mode if args.is_empty() => Colon::Mode(None),

@@ -4,10 +4,10 @@ use chrono::{DateTime, Utc};
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::domain::{Access, Change, OperatorAction};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, Status};
 use crate::simulate::Playback;
 pub use crate::store::Link;
-use crate::store::{Feed, ResolveError};
+use crate::store::{Feed, NoteFailed, ResolveError};
 use crate::theme::Theme;
 
 /// Every input to the console.
@@ -25,10 +25,14 @@ pub enum Event {
     Store(Box<Change>),
     /// The outcome of a [`Command::Resolve`].
     Resolved(Result<OperatorAction, ResolveError>),
+    /// The outcome of a [`Command::Note`].
+    Noted(Result<DebateNote, NoteFailed>),
     /// The live database connection changed state.
     Link(Link),
     /// What the live database lets this console do, checked on every connect.
     Access(Access),
+    /// The other consoles on the live database now.
+    Presence(Vec<Peer>),
     /// The calibration or shadow-week figures changed (see [`super::Reports`]).
     Reports,
     /// The wall clock, once a second: gated countdowns move.
@@ -43,6 +47,7 @@ impl From<Feed> for Event {
             Feed::Row(change) => Event::Store(change),
             Feed::Link(link) => Event::Link(link),
             Feed::Access(access) => Event::Access(access),
+            Feed::Presence(peers) => Event::Presence(peers),
         }
     }
 }
@@ -52,6 +57,10 @@ impl From<Feed> for Event {
 pub enum Command {
     /// Record an operator's resolution of a decision, exactly once.
     Resolve(OperatorAction),
+    /// Say this to the other consoles from now on (presence, on a live database).
+    Present(Status),
+    /// Pin a note to a debate (append-only; not an action).
+    Note(DebateNote),
     /// Pause, resume or change the speed of the simulated debates.
     SetPlayback(Playback),
     /// Load every row of a debate (only the start window is loaded from a database).

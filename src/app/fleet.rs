@@ -39,6 +39,7 @@ enum RowKey {
     Decision(u32),
     Judgment(u64),
     Action(u32),
+    Note(u64),
 }
 
 impl RowKey {
@@ -49,6 +50,7 @@ impl RowKey {
             Change::Decision(d) => RowKey::Decision(d.round_index),
             Change::Judgment(j) => RowKey::Judgment(j.id),
             Change::Action(a) => RowKey::Action(a.round_index),
+            Change::Note(n) => RowKey::Note(n.id),
         }
     }
 }
@@ -82,6 +84,8 @@ pub struct Summary {
     personas: Box<[u32]>,
     /// Rows whose latest version was read with issues.
     flagged: BTreeSet<RowKey>,
+    /// Whether an operator pinned a note to it.
+    pub noted: bool,
     /// Its place in the list, when the filter lets it through.
     key: Option<ListKey>,
 }
@@ -146,6 +150,7 @@ impl Summary {
             acted: Box::default(),
             personas: Box::default(),
             flagged: BTreeSet::new(),
+            noted: false,
             key: None,
         }
     }
@@ -195,6 +200,7 @@ impl Summary {
                     self.last_decision = Some(d.decision.clone());
                 }
             }
+            Change::Note(_) => self.noted = true,
             Change::Action(a) if placed(a.round_index) => {
                 insert_sorted(&mut self.acted, a.round_index);
                 if self.acted.last() == Some(&a.round_index) {
@@ -648,16 +654,34 @@ impl Fleet {
     /// (oldest first), round to the oldest after the newest; the oldest when `from` is not
     /// waiting.
     pub fn next_waiting(&self, from: Option<Seq>) -> Option<Seq> {
+        self.next_waiting_where(from, |_| true)
+    }
+
+    /// [`Fleet::next_waiting`], preferring the debates `free` holds for (those no other
+    /// console is deciding); the next of any when none is free.
+    pub fn next_waiting_where(
+        &self,
+        from: Option<Seq>,
+        free: impl Fn(&Summary) -> bool,
+    ) -> Option<Seq> {
         let after = from
             .and_then(|seq| self.summaries.get(seq))
             .filter(|s| s.waiting())
             .map(|s| (s.decided, s.seq));
-        let next = after.and_then(|key| {
-            self.waiting
-                .range((Bound::Excluded(key), Bound::Unbounded))
-                .next()
-        });
-        next.or_else(|| self.waiting.first()).map(|(_, seq)| *seq)
+        let (later, earlier) = match after {
+            Some(key) => (
+                self.waiting.range((Bound::Excluded(key), Bound::Unbounded)),
+                Some(self.waiting.range(..=key)),
+            ),
+            None => (self.waiting.range(..), None),
+        };
+        let order = later
+            .chain(earlier.into_iter().flatten())
+            .map(|(_, seq)| *seq);
+        order
+            .clone()
+            .find(|&seq| self.summaries.get(seq).is_some_and(&free))
+            .or_else(|| order.clone().next())
     }
 
     /// Adds (`sign` 1) or takes away (-1) a debate's pending decision from the counts.

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::config::{Config, Notify};
 use crate::domain::{
-    ActionKind, Change, Debate, Decision, JudgeDecision, Judgment, OperatorAction, Reported,
+    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, OperatorAction,
+    Peer, Reported, Status, who,
 };
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
@@ -182,6 +183,15 @@ pub enum Overlay {
     Command,
     /// Asking to confirm that a read-only console may act.
     Unlock,
+    /// The other consoles on the database (`:who`), scrolled by `scroll` rows.
+    Who {
+        scroll: u16,
+    },
+    /// Asking whether to take over a decision another console is deciding, before the dialog
+    /// of this action opens.
+    TakeOver(ActionKind),
+    /// Typing a note to pin to this debate (the text is the model's [`Model::prompt`]).
+    Pin(String),
 }
 
 impl Overlay {
@@ -258,6 +268,12 @@ pub struct Model {
     /// The note of a dialog closed because its decision was resolved elsewhere, offered again
     /// in the next note.
     pub kept_note: Option<String>,
+    /// The other consoles on the live database, as presence last said.
+    pub peers: Vec<Peer>,
+    /// What this console last told the others.
+    pub said: Option<Status>,
+    /// A note that was not pinned, offered again when a note is next typed on its debate.
+    pub unpinned: Option<DebateNote>,
     /// The debate whose history to ask the backend for.
     wanted: Option<String>,
     pub theme: Theme,
@@ -341,6 +357,9 @@ impl Model {
             notify: config.ui.notify,
             arrivals: 0,
             kept_note: None,
+            unpinned: None,
+            peers: Vec::new(),
+            said: None,
             wanted: None,
             theme: Theme::dark(),
             keymap: config.keys.clone(),
@@ -479,6 +498,14 @@ impl Model {
     }
 
     /// How long the decision `summary` waits on has left; `None` unless one waits.
+    /// Another console deciding round `round` of debate `session_id`: who (its name, with the
+    /// database role when that differs; not yet escaped) and for how long.
+    pub fn deciding(&self, session_id: &str, round: u32) -> Option<(String, Duration)> {
+        let peer = self.peers.iter().find(|p| p.claims(session_id, round))?;
+        let held = self.clock.now().left(self.clock.since(peer.claimed_at));
+        Some((who(&peer.status.operator, Some(&peer.role)), held))
+    }
+
     pub fn time_left(&self, summary: &Summary) -> Option<Duration> {
         summary.waiting().then(|| {
             summary

@@ -15,7 +15,9 @@ use super::model::{CHECKING_ACCESS, Chooser, DetailView, Focus, Intent, Model, O
 use super::prompt::{Prompt, Typed};
 use super::reports::{Watched, at_cursor};
 use crate::audit::Trace;
-use crate::domain::{Access, ActionKind, Decision, OperatorAction, Reported};
+use crate::domain::{
+    Access, ActionKind, Claim, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported, Status,
+};
 use crate::keymap::Action;
 use crate::store::ResolveError;
 use crate::text::{one_line, thousands};
@@ -57,7 +59,32 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         }
     }
     commands.extend(model.take_wanted().map(Command::LoadHistory));
+    commands.extend(presence(model));
     commands
+}
+
+/// On a live database: what this console now tells the others (its operator, the debate
+/// selected, the waiting decision its open dialog claims), when that changed.
+fn presence(model: &mut Model) -> Option<Command> {
+    model.link.as_ref()?;
+    let looking = model
+        .selected
+        .and_then(|seq| model.debates.get(seq))
+        .map(|s| &*s.id);
+    let claim = claim(model);
+    let same = model.said.as_ref().is_some_and(|s| {
+        s.looking.as_deref() == looking && s.operator == model.operator && s.claim == claim
+    });
+    if same {
+        return None;
+    }
+    let status = Status {
+        operator: model.operator.clone(),
+        looking: looking.map(str::to_owned),
+        claim,
+    };
+    model.said = Some(status.clone());
+    Some(Command::Present(status))
 }
 
 /// Whether a countdown is on screen: in the list, the decision panel or a dialog.
@@ -102,6 +129,7 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             play_history(model, wall);
         }
         Event::Link(link) => model.link = Some(link),
+        Event::Presence(peers) => model.peers = peers,
         Event::Access(Access::WatchOnly(why)) => {
             model.read_only = true;
             model.flash(format!("read-only: {why}"), true);
@@ -138,6 +166,20 @@ fn handle(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Resolved(Err(refused)) => {
             model.retry = None;
             model.flash(refused.to_string(), true);
+        }
+        Event::Noted(Ok(note)) => {
+            model.flash(
+                format!("note pinned to {}", one_line(&note.session_id)),
+                false,
+            );
+        }
+        Event::Noted(Err(failed)) => {
+            let note = model.keymap.keys(Action::Note);
+            model.flash(
+                format!("{failed} — {note} on the debate offers it again"),
+                true,
+            );
+            model.unpinned = Some(*failed.note);
         }
         Event::Resize(width, height) => model.screen = (width, height),
         Event::Theme(Ok(theme)) => apply_theme(model, *theme),
@@ -198,8 +240,19 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             model.overlay = scrolled(action, Action::ShadowWeek, scroll)
                 .map(|scroll| Overlay::ShadowWeek { scroll });
         }
+        Some(Overlay::Who { scroll }) => {
+            model.overlay =
+                scrolled(action, Action::Quit, scroll).map(|scroll| Overlay::Who { scroll });
+        }
         Some(Overlay::Filter) => return on_filter_key(model, &key),
         Some(Overlay::Command) => return on_colon_line_key(model, &key),
+        Some(Overlay::Pin(session_id)) => return on_pin_key(model, session_id, &key),
+        Some(Overlay::TakeOver(kind)) if key.code == KeyCode::Char('y') => {
+            open_decision_dialog(model, kind);
+        }
+        Some(Overlay::TakeOver(_)) => {
+            model.flash("left to the other operator: nothing was recorded", false)
+        }
     }
     Vec::new()
 }
@@ -250,6 +303,74 @@ fn on_confirm_key(model: &mut Model, mut intent: Intent, key: &KeyEvent) -> Vec<
         _ => model.flash("cancelled: nothing was recorded", false),
     }
     Vec::new()
+}
+
+/// The waiting decision this console's open dialog claims: none for a console that may not
+/// act, or once the decision no longer waits (resolved, timed out, superseded).
+fn claim(model: &Model) -> Option<Claim> {
+    if model.read_only || model.denied.is_some() {
+        return None;
+    }
+    let (session_id, round, _) = model.overlay.as_ref()?.deciding()?;
+    let waits = model
+        .debates
+        .seq(session_id)
+        .and_then(|seq| model.debates.get(seq));
+    waits.filter(|s| s.waiting() && s.pending() == Some(round))?;
+    Some(Claim {
+        session_id: session_id.to_owned(),
+        round,
+    })
+}
+
+/// A key in the note line: Enter pins the note, Esc drops it.
+fn on_pin_key(model: &mut Model, session_id: String, key: &KeyEvent) -> Vec<Command> {
+    match model.prompt.key(key) {
+        Typed::Typing => model.overlay = Some(Overlay::Pin(session_id)),
+        Typed::Cancelled => model.flash("note dropped: nothing was pinned", false),
+        Typed::Done => {
+            match DebateNote::draft(&session_id, &model.operator, model.prompt.value()) {
+                Ok(note) => {
+                    model.flash(
+                        format!("pinning a note to {} ...", one_line(&session_id)),
+                        false,
+                    );
+                    return vec![Command::Note(note)];
+                }
+                Err(why) => model.flash(format!("not pinned: {why}"), true),
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// `N`: opens the note line for the selected debate, unless this console may not write.
+fn open_note(model: &mut Model) {
+    if let Some(why) = &model.denied {
+        let why = format!("cannot pin a note: {why}");
+        model.flash(why, true);
+        return;
+    }
+    if model.read_only {
+        let unlock = model.keymap.keys(Action::Unlock);
+        model.flash(
+            format!("read-only: cannot pin a note — press {unlock} to unlock"),
+            true,
+        );
+        return;
+    }
+    let Some(id) = model.selected_debate().map(|d| d.session.id.clone()) else {
+        model.flash("no debate selected: nothing to note", true);
+        return;
+    };
+    let kept = model
+        .unpinned
+        .take_if(|n| n.session_id == id)
+        .map(|n| n.text)
+        .unwrap_or_default();
+    model.flash = None;
+    model.prompt = Prompt::new(&kept, MAX_NOTE);
+    model.overlay = Some(Overlay::Pin(id));
 }
 
 /// A key in the filter line: the filter follows the typing; Enter on a live feed also searches
@@ -456,6 +577,7 @@ fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.overlay = Some(Overlay::Command);
         }
         Action::Copy => return copy(model),
+        Action::Note => open_note(model),
         Action::Pager => return page(model),
         Action::Sort => {
             model.set_sort(model.sort().next());
@@ -674,18 +796,25 @@ fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             },
         },
-        Action::NextWaiting => match model.debates.next_waiting(model.selected) {
+        Action::NextWaiting => match model.debates.next_waiting_where(model.selected, |s| {
+            s.pending()
+                .is_none_or(|round| model.deciding(&s.id, round).is_none())
+        }) {
             None => model.flash("no decision waits for you", false),
             Some(seq) => {
                 model.jump(seq);
                 if let Some(summary) = model.debates.get(seq) {
                     let left = model.time_left(summary).unwrap_or_default();
                     let waiting = model.debates.waiting();
+                    let round = summary.pending().unwrap_or_default();
+                    let claimed = model
+                        .deciding(&summary.id, round)
+                        .map(|(who, _)| format!("; {} deciding", one_line(&who)))
+                        .unwrap_or_default();
                     model.flash(
                         format!(
-                            "{} round {} waits for you: {} left ({waiting} waiting)",
+                            "{} round {round} waits for you: {} left ({waiting} waiting){claimed}",
                             one_line(&summary.id),
-                            summary.pending().unwrap_or_default(),
                             crate::text::countdown(left)
                         ),
                         false,
@@ -693,9 +822,9 @@ fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
                 }
             }
         },
-        Action::Accept => open_decision_dialog(model, ActionKind::Accept),
-        Action::Override => open_decision_dialog(model, ActionKind::Override),
-        Action::Escalate => open_decision_dialog(model, ActionKind::Escalate),
+        Action::Accept => ask_or_open(model, ActionKind::Accept),
+        Action::Override => ask_or_open(model, ActionKind::Override),
+        Action::Escalate => ask_or_open(model, ActionKind::Escalate),
         _ => {}
     }
     Vec::new()
@@ -796,6 +925,7 @@ fn run_colon_line(model: &mut Model, line: &str) -> Vec<Command> {
     match colon {
         Colon::Quit => model.quit = true,
         Colon::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Colon::Who => model.overlay = Some(Overlay::Who { scroll: 0 }),
         Colon::Pending => filter_by(model, Field::Pending, Some("is:pending".to_owned())),
         Colon::Waiting => filter_by(model, Field::Waiting, Some("is:waiting".to_owned())),
         Colon::Mode(mode) => filter_by(model, Field::Mode, mode.map(|m| format!("mode:{m}"))),
@@ -967,7 +1097,8 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
     if let Some(overlay) = &mut model.overlay {
         if let Overlay::Help { scroll }
         | Overlay::Calibration { scroll, .. }
-        | Overlay::ShadowWeek { scroll } = overlay
+        | Overlay::ShadowWeek { scroll }
+        | Overlay::Who { scroll } = overlay
         {
             *scroll = scroll.saturating_add_signed(step as i16);
         }
@@ -1001,6 +1132,19 @@ fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
             }
         }
         _ => {}
+    }
+}
+
+/// Opens the dialog of `action`, first asking whether to take over when another console is
+/// deciding the decision (claims are advice: the database still decides every race).
+fn ask_or_open(model: &mut Model, action: ActionKind) {
+    let claimed = model
+        .selected_debate()
+        .and_then(|d| d.pending())
+        .and_then(|p| model.deciding(&p.session_id, p.round_index));
+    match claimed {
+        Some(_) => model.overlay = Some(Overlay::TakeOver(action)),
+        None => open_decision_dialog(model, action),
     }
 }
 

@@ -1,4 +1,4 @@
-//! `gavel export`: decisions, judgments and operator actions of a time range, one row per line,
+//! `gavel export`: decisions, judgments, operator actions and notes of a time range, one row per line,
 //! as CSV (one flat table, a `table` column saying which) or JSON Lines (structured fields).
 //! Either is safe to open: no CSV cell is a formula to a spreadsheet, and nothing in either can
 //! act on a terminal. An export is an audit record: the round and `signal_json` are written as
@@ -38,7 +38,7 @@ pub struct ExportRow {
     pub persona: Option<String>,
     /// The display name the operator gave.
     pub operator: Option<String>,
-    /// The database role that wrote the action, as the database stamped it.
+    /// The database role that wrote the action or note, as the database stamped it.
     pub operator_role: Option<String>,
     pub note: Option<String>,
     pub reasons: Vec<String>,
@@ -75,7 +75,8 @@ struct FlatRow {
 }
 
 impl ExportRow {
-    /// The row a decision, judgment or action becomes, its round and `signal_json` as stored;
+    /// The row a decision, judgment, action or note becomes (a note with no round and no
+    /// decision), its round and `signal_json` as stored;
     /// sessions and turns are not exported.
     pub fn of(stored: Stored) -> Option<ExportRow> {
         let Stored {
@@ -139,6 +140,17 @@ impl ExportRow {
                     a.session_id,
                     a.created_at,
                     a.decision.to_wire(),
+                )
+            }),
+            Change::Note(n) => Some(ExportRow {
+                operator: Some(n.operator),
+                operator_role: n.role,
+                note: Some(n.text),
+                ..blank(
+                    "gavel_debate_notes",
+                    n.session_id,
+                    n.created_at,
+                    String::new(),
                 )
             }),
             Change::Session(_) | Change::Turn(_) => None,

@@ -7,4 +7,4 @@ pub mod trace;
 
 pub use export::{ExportRow, Format};
 pub use shadow::{ShadowRow, ShadowWeek};
-pub use trace::{Trace, TraceAction, TraceRound};
+pub use trace::{Trace, TraceAction, TraceNote, TraceRound};

@@ -1,6 +1,7 @@
 //! The controller trace of one debate — "why did this debate stop at round X?": every decision
 //! with its three signals against the thresholds the controller used (as recorded in
-//! `signal_json`), the operator actions and who took them, and how the debate ended.
+//! `signal_json`), the operator actions and who took them, how the debate ended, and the notes
+//! operators pinned to it.
 
 use serde::Serialize;
 
@@ -22,6 +23,27 @@ pub struct TraceAction {
     pub operator_role: Option<String>,
     pub note: Option<String>,
     pub at: Option<String>,
+}
+
+/// A note pinned to the debate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceNote {
+    /// The display name the operator gave.
+    pub operator: String,
+    /// The database role that wrote the note, as the database stamped it.
+    pub operator_role: Option<String>,
+    pub note: String,
+    pub at: Option<String>,
+}
+
+impl TraceNote {
+    /// When it was pinned, to the minute (`2026-11-25 21:40`; `-` when not known).
+    pub fn minute(&self) -> String {
+        self.at
+            .as_deref()
+            .and_then(|at| at.get(..16))
+            .map_or_else(|| "-".to_owned(), |at| one_line(&at.replace('T', " ")))
+    }
 }
 
 /// One round's decision and what it rested on.
@@ -59,6 +81,8 @@ pub struct Trace {
     pub rounds: Vec<TraceRound>,
     /// Why the debate stopped where it did (or that it is still running).
     pub ending: String,
+    /// The notes operators pinned to the debate, oldest first.
+    pub notes: Vec<TraceNote>,
     /// What could not be read from the rows.
     pub issues: Vec<String>,
 }
@@ -107,6 +131,16 @@ impl Trace {
             token_budget: session.token_budget,
             ending: ending(debate, &rounds),
             rounds,
+            notes: debate
+                .notes
+                .iter()
+                .map(|n| TraceNote {
+                    operator: n.operator.clone(),
+                    operator_role: n.role.clone(),
+                    note: n.text.clone(),
+                    at: n.created_at.map(|t| t.to_rfc3339()),
+                })
+                .collect(),
             issues: debate.issues().map(str::to_owned).collect(),
         }
     }
@@ -152,6 +186,17 @@ impl Trace {
             if let Some(note) = round.action.as_ref().and_then(|a| a.note.as_deref()) {
                 out.push_str(&format!("  - operator note: {}\n", one_line(note)));
             }
+        }
+        if !self.notes.is_empty() {
+            out.push_str("\nnotes:\n");
+        }
+        for note in &self.notes {
+            out.push_str(&format!(
+                "  - {} {}: {}\n",
+                note.minute(),
+                one_line(&who(&note.operator, note.operator_role.as_deref())),
+                one_line(&note.note)
+            ));
         }
         for issue in &self.issues {
             out.push_str(&format!("⚠ {}\n", one_line(issue)));

@@ -5,8 +5,8 @@ use std::ops::{Deref, RangeInclusive};
 
 use super::limits::MAX_ROUND_CEILING;
 use super::{
-    Change, ControllerDecision, ControllerMode, DecisionState, Ending, JudgeDecision, Judgment,
-    OperatorAction, Resolution, Session, SessionStatus, Turn,
+    Change, ControllerDecision, ControllerMode, DebateNote, DecisionState, Ending, JudgeDecision,
+    Judgment, KEPT_NOTES, OperatorAction, Resolution, Session, SessionStatus, Turn,
 };
 
 /// One debate: its session row and every row that belongs to it.
@@ -19,6 +19,9 @@ pub struct Debate {
     /// In the order they were made (by row id).
     pub judgments: Vec<Judgment>,
     pub actions: BTreeMap<u32, OperatorAction>,
+    /// The notes pinned to it, in the order they were written (by row id): the latest
+    /// [`KEPT_NOTES`] at most.
+    pub notes: Vec<DebateNote>,
     /// Rows that belong to no round: a reader flagged their round (and left it 0), or it lies
     /// beyond any round a configuration may allow. Kept for their issues; nothing iterates
     /// over their round.
@@ -104,6 +107,7 @@ impl Debate {
             decisions: BTreeMap::new(),
             judgments: Vec::new(),
             actions: BTreeMap::new(),
+            notes: Vec::new(),
             unplaced: Vec::new(),
             first_spoke: HashMap::new(),
         }
@@ -156,10 +160,23 @@ impl Debate {
             Change::Action(action) if placed(action.round_index) => {
                 self.actions.insert(action.round_index, action);
             }
+            Change::Note(note) => self.pin(note),
             unplaced => {
                 self.unplaced.retain(|c| !same_unplaced(c, &unplaced));
                 self.unplaced.push(unplaced);
             }
+        }
+    }
+
+    /// Files a note in id order (a note read twice is filed once), keeping the latest
+    /// [`KEPT_NOTES`].
+    fn pin(&mut self, note: DebateNote) {
+        match self.notes.binary_search_by_key(&note.id, |n| n.id) {
+            Ok(i) => self.notes[i] = note,
+            Err(i) => self.notes.insert(i, note),
+        }
+        if self.notes.len() > KEPT_NOTES {
+            self.notes.remove(0);
         }
     }
 
@@ -221,13 +238,15 @@ impl Debate {
     /// each table's rows of the rounds up to `round` (a round's rows are committed before the
     /// next round's, turns and judgments each in their row id order), its tokens what those
     /// turns spent (its cost too, where the session gives a price), and still running unless
-    /// that decision was its last.
+    /// that decision was its last; the notes written by the time of that decision (all of them
+    /// when it has no time).
     pub fn as_of(&self, round: u32) -> Debate {
         let last = self
             .decisions
             .keys()
             .next_back()
             .is_none_or(|&r| r <= round);
+        let decided = self.decisions.get(&round).and_then(|d| d.decided_at);
         let mut session = self.session.clone();
         let turns: Vec<Turn> = self
             .turns
@@ -265,6 +284,18 @@ impl Debate {
                 .map(|(r, a)| (*r, a.clone()))
                 .collect(),
             unplaced: Vec::new(),
+            notes: self
+                .notes
+                .iter()
+                .filter(|n| written_by(n, decided))
+                .cloned()
+                .collect(),
+            first_spoke: self
+                .first_spoke
+                .iter()
+                .filter(|(_, first)| **first <= round)
+                .map(|(persona, first)| (persona.clone(), *first))
+                .collect(),
         }
     }
 
@@ -425,5 +456,14 @@ impl FromIterator<Change> for Debates {
             debates.apply(change);
         }
         debates
+    }
+}
+
+/// Whether `note` had been written by `decided` (a note or a decision without a time counts as
+/// written: nothing says otherwise).
+fn written_by(note: &DebateNote, decided: Option<chrono::DateTime<chrono::Utc>>) -> bool {
+    match (note.created_at, decided) {
+        (Some(written), Some(decided)) => written <= decided,
+        _ => true,
     }
 }

@@ -66,7 +66,7 @@ impl Limits {
     /// reader would, and places it in no round (0).
     pub fn check(&self, change: &mut Change) {
         let (table, key, column, round, issues) = match change {
-            Change::Session(_) => return,
+            Change::Session(_) | Change::Note(_) => return,
             Change::Turn(t) => (
                 "debate_rounds",
                 format!("id {}", t.id),

@@ -11,6 +11,8 @@ mod decision;
 mod ending;
 mod judgment;
 pub mod limits;
+mod note;
+mod presence;
 mod reported;
 mod session;
 mod turn;
@@ -23,6 +25,8 @@ pub use decision::{ControllerDecision, Decision, Signals};
 pub use ending::{Ending, Resolution};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};
 pub use limits::Limits;
+pub use note::{DebateNote, KEPT_NOTES, MAX_NOTE};
+pub use presence::{Claim, MAX_PEERS, MAX_STATUS_BYTES, MAX_STATUS_CHARS, Peer, Status};
 pub use reported::Reported;
 pub(crate) use reported::vocabulary;
 pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
@@ -37,6 +41,8 @@ pub enum Change {
     Decision(ControllerDecision),
     Judgment(Judgment),
     Action(OperatorAction),
+    /// A note pinned to a debate (gavel's own table, not the contract's).
+    Note(DebateNote),
 }
 
 /// A row read for the audit trail: the row as every reader reads it, and the values a reader
@@ -60,6 +66,7 @@ impl Change {
             Change::Decision(d) => &d.session_id,
             Change::Judgment(j) => &j.session_id,
             Change::Action(a) => &a.session_id,
+            Change::Note(n) => &n.session_id,
         }
     }
 
@@ -71,6 +78,7 @@ impl Change {
             Change::Decision(d) => &d.issues,
             Change::Judgment(j) => &j.issues,
             Change::Action(a) => &a.issues,
+            Change::Note(n) => &n.issues,
         }
     }
 }

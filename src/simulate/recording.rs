@@ -71,6 +71,7 @@ fn change_kind(change: &Change) -> &'static str {
         Change::Decision(_) => "debate_round_decisions",
         Change::Judgment(_) => "debate_round_judgments",
         Change::Action(_) => "debate_operator_actions",
+        Change::Note(_) => "gavel_debate_notes",
     }
 }
 

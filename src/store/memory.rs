@@ -1,4 +1,4 @@
-//! The in-memory store: the contract's five tables in one process, with subscriptions. A row
+//! The in-memory store: the contract's five tables and gavel's notes in one process, with subscriptions. A row
 //! whose round lies outside the store's [`Limits`] is flagged and kept under round 0, as the
 //! database reader would.
 
@@ -10,7 +10,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::ResolveError;
 use crate::domain::{
-    Change, ControllerDecision, DecisionState, Judgment, Limits, OperatorAction, Session, Turn,
+    Change, ControllerDecision, DebateNote, DecisionState, Judgment, Limits, OperatorAction,
+    Session, Turn,
 };
 
 #[derive(Debug, Default)]
@@ -21,6 +22,7 @@ struct Tables {
     decisions: BTreeMap<(String, u32), ControllerDecision>,
     judgments: BTreeMap<u64, Judgment>,
     actions: BTreeMap<(String, u32), OperatorAction>,
+    notes: BTreeMap<u64, DebateNote>,
     subscribers: Vec<UnboundedSender<Change>>,
 }
 
@@ -31,11 +33,13 @@ impl Tables {
         let decisions = self.decisions.values().cloned().map(Change::Decision);
         let judgments = self.judgments.values().cloned().map(Change::Judgment);
         let actions = self.actions.values().cloned().map(Change::Action);
+        let notes = self.notes.values().cloned().map(Change::Note);
         sessions
             .chain(turns)
             .chain(decisions)
             .chain(judgments)
             .chain(actions)
+            .chain(notes)
     }
 
     fn upsert(&mut self, change: &Change) {
@@ -56,6 +60,9 @@ impl Tables {
             Change::Action(a) => {
                 self.actions
                     .insert((a.session_id.clone(), a.round_index), a.clone());
+            }
+            Change::Note(n) => {
+                self.notes.insert(n.id, n.clone());
             }
         }
     }
@@ -142,6 +149,15 @@ impl MemoryStore {
             return Err(ResolveError::refused(&action, why));
         }
         tables.record(action)
+    }
+
+    /// Pins `note` to its debate, numbered after the notes before it; the note as written.
+    pub fn note(&self, mut note: DebateNote) -> DebateNote {
+        let mut tables = self.lock();
+        note.id = tables.notes.keys().next_back().map_or(1, |last| last + 1);
+        note.created_at = Some(Utc::now());
+        tables.publish(Change::Note(note.clone()));
+        note
     }
 
     /// Every row of debate `id`, as it stands.

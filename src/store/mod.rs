@@ -9,7 +9,7 @@ pub use memory::MemoryStore;
 
 use std::time::Duration;
 
-use crate::domain::{Access, Change, OperatorAction};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer};
 
 /// What a backend's feed says, in the store's own terms (the console turns it into its events):
 /// a row, and for a database the connection's state and what its role may do.
@@ -21,6 +21,8 @@ pub enum Feed {
     Link(Link),
     /// What the database lets this role do, checked on every connect.
     Access(Access),
+    /// The other consoles on the database now (empty while presence is down).
+    Presence(Vec<Peer>),
 }
 
 /// The state of the connection to a live database.
@@ -63,4 +65,13 @@ impl ResolveError {
             reason: reason.to_string(),
         }
     }
+}
+
+/// Why a note was not pinned: nothing was written, and the note is handed back so that it is
+/// not lost.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("note on {} not pinned: {reason}", .note.session_id)]
+pub struct NoteFailed {
+    pub note: Box<DebateNote>,
+    pub reason: String,
 }

@@ -1,5 +1,6 @@
 //! The debates list: a marker for a decision waiting for the operator (with the time it has
-//! left) or an advisory one, the id, the topic (on wide screens), mode and status badges, the
+//! left) or an advisory one, the id (`✎` when operators pinned notes to it, `⚠` when a row was
+//! read with issues), the topic (on wide screens), mode and status badges, the
 //! round, and the last decision of a running debate or how a finished one ended; the title
 //! counts what is shown, waiting and advisory, and says the sort and the filter. Text cut to
 //! fit ends in `…`.
@@ -100,8 +101,14 @@ fn row<'a>(
     wide: bool,
     columns: &[usize],
 ) -> Row<'a> {
+    let claimed = summary
+        .pending()
+        .and_then(|round| model.deciding(&summary.id, round));
     let marker = match (model.time_left(summary), summary.pending()) {
         (Some(left), _) if left.is_zero() => Span::styled("● late", theme.danger()),
+        (Some(left), _) if claimed.is_some() => {
+            Span::styled(format!("◐ {}", countdown(left)), theme.warn())
+        }
         (Some(left), _) => Span::styled(format!("● {}", countdown(left)), theme.pending()),
         (None, Some(_)) => Span::styled("○", theme.muted()),
         (None, None) => Span::raw(""),
@@ -126,6 +133,13 @@ fn row<'a>(
     };
     let last_width = columns.last().copied().unwrap_or(0);
     let last = match (summary.ending(), &summary.last_decision) {
+        (None, _) if claimed.is_some() => {
+            let (who, _) = claimed.unwrap_or_default();
+            Span::styled(
+                fit(&format!("{} deciding", one_line(&who)), last_width),
+                theme.warn(),
+            )
+        }
         (Some(ending), _) => Span::styled(
             fit(&one_line(&ending.to_string()), last_width),
             ending_style(theme, &ending),
@@ -142,15 +156,17 @@ fn row<'a>(
         compact(summary.max_rounds.into())
     );
     let flag = if summary.flagged() { " ⚠" } else { "" };
+    let noted = if summary.noted { " ✎" } else { "" };
     let id_width = columns
         .get(1)
         .copied()
         .unwrap_or(0)
-        .saturating_sub(flag.chars().count());
+        .saturating_sub(flag.chars().count() + noted.chars().count());
     let mut cells = vec![
         Cell::from(marker),
         Cell::from(Line::from(vec![
             Span::styled(fit(&one_line(&summary.id), id_width), theme.text()),
+            Span::styled(noted, theme.accent()),
             Span::styled(flag, theme.danger()),
         ])),
         Cell::from(Span::styled(

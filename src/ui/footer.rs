@@ -1,4 +1,4 @@
-//! The footer: the filter and `:` prompts while they are open (scrolled sideways so that the
+//! The footer: the filter, `:` and note prompts while they are open (scrolled sideways so that the
 //! cursor stays in view, the terminal's cursor where the text's is, the `:` line's completions
 //! on the row above), else the last message, else the key hints — made from the keymap in force
 //! and dropped least important first when the width runs out, never cut.
@@ -35,6 +35,14 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             ];
             line_prompt(&model.prompt, " :", &hints, theme, frame, area);
             completions(model, theme, frame, area);
+        }
+        (Some(Overlay::Pin(id)), _) => {
+            let label = format!(" note on {}: ", super::format::fit(&one_line(id), 24));
+            let hints = [
+                "  pinned for every operator, not an action · Enter pin · Esc drop",
+                "  Enter pin · Esc drop",
+            ];
+            line_prompt(&model.prompt, &label, &hints, theme, frame, area);
         }
         (_, Some(flash)) => frame.render_widget(
             Line::styled(

@@ -227,6 +227,12 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             theme.danger(),
         ),
     };
+    let others = match (&model.link, model.peers.len()) {
+        (None, _) => Span::raw(""),
+        (Some(_), 0) => Span::styled("│ 0 others here ", theme.muted()),
+        (Some(_), 1) => Span::styled("│ 1 other here ", theme.accent()),
+        (Some(_), n) => Span::styled(format!("│ {n} others here "), theme.accent()),
+    };
     let access = match (&model.denied, model.read_only) {
         (Some(why), _) => Span::styled(
             format!("│ read-only: {} ", fit(&one_line(why), 40)),
@@ -241,6 +247,7 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         as_of(model, theme),
         counts,
         link,
+        others,
         access,
         Span::styled("│ ", theme.muted()),
         Span::styled(one_line(&model.source), theme.text()),

@@ -1,5 +1,6 @@
 //! Windows over the console: help, the pick lists for override and escalation, the
-//! confirmations of an action and of an unlock, the calibration grid and the shadow week.
+//! confirmations of an action and of an unlock, the calibration grid, the shadow week and the
+//! other consoles (`:who`).
 //! (The filter and command prompts are drawn in the footer.)
 
 use ratatui::Frame;
@@ -34,7 +35,9 @@ pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame
             calibration::render(model, view, theme, frame);
         }
         Overlay::ShadowWeek { scroll } => shadow::render(model, *scroll, theme, frame),
-        Overlay::Filter | Overlay::Command => {}
+        Overlay::Who { scroll } => who(model, *scroll, theme, frame),
+        Overlay::TakeOver(action) => take_over(model, *action, theme, frame),
+        Overlay::Filter | Overlay::Command | Overlay::Pin(_) => {}
     }
 }
 
@@ -155,6 +158,19 @@ fn confirm(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
         ]),
         inner,
     )];
+    if let Some((who, held)) = model.deciding(&intent.session_id, intent.round_index) {
+        lines.push(fit_line(
+            Line::styled(
+                format!(
+                    "{} deciding ({}): y takes over; the first write wins",
+                    one_line(&who),
+                    crate::text::countdown(held)
+                ),
+                theme.warn(),
+            ),
+            inner,
+        ));
+    }
     match intent.note.as_deref().filter(|n| !n.trim().is_empty()) {
         Some(note) => {
             let note = format!("note: {}", one_line(note));
@@ -226,6 +242,87 @@ fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
     if y < inner.bottom() && column < inner.width {
         frame.set_cursor_position(Position::new(inner.x + column, y));
     }
+}
+
+/// `:who`: the other consoles, each under the database role that really sent its messages,
+/// what it looks at and since when it is connected; their texts are escaped.
+fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
+    let area = centered(frame, 100, model.peers.len().max(1) as u16 + 4);
+    let header = format!(
+        " {:<24} {:<16} {:<32} {}",
+        "operator", "database role", "looking at", "connected since"
+    );
+    let mut lines = vec![Line::styled(header, theme.muted())];
+    if model.peers.is_empty() {
+        let alone = match model.link {
+            Some(_) => " no other console is connected to this database",
+            None => " the demo has no other consoles: presence needs a database",
+        };
+        lines.push(Line::styled(alone, theme.muted()));
+    }
+    for peer in &model.peers {
+        let since = peer.since.map_or_else(
+            || "-".to_owned(),
+            |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
+        );
+        let looking = peer
+            .status
+            .looking
+            .as_deref()
+            .map_or_else(|| "-".to_owned(), one_line);
+        lines.push(Line::styled(
+            format!(
+                " {:<24} {:<16} {:<32} {since}",
+                fit(&one_line(&peer.status.operator), 24),
+                fit(&one_line(&peer.role), 16),
+                fit(&looking, 32),
+            ),
+            theme.text(),
+        ));
+    }
+    let title = match model.peers.len() {
+        1 => "who else is here: 1 other console".to_owned(),
+        n => format!("who else is here: {n} other consoles"),
+    };
+    let block = panel(title, theme, true).title_bottom(" ↑↓ scroll · Esc q close ");
+    let last = (lines.len() as u16).saturating_sub(area.height.saturating_sub(2));
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll.min(last), 0))
+            .block(block),
+        area,
+    );
+}
+
+/// Asking before acting on a decision another console is deciding.
+fn take_over(model: &Model, action: crate::domain::ActionKind, theme: &Theme, frame: &mut Frame) {
+    let claimed = model
+        .selected_debate()
+        .and_then(|d| d.pending())
+        .and_then(|p| model.deciding(&p.session_id, p.round_index));
+    let ask = match claimed {
+        Some((who, held)) => format!(
+            "{} is deciding ({}): take over?",
+            one_line(&who),
+            crate::text::countdown(held)
+        ),
+        None => "the other operator let go of it: go on?".to_owned(),
+    };
+    let area = centered(frame, 64, 5);
+    let lines = vec![
+        fit_line(Line::styled(ask, theme.warn()), 62),
+        Line::from(vec![
+            Span::styled("[y]", theme.pending()),
+            Span::styled(format!(" {action} anyway    "), theme.text()),
+            Span::styled("any other key leaves it to them", theme.muted()),
+        ]),
+    ];
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(panel("take over?".to_owned(), theme, true)),
+        area,
+    );
 }
 
 fn unlock(theme: &Theme, frame: &mut Frame) {

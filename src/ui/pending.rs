@@ -108,6 +108,19 @@ fn title(model: &Model, pending: bool, shown: bool) -> String {
             .selected_summary()
             .and_then(|summary| model.time_left(summary)),
     };
+    let claimed = model
+        .selected_summary()
+        .and_then(|s| Some((s, s.pending()?)))
+        .filter(|_| model.past.is_none())
+        .and_then(|(s, round)| model.deciding(&s.id, round));
+    if let (true, Some(left), Some((who, held))) = (pending, left, claimed) {
+        return format!(
+            "decision waiting · {} · {} deciding ({})",
+            time_left(left),
+            one_line(&who),
+            crate::text::countdown(held)
+        );
+    }
     match (pending, left) {
         (true, Some(left)) => format!("decision waiting for you · {}", time_left(left)),
         (true, None) => "pending decision (advisory)".to_owned(),

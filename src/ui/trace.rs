@@ -1,6 +1,7 @@
 //! The trace view — "why did this debate stop at round X?": the ending on top, then every
 //! controller decision with its three signals against the thresholds it used, its reasons, and
-//! the operator action on it with who took it. The same [`Trace`] `gavel trace` prints.
+//! the operator action on it with who took it; the latest notes operators pinned to the
+//! debate on top. The same [`Trace`] `gavel trace` prints.
 
 use ratatui::text::{Line, Span};
 
@@ -8,7 +9,7 @@ use super::document::{Document, Section};
 use super::format::{decision_style, one_line, thousands};
 use crate::app::Model;
 use crate::audit::{Trace, TraceRound};
-use crate::domain::{Debate, Reported};
+use crate::domain::{Debate, Reported, who};
 use crate::theme::Theme;
 
 pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
@@ -29,6 +30,26 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
         ),
         Line::styled(one_line(&trace.ending), theme.title()),
     ];
+    let earlier = trace.notes.len().saturating_sub(HEAD_NOTES);
+    if earlier > 0 {
+        head.push(Line::styled(
+            format!("✎ {earlier} earlier notes: gavel trace lists every one"),
+            theme.muted(),
+        ));
+    }
+    head.extend(trace.notes.iter().skip(earlier).map(|note| {
+        Line::from(vec![
+            Span::styled(format!("✎ {} ", note.minute()), theme.muted()),
+            Span::styled(
+                format!(
+                    "{}: ",
+                    one_line(&who(&note.operator, note.operator_role.as_deref()))
+                ),
+                theme.accent(),
+            ),
+            Span::styled(one_line(&note.note), theme.text()),
+        ])
+    }));
     head.extend(
         trace
             .issues
@@ -46,6 +67,9 @@ pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
         sections,
     }
 }
+
+/// Notes shown on top of the trace view at most: the latest.
+const HEAD_NOTES: usize = 3;
 
 /// One round of the trace: its decision and signals on a line, then its reasons, the judge's
 /// abort and the operator's note.

@@ -122,7 +122,7 @@ fn completion_offers_names_then_arguments_then_ids() {
     assert_eq!(
         complete("", none).candidates,
         [
-            "pending", "waiting", "mode", "sort", "theme", "help", "quit"
+            "pending", "waiting", "mode", "sort", "theme", "help", "who", "quit"
         ]
     );
     assert_eq!(complete("mo", none).candidates, ["mode"]);

@@ -128,9 +128,9 @@ fn an_unknown_action_is_named_with_the_actions_there_are() {
          down, page_up, page_down, top, bottom, drill_in, back, switch_focus, next_view, \
          previous_view, view_rounds, view_transcript, view_judge, view_trace, view_format, \
          accept, override, escalate, step_back, step_forward, first_decision, \
-         latest_decision, next_waiting, retry, unlock, filter, command, sort, pause, faster, \
-         slower, calibration, shadow_week, previous_setting, next_setting, copy, pager, help, \
-         quit)"
+         latest_decision, next_waiting, retry, note, unlock, filter, command, sort, pause, \
+         faster, slower, calibration, shadow_week, previous_setting, next_setting, copy, pager, \
+         help, quit)"
     );
 }
 

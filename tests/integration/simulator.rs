@@ -495,6 +495,7 @@ fn a_run_stamps_its_rows_with_the_time_source_it_is_given() {
             Change::Decision(d) => d.decided_at,
             Change::Judgment(j) => j.created_at,
             Change::Action(a) => a.created_at,
+            Change::Note(n) => n.created_at,
         };
         if !stamps.contains(&stamp) {
             stamps.push(stamp);

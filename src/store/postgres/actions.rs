@@ -248,7 +248,7 @@ async fn attempt(
 /// Why the database refused a statement, when it answered with a refusal that asking again
 /// cannot change; `None` for a failed connection, a deadlock, a shutdown, a canceled query, a
 /// read-only transaction (a standby after failover), a lock not available, ...
-fn refusal(error: &Error) -> Option<String> {
+pub(super) fn refusal(error: &Error) -> Option<String> {
     let db = error.database()?.as_db_error()?;
     let code = db.code().code();
     let transient_classes = ["08", "40", "53", "57", "58"];

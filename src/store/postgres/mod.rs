@@ -1,5 +1,5 @@
 //! The PostgreSQL backend, following `../shared/interop.md`: migrations, the live listener,
-//! lenient row reading, exactly-once operator actions, the viewer and operator roles, and a
+//! lenient row reading, exactly-once operator actions, notes pinned to debates, the viewer and operator roles, and a
 //! throwaway local server.
 
 mod actions;
@@ -9,7 +9,9 @@ mod libpq;
 mod listener;
 mod local;
 mod migrate;
+mod notes;
 mod notifications;
+mod presence;
 mod queries;
 mod roles;
 pub mod rows;
@@ -22,6 +24,8 @@ pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::LocalServer;
 pub use migrate::{migrate, migrate_each, migrations};
+pub use notes::pin;
 pub use notifications::Notifications;
+pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, present};
 pub use queries::{Notice, audit_rows, finished_debates, history};
 pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};

@@ -284,7 +284,7 @@ pub async fn finished_debates(
     Ok(())
 }
 
-/// The decisions, judgments and operator actions made in `[since, until)` (either end open when
+/// The decisions, judgments, operator actions and notes made in `[since, until)` (either end open when
 /// `None`), in one snapshot, each table ordered by debate, round and time; each read within
 /// `limits` (its flags as every reader's) and with its round and `signal_json` as stored.
 pub async fn audit_rows(
@@ -295,16 +295,21 @@ pub async fn audit_rows(
 ) -> Result<Vec<Stored>> {
     let tx = snapshot(client).await?;
     let mut stored = Vec::new();
-    for table in tables::RULINGS {
+    for table in tables::AUDITED {
         let Some(audit) = &table.audit else {
             continue;
         };
         let at = audit.written_at;
+        let round = if audit.round.is_some() {
+            "round_index, "
+        } else {
+            ""
+        };
         let sql = table.select_ordered(
             &format!(
                 "($1::timestamptz IS NULL OR {at} >= $1) AND ($2::timestamptz IS NULL OR {at} < $2)"
             ),
-            &format!(" ORDER BY session_id, round_index, {at}"),
+            &format!(" ORDER BY session_id, {round}{at}"),
         );
         let rows = read_with(&tx, table, &sql, &[&since, &until], |row| {
             table.stored(row, limits)

@@ -1,6 +1,7 @@
 //! The two roles gavel's users are granted: [`VIEWER_ROLE`] watches (SELECT on the contract's
-//! tables; LISTEN needs no privilege in PostgreSQL) and [`OPERATOR_ROLE`] also records operator
-//! actions (INSERT on the columns gavel writes of debate_operator_actions, and its sequence).
+//! tables and gavel_debate_notes; LISTEN needs no privilege in PostgreSQL) and [`OPERATOR_ROLE`]
+//! also records operator actions and pins notes (INSERT on the columns gavel writes of
+//! debate_operator_actions and gavel_debate_notes, and their sequences).
 //! Neither may UPDATE or DELETE anything; the audit trail's triggers refuse that to every role.
 //! Both are NOLOGIN group roles: login roles become viewers or operators by membership, so the
 //! role stamped on an action (`session_user`) is the person's own.
@@ -9,6 +10,7 @@ use super::error::{Doing, Result};
 use tokio_postgres::Client;
 
 use super::actions::INSERTED;
+use super::notes;
 
 /// The group role of those who watch.
 pub const VIEWER_ROLE: &str = "gavel_viewer";
@@ -56,13 +58,19 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
         ),
         format!(
             "GRANT SELECT ON debate_sessions, debate_rounds, debate_round_decisions,
-                 debate_round_judgments, debate_operator_actions TO {VIEWER_ROLE}"
+                 debate_round_judgments, debate_operator_actions, gavel_debate_notes
+                 TO {VIEWER_ROLE}"
         ),
         format!("GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE}"),
         format!(
             "GRANT INSERT ({}) ON debate_operator_actions TO {OPERATOR_ROLE}",
             INSERTED.join(", ")
         ),
+        format!(
+            "GRANT INSERT ({}) ON gavel_debate_notes TO {OPERATOR_ROLE}",
+            notes::INSERTED.join(", ")
+        ),
+        format!("GRANT USAGE ON SEQUENCE gavel_debate_notes_id_seq TO {OPERATOR_ROLE}"),
         format!(
             "DO $$
              DECLARE

@@ -16,8 +16,8 @@ use tokio_postgres::Row;
 
 use crate::domain::limits::{self, MAX_AGENTS, OutOfBounds, clip, flag};
 use crate::domain::{
-    Change, ControllerDecision, Judgment, Limits, OperatorAction, PmidCheck, Reported, Session,
-    Signals, Stored, Turn,
+    Change, ControllerDecision, DebateNote, Judgment, Limits, OperatorAction, PmidCheck, Reported,
+    Session, Signals, Stored, Turn,
 };
 
 /// The columns read from each table, all as text, in the order the readers below expect.
@@ -35,6 +35,8 @@ pub const JUDGMENT_COLUMNS: &str = "id::text, session_id::text, round_index::tex
     pmids::text, extract(epoch from created_at)::text";
 pub const ACTION_COLUMNS: &str = "session_id::text, round_index::text, action::text, \
     decision::text, persona::text, operator::text, note::text, \
+    extract(epoch from created_at)::text, operator_role::text";
+pub const NOTE_COLUMNS: &str = "id::text, session_id::text, operator::text, note::text, \
     extract(epoch from created_at)::text, operator_role::text";
 
 /// One row's columns as text (`NULL` as `None`), in the order of its table's `*_COLUMNS`; a
@@ -63,16 +65,19 @@ pub fn judgment(row: &Row, limits: &Limits) -> Judgment {
 pub fn action(row: &Row, limits: &Limits) -> OperatorAction {
     action_from(&texts(row), limits)
 }
+pub fn note(row: &Row, limits: &Limits) -> DebateNote {
+    note_from(&texts(row), limits)
+}
 
-/// `change`, read from `row`, with its round (column `round`) and `signal_json` (column
-/// `signals`) as stored: a `signal_json` that is not JSON (never, from a `JSONB` column) is kept
+/// `change`, read from `row`, with its round (column `round`, if it has one) and `signal_json`
+/// (column `signals`) as stored: a `signal_json` that is not JSON (never, from a `JSONB` column) is kept
 /// as a JSON string.
-pub fn stored(change: Change, row: &Row, round: usize, signals: Option<usize>) -> Stored {
+pub fn stored(change: Change, row: &Row, round: Option<usize>, signals: Option<usize>) -> Stored {
     let columns = texts(row);
     let raw = |at: usize| columns.get(at).copied().flatten();
     Stored {
         change,
-        round_index: raw(round).and_then(|r| r.trim().parse().ok()),
+        round_index: round.and_then(raw).and_then(|r| r.trim().parse().ok()),
         signal_json: signals
             .and_then(raw)
             .map(|s| serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_owned()))),
@@ -508,6 +513,20 @@ pub fn action_from(columns: &Columns<'_>, limits: &Limits) -> OperatorAction {
         role: r.text(8),
         note: r.text(6),
         created_at: r.time(7, "created_at"),
+        issues: r.issues,
+    }
+}
+
+/// `gavel_debate_notes` in [`NOTE_COLUMNS`] order.
+pub fn note_from(columns: &Columns<'_>, limits: &Limits) -> DebateNote {
+    let mut r = Reader::by_id(columns, limits, "gavel_debate_notes");
+    DebateNote {
+        id: r.number(0, "id").unwrap_or(0),
+        session_id: r.text(1).unwrap_or_default(),
+        operator: r.text(2).unwrap_or_default(),
+        text: r.text(3).unwrap_or_default(),
+        created_at: r.time(4, "created_at"),
+        role: r.text(5),
         issues: r.issues,
     }
 }

@@ -1,4 +1,4 @@
-//! The contract's five tables as gavel reads them, a descriptor each: the name, the columns read
+//! The contract's five tables and gavel's notes as gavel reads them, a descriptor each: the name, the columns read
 //! (as text, read leniently by `rows`), how a notification names a row, the order a debate's
 //! rows are read in, whether a list of debates needs them or only an opened one, and where the
 //! audit trail finds a ruling's time and stored values. Every read in `queries` (the start
@@ -8,7 +8,8 @@
 use tokio_postgres::Row;
 
 use super::rows::{
-    self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, SESSION_COLUMNS, TURN_COLUMNS,
+    self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, NOTE_COLUMNS, SESSION_COLUMNS,
+    TURN_COLUMNS,
 };
 use crate::domain::{Change, Limits, Stored};
 
@@ -28,8 +29,9 @@ pub enum Key {
 pub struct Audit {
     /// The column of when the row was written.
     pub written_at: &'static str,
-    /// The positions, among the columns read, of its round and of its `signal_json` if any.
-    pub round: usize,
+    /// The positions, among the columns read, of its round (none for a note) and of its
+    /// `signal_json` if any.
+    pub round: Option<usize>,
     pub signals: Option<usize>,
 }
 
@@ -106,7 +108,7 @@ pub const DECISIONS: Table = Table {
     read: decision,
     audit: Some(Audit {
         written_at: "decided_at",
-        round: 1,
+        round: Some(1),
         signals: Some(3),
     }),
 };
@@ -122,7 +124,7 @@ pub const JUDGMENTS: Table = Table {
     read: judgment,
     audit: Some(Audit {
         written_at: "created_at",
-        round: 2,
+        round: Some(2),
         signals: None,
     }),
 };
@@ -136,17 +138,35 @@ pub const ACTIONS: Table = Table {
     read: action,
     audit: Some(Audit {
         written_at: "created_at",
-        round: 1,
+        round: Some(1),
+        signals: None,
+    }),
+};
+
+/// gavel's own table of the notes pinned to debates (not the contract's).
+pub const NOTES: Table = Table {
+    name: "gavel_debate_notes",
+    columns: NOTE_COLUMNS,
+    key: Key::Id,
+    order: " ORDER BY id",
+    // The list marks a debate that has notes.
+    listed: Some("TRUE"),
+    read: note,
+    audit: Some(Audit {
+        written_at: "created_at",
+        round: None,
         signals: None,
     }),
 };
 
 /// Every table, the sessions first (a debate's session row comes before its other rows).
-pub const ALL: [&Table; 5] = [&SESSIONS, &TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS];
-/// The tables of a debate's rounds: all but the sessions.
-pub const ROUNDS: [&Table; 4] = [&TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS];
+pub const ALL: [&Table; 6] = [&SESSIONS, &TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
+/// The tables of a debate's rows besides its session: its rounds' and its notes.
+pub const ROUNDS: [&Table; 5] = [&TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
 /// The tables of what was ruled on the rounds: decisions, judgments, operator actions.
 pub const RULINGS: [&Table; 3] = [&DECISIONS, &JUDGMENTS, &ACTIONS];
+/// The tables of the audit trail an export writes: the rulings and the notes.
+pub const AUDITED: [&Table; 4] = [&DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
 
 fn session(row: &Row, limits: &Limits) -> Change {
     Change::Session(rows::session(row, limits))
@@ -162,4 +182,7 @@ fn judgment(row: &Row, limits: &Limits) -> Change {
 }
 fn action(row: &Row, limits: &Limits) -> Change {
     Change::Action(rows::action(row, limits))
+}
+fn note(row: &Row, limits: &Limits) -> Change {
+    Change::Note(rows::note(row, limits))
 }

@@ -90,6 +90,29 @@ pub fn target_as(server: &LocalServer, name: &str, user: &str, application: &str
     Target::exact(&format!("{url} application_name={application}")).unwrap()
 }
 
+/// Database `name` on `server`, migrated, with the login roles `viewers` made viewers and
+/// `operators` operators: a connection to it as `postgres`.
+pub async fn with_logins(
+    server: &LocalServer,
+    name: &str,
+    viewers: &[&str],
+    operators: &[&str],
+) -> Client {
+    let (_, mut owner) = database(server, name).await;
+    gavel::store::postgres::migrate(&mut owner).await.unwrap();
+    for role in viewers.iter().chain(operators) {
+        owner
+            .batch_execute(&format!("CREATE ROLE {role} LOGIN"))
+            .await
+            .unwrap();
+    }
+    let owned = |roles: &[&str]| roles.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    gavel::store::postgres::grant(&owner, &owned(viewers), &owned(operators))
+        .await
+        .unwrap();
+    owner
+}
+
 /// A gated debate with two personas: `$1` is its id.
 pub const SESSION: &str = "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget) \
     VALUES ($1, 'Is the test debate real?', 'gated', '[\"theorist\", \"skeptic\"]', 10000)";
@@ -154,7 +177,7 @@ impl Console {
     }
 
     /// Hands `event` to `update()` (noting a change of link) and sends the commands it gives.
-    fn handle(&mut self, event: Event) {
+    pub fn handle(&mut self, event: Event) {
         if let Event::Link(link) = &event {
             self.links.push(link.clone());
         }

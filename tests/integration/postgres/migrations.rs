@@ -16,7 +16,7 @@ async fn session_rows(client: &Client) -> Vec<String> {
 async fn migrate_creates_the_contract_and_a_second_run_changes_nothing() {
     let Database { mut client, .. } = fresh_database("fresh").await;
     let applied = migrate(&mut client).await.unwrap();
-    assert_eq!(applied.len(), 2, "{applied:?}");
+    assert_eq!(applied.len(), 3, "{applied:?}");
     assert!(
         migrate(&mut client).await.unwrap().is_empty(),
         "the second run applies nothing"
@@ -24,18 +24,18 @@ async fn migrate_creates_the_contract_and_a_second_run_changes_nothing() {
     let tables = table_count(
         &client,
         "SELECT count(*) FROM information_schema.tables WHERE table_name IN \
-         ('debate_sessions','debate_rounds','debate_round_decisions','debate_round_judgments','debate_operator_actions')",
+         ('debate_sessions','debate_rounds','debate_round_decisions','debate_round_judgments','debate_operator_actions','gavel_debate_notes')",
     )
     .await;
-    assert_eq!(tables, 5);
+    assert_eq!(tables, 6);
     let triggers = table_count(
         &client,
         "SELECT count(*) FROM pg_trigger WHERE tgname IN ('gavel_notify','gavel_stamp')",
     )
     .await;
     assert_eq!(
-        triggers, 10,
-        "a stamp and a notification trigger on each of the five tables"
+        triggers, 12,
+        "a stamp and a notification trigger on each of the five tables and the notes"
     );
 }
 

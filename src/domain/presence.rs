@@ -1,0 +1,99 @@
+//! Presence: who else watches the same database, and what they look at. Ephemeral — never
+//! written to a table. What a console says of itself ([`Status`]) is untrusted text when it
+//! comes from another console: [`Status::parse`] bounds it; the role shown ([`Peer::role`]) is
+//! the database's word for who sent it, never the message's.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The longest presence message read from another console, in bytes; longer ones are dropped.
+pub const MAX_STATUS_BYTES: usize = 1_024;
+/// The longest operator name and debate id kept from another console, in characters.
+pub const MAX_STATUS_CHARS: usize = 64;
+/// Other consoles kept at most; more are not shown.
+pub const MAX_PEERS: usize = 256;
+
+/// A waiting decision a console has a confirmation open on: advice to the others ("alice
+/// deciding"), said again with every heartbeat while the dialog stays open. The database's
+/// exactly-once rule for actions still decides every race.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub session_id: String,
+    pub round: u32,
+}
+
+/// What a console says of itself, once per heartbeat and at once when its claim changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    /// The display name the operator gave (`--operator`).
+    pub operator: String,
+    /// The debate selected, if any.
+    #[serde(default)]
+    pub looking: Option<String>,
+    /// The decision it is deciding, if any.
+    #[serde(default)]
+    pub claim: Option<Claim>,
+}
+
+impl Status {
+    /// Reads another console's message: `None` when it is too long or not a status; its texts
+    /// cut to [`MAX_STATUS_CHARS`] (the screen escapes them when it shows them).
+    pub fn parse(payload: &str) -> Option<Status> {
+        if payload.len() > MAX_STATUS_BYTES {
+            return None;
+        }
+        let status: Status = serde_json::from_str(payload).ok()?;
+        let cut = |text: &str| text.chars().take(MAX_STATUS_CHARS).collect::<String>();
+        Some(Status {
+            operator: cut(&status.operator),
+            looking: status.looking.as_deref().map(cut),
+            claim: status.claim.map(|c| Claim {
+                session_id: cut(&c.session_id),
+                round: c.round,
+            }),
+        })
+    }
+}
+
+/// Another console, as the database vouches for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peer {
+    /// The database backend that sent its messages.
+    pub pid: i32,
+    /// The database role of that backend (`pg_stat_activity.usename`): who it really is.
+    pub role: String,
+    /// What it says of itself (untrusted, bounded).
+    pub status: Status,
+    /// When its connection began (`pg_stat_activity.backend_start`).
+    pub since: Option<DateTime<Utc>>,
+    /// When its current claim was first heard.
+    pub claimed_at: Option<DateTime<Utc>>,
+}
+
+impl Peer {
+    /// Whether it claims round `round` of debate `session_id`.
+    pub fn claims(&self, session_id: &str, round: u32) -> bool {
+        self.status
+            .claim
+            .as_ref()
+            .is_some_and(|c| c.session_id == session_id && c.round == round)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_from_another_console_is_bounded() {
+        let long = "a".repeat(500);
+        let payload = format!(r#"{{"operator": "{long}", "looking": "s1"}}"#);
+        let status = Status::parse(&payload).unwrap();
+        assert_eq!(status.operator.chars().count(), MAX_STATUS_CHARS);
+        assert_eq!(status.looking.as_deref(), Some("s1"));
+        let huge = format!(r#"{{"operator": "{}"}}"#, "a".repeat(MAX_STATUS_BYTES));
+        assert_eq!(Status::parse(&huge), None);
+        assert_eq!(Status::parse("[1, 2]"), None);
+        assert_eq!(Status::parse(r#"{"looking": "s"}"#), None);
+    }
+}
