@@ -180,7 +180,8 @@ pub fn render(made: &Made, sections: &[Section]) -> String {
         "<p>Every setting of the threshold grid replayed over the finished debates: what each \
          would have saved (tokens of the rounds after its stop) against how often it would \
          have changed the verdict. The <span class=\"key\">frontier</span> holds the settings \
-         no other setting beats on both.</p>\n",
+         no other setting does as well on both (tokens saved, verdict flips) and better on \
+         one.</p>\n",
     );
     let _ = writeln!(
         out,
