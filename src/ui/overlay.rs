@@ -6,7 +6,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, List, ListState, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, List, ListState, Paragraph, Wrap};
 
 use super::footer::synced;
 use super::format::{fit, fit_line, inert, one_line, panel, time_left};
@@ -76,14 +76,7 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     } else {
         " Esc q ? close "
     });
-    let last = (lines.len() as u16).saturating_sub(area.height.saturating_sub(2));
-    frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .scroll((scroll.min(last), 0))
-            .block(block),
-        area,
-    );
+    draw_scrolled(frame, area, lines, block, scroll);
 }
 
 fn choose(model: &Model, chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
@@ -285,14 +278,7 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         n => format!("who else is here: {n} other consoles"),
     };
     let block = panel(title, theme, true).title_bottom(" ↑↓ scroll · Esc q close ");
-    let last = (lines.len() as u16).saturating_sub(area.height.saturating_sub(2));
-    frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .scroll((scroll.min(last), 0))
-            .block(block),
-        area,
-    );
+    draw_scrolled(frame, area, lines, block, scroll);
 }
 
 /// Asking before acting on a decision another console is deciding.
@@ -343,6 +329,25 @@ fn unlock(theme: &Theme, frame: &mut Frame) {
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(panel("unlock actions".to_owned(), theme, true)),
+        area,
+    );
+}
+
+/// Draws `lines` in `block` over `area`, cleared first, scrolled by `scroll` but never past
+/// the last line.
+fn draw_scrolled(
+    frame: &mut Frame,
+    area: Rect,
+    lines: Vec<Line<'_>>,
+    block: Block<'_>,
+    scroll: u16,
+) {
+    let last = (lines.len() as u16).saturating_sub(area.height.saturating_sub(2));
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll.min(last), 0))
+            .block(block),
         area,
     );
 }
