@@ -80,9 +80,16 @@ fn all_minilm_l6_v2_where_ci_fetched_it() {
         .check()
         .unwrap_or_else(|e| panic!("CI fetched the model, yet {e}"));
     let measure = Measure::Semantic(Encoder::shared(&choice, None));
+    // The directory's name and the first 12 hex digits of the pinned weights' SHA-256.
+    let (weights, digest) = embed::fetch::PINNED[0];
+    assert_eq!(weights, "model.safetensors");
     assert_eq!(
         measure.name(),
-        dir.file_name().unwrap().to_string_lossy().to_lowercase()
+        format!(
+            "{}-{}",
+            dir.file_name().unwrap().to_string_lossy().to_lowercase(),
+            &digest[..12]
+        )
     );
     check_model(&measure);
 }
