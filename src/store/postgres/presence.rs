@@ -8,17 +8,17 @@
 //! [`REFILL`]; a bounded queue).
 
 use std::collections::BTreeMap;
-use std::future::poll_fn;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::{self, UnboundedSender};
 use tokio::sync::watch;
 use tokio::time::Instant;
-use tokio_postgres::{AsyncMessage, Client};
+use tokio_postgres::Client;
 
 use super::connect::Target;
 use super::error::{Doing, Error, Result};
+use super::notifications::Pump;
 use crate::domain::{MAX_PEERS, Peer, Status};
 use crate::store::Feed;
 
@@ -68,31 +68,16 @@ async fn attend<E: From<Feed>>(
     events: &UnboundedSender<E>,
     failures: &mut u32,
 ) -> Result<()> {
-    let (client, mut connection) = target.connect().await?;
     let (sender, mut heard) = mpsc::channel::<(i32, String)>(QUEUED);
-    let driver = tokio::spawn(async move {
-        loop {
-            match poll_fn(|cx| connection.poll_message(cx)).await {
-                Some(Ok(AsyncMessage::Notification(n))) => {
-                    // A full queue drops the message: a flood costs nothing kept.
-                    if let Err(mpsc::error::TrySendError::Closed(_)) =
-                        sender.try_send((n.process_id(), n.payload().to_owned()))
-                    {
-                        return;
-                    }
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => {
-                    tracing::warn!("presence connection failed: {e}");
-                    return;
-                }
-                None => return,
-            }
-        }
-    });
-    let result = follow(&client, status, events, failures, &mut heard).await;
-    driver.abort();
-    result
+    // A full queue drops the message: a flood costs nothing kept.
+    let (client, _pump) = Pump::listen(target, CHANNEL, move |n| {
+        !matches!(
+            sender.try_send((n.process_id(), n.payload().to_owned())),
+            Err(mpsc::error::TrySendError::Closed(_))
+        )
+    })
+    .await?;
+    follow(&client, status, events, failures, &mut heard).await
 }
 
 /// Another console as last heard.
@@ -128,23 +113,18 @@ async fn follow<E: From<Feed>>(
 ) -> Result<()> {
     // Named apart from the feed's connection, so that whoever reads pg_stat_activity can tell
     // the two (`gavel presence` beside `gavel`).
-    client
-        .batch_execute(&format!(
-            "SELECT set_config('application_name', \
-                 left(current_setting('application_name'), 54) || ' presence', false); \
-             LISTEN {CHANNEL}"
-        ))
-        .await
-        .doing(format_args!("LISTEN {CHANNEL}"))?;
     let own: i32 = client
-        .query_one("SELECT pg_backend_pid()", &[])
+        .query_one(
+            "SELECT pg_backend_pid(), set_config('application_name', \
+                 left(current_setting('application_name'), 54) || ' presence', false)",
+            &[],
+        )
         .await
-        .doing("reading this connection's pid")?
+        .doing("naming the presence connection")?
         .get(0);
     *failures = 0;
     let mut peers: BTreeMap<i32, Heard> = BTreeMap::new();
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
-    let mut sweep = tokio::time::interval(Duration::from_secs(1));
     let mut claimed = None;
     loop {
         let changed = tokio::select! {
@@ -156,7 +136,8 @@ async fn follow<E: From<Feed>>(
                 }
                 false
             }
-            _ = sweep.tick() => {
+            // The first console to fall silent goes when its time is up, to the moment.
+            _ = tokio::time::sleep_until(expiry(&peers)) => {
                 let before = peers.len();
                 peers.retain(|_, h| h.last.elapsed() < LINGER);
                 peers.len() != before
@@ -186,6 +167,16 @@ async fn follow<E: From<Feed>>(
                 .map_err(|_| Error::ConsoleGone)?;
         }
     }
+}
+
+/// When the console heard from least recently is to go: [`LINGER`] after it was last heard
+/// (an hour from now when there is none).
+fn expiry(peers: &BTreeMap<i32, Heard>) -> Instant {
+    peers
+        .values()
+        .map(|h| h.last + LINGER)
+        .min()
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(3_600))
 }
 
 /// Says `status` on the channel.
