@@ -64,7 +64,8 @@ pub struct Peer {
     pub role: String,
     /// What it says of itself (untrusted, bounded).
     pub status: Status,
-    /// When its connection began (`pg_stat_activity.backend_start`).
+    /// When its connection began (`pg_stat_activity.backend_start`), or when it was first heard
+    /// where the database hides that from this console's role.
     pub since: Option<DateTime<Utc>>,
     /// When its current claim was first heard.
     pub claimed_at: Option<DateTime<Utc>>,

@@ -37,6 +37,7 @@ mod semantic;
 mod signals;
 mod simulator;
 mod snapshots;
+mod team;
 mod text_input;
 mod time_travel;
 mod tmux_smoke;

@@ -227,7 +227,9 @@ async fn hear(
         return Ok(false);
     };
     let role: Option<String> = row.get(0);
-    let since: Option<DateTime<Utc>> = row.get(1);
+    // Another role's backend_start is hidden from a role without pg_read_all_stats: then
+    // since when this console has heard it.
+    let since: Option<DateTime<Utc>> = row.get::<_, Option<_>>(1).or_else(|| Some(Utc::now()));
     let peer = Peer {
         pid,
         role: role.unwrap_or_else(|| "?".to_owned()),

@@ -82,11 +82,16 @@ async fn create(admin: &str, name: &str, url: &str) -> (Target, Client) {
     (target, client)
 }
 
+/// The connection string of database `name` on `server` as login role `user`.
+pub fn url_as(server: &LocalServer, name: &str, user: &str) -> String {
+    server
+        .url(name)
+        .replace("user=postgres", &format!("user={user}"))
+}
+
 /// The target of database `name` on `server` as login role `user`, with `application_name`.
 pub fn target_as(server: &LocalServer, name: &str, user: &str, application: &str) -> Target {
-    let url = server
-        .url(name)
-        .replace("user=postgres", &format!("user={user}"));
+    let url = url_as(server, name, user);
     Target::exact(&format!("{url} application_name={application}")).unwrap()
 }
 

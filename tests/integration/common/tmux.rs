@@ -94,18 +94,36 @@ impl Tmux {
 
     /// Waits until the screen satisfies `ready`, failing with the last screen after 30 s.
     pub fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        self.wait_within(what, Duration::from_secs(30), ready).0
+    }
+
+    /// Waits until the screen satisfies `ready`, polling it, failing with the last screen once
+    /// `limit` has passed: the screen, and how long it took to show.
+    pub fn wait_within(
+        &self,
+        what: &str,
+        limit: Duration,
+        ready: impl Fn(&str) -> bool,
+    ) -> (String, Duration) {
         let start = Instant::now();
         loop {
             let screen = self.screen();
             if ready(&screen) {
-                return screen;
+                return (screen, start.elapsed());
             }
             assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "timed out waiting for {what}; screen:\n{screen}"
+                start.elapsed() < limit,
+                "timed out after {limit:?} waiting for {what}; screen:\n{screen}"
             );
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The process the session runs (the first of its pane).
+    pub fn pid(&self) -> u32 {
+        let pid = self.display("#{pane_pid}");
+        pid.parse()
+            .unwrap_or_else(|_| panic!("no pane pid: {pid:?}"))
     }
 }
 
