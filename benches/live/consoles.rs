@@ -3,10 +3,11 @@
 //! with the probe open, then an orchestrator at `GAVEL_BENCH_RATE` (1,000) turns/s for
 //! `GAVEL_BENCH_WINDOW_SECS` (30), markers at 50/s, beside the bare listeners (the lag is
 //! behind psycopg's when there). It reports the database server's CPU (every server process,
-//! the consoles' backends alone, and the bare listeners' backends for comparison), the
-//! statements a second each console's backend ran (from pg_stat_statements: every statement
-//! but the writers' and markers' INSERTs and UPDATEs), each console's commit-to-screen and lag
-//! behind the bare listener, and the consoles' own CPU (on the same machine as the server).
+//! the consoles' backends alone, each console's feed and presence connections, and the bare
+//! listeners' backends for comparison), the statements a second each console's backend ran
+//! (from pg_stat_statements: every statement but the writers' and markers' INSERTs and
+//! UPDATEs), each console's commit-to-screen and lag behind the bare listener, and the
+//! consoles' own CPU (on the same machine as the server).
 
 use anyhow::{Context, Result};
 use gavel::store::postgres::LocalServer;
@@ -22,20 +23,23 @@ use super::{knob, knobs};
 
 const SECOND: u64 = 1_000_000_000;
 
-/// Whose a server process is.
+/// Whose a server process is: a console's feed or presence connection (`gavel`, `gavel
+/// presence`), a bare listener's (`bare`), or anything else.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Owner {
-    Console,
-    Bare,
-    Other,
+pub enum Owner {
+    Console = 0,
+    Presence = 1,
+    Bare = 2,
+    Other = 3,
 }
 
 /// The server's processes as its statistics list them, and whose each is.
-async fn server_pids(admin: &Client, db: &str) -> Result<Vec<(u32, Owner)>> {
+pub async fn server_pids(admin: &Client, db: &str) -> Result<Vec<(u32, Owner)>> {
     let rows = admin
         .query(
-            "SELECT pid, CASE WHEN datname = $1 AND application_name = 'gavel' THEN 0 \
-             WHEN datname = $1 AND application_name = 'bare' THEN 1 ELSE 2 END \
+            "SELECT pid, CASE WHEN datname <> $1 THEN 3 WHEN application_name = 'gavel' THEN 0 \
+             WHEN application_name = 'gavel presence' THEN 1 \
+             WHEN application_name = 'bare' THEN 2 ELSE 3 END \
              FROM pg_stat_activity",
             &[&db],
         )
@@ -45,7 +49,8 @@ async fn server_pids(admin: &Client, db: &str) -> Result<Vec<(u32, Owner)>> {
         .map(|r| {
             let owner = match r.get::<_, i32>(1) {
                 0 => Owner::Console,
-                1 => Owner::Bare,
+                1 => Owner::Presence,
+                2 => Owner::Bare,
                 _ => Owner::Other,
             };
             (r.get::<_, i32>(0) as u32, owner)
@@ -53,18 +58,13 @@ async fn server_pids(admin: &Client, db: &str) -> Result<Vec<(u32, Owner)>> {
         .collect())
 }
 
-/// CPU seconds of every server process, of the consoles' backends, and of the bare listeners'.
-fn server_cpu(pids: &[(u32, Owner)]) -> [f64; 3] {
-    let mut secs = [0.0; 3];
+/// CPU seconds the server processes `pids` have used so far, each owner's apart (indexed by
+/// [`Owner`]); their sum is every process's.
+pub fn server_cpu(pids: &[(u32, Owner)]) -> [f64; 4] {
+    let mut secs = [0.0; 4];
     for &(pid, owner) in pids {
         // A process that ended meanwhile counts for nothing.
-        let used = cpu_secs(pid).unwrap_or(0.0);
-        secs[0] += used;
-        match owner {
-            Owner::Console => secs[1] += used,
-            Owner::Bare => secs[2] += used,
-            Owner::Other => {}
-        }
+        secs[owner as usize] += cpu_secs(pid).unwrap_or(0.0);
     }
     secs
 }
@@ -114,8 +114,15 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
         let cpu_after = server_cpu(&pids);
         let statements = console_statements(&admin, &db).await? - statements_before;
         let per_console = statements as f64 / secs / n as f64;
-        let share = |i: usize| (cpu_after[i] - cpu_before[i]) / secs * 100.0;
-        let (all, backends, bare) = (share(0), share(1), share(2));
+        let share = |i: Owner| (cpu_after[i as usize] - cpu_before[i as usize]) / secs * 100.0;
+        let all = share(Owner::Console)
+            + share(Owner::Presence)
+            + share(Owner::Bare)
+            + share(Owner::Other);
+        let (backends, bare) = (
+            share(Owner::Console) + share(Owner::Presence),
+            share(Owner::Bare),
+        );
         let gavels: Vec<&Seen> = seen.iter().filter(|s| s.lag.is_some()).collect();
         let worst = |f: fn(&Seen) -> f64| gavels.iter().map(|s| f(s)).fold(f64::NAN, f64::max);
         let lost: usize = gavels.iter().map(|s| s.latency.lost).sum();

@@ -17,6 +17,9 @@
 //!   listeners (tokio-postgres, and psycopg when `python3` has it), and CPU;
 //! - `consoles` ([`consoles`]): 1, 10 and 30 consoles on one database, the server's CPU and
 //!   queries per console;
+//! - `presence` ([`presence`]): 30 consoles on one database, idle and with claims changing:
+//!   the messages a second on `gavel_presence`, the server's CPU for them, and how long a
+//!   console killed with SIGKILL stays on the others' screens;
 //! - `soak` ([`soak`]): an hour at 1,000 turns/s, the console's backend terminated every few
 //!   minutes and the server restarted once.
 
@@ -27,6 +30,7 @@ mod load;
 mod markers;
 mod orchestrated;
 mod orchestrator;
+mod presence;
 mod report;
 mod scenario;
 mod soak;
@@ -60,8 +64,9 @@ fn main() -> Result<()> {
         "scale" => scale(&server, &runtime, &new),
         "orchestrated" => runtime.block_on(orchestrated::run(&server, &new)),
         "consoles" => runtime.block_on(consoles::run(&server, &new)),
+        "presence" => runtime.block_on(presence::run(&server, &new)),
         "soak" => runtime.block_on(soak::run(&mut server, &new)),
-        other => bail!("no scenario {other}: scale, orchestrated, consoles or soak"),
+        other => bail!("no scenario {other}: scale, orchestrated, consoles, presence or soak"),
     }
 }
 

@@ -1,5 +1,5 @@
 //! What the figures ran on and what a process costs, from /proc: the machine, a process's CPU
-//! time (utime + stime) and its resident memory (VmRSS).
+//! time (schedstat's run time, else utime + stime) and its resident memory (VmRSS).
 
 use anyhow::{Context, Result};
 
@@ -21,8 +21,17 @@ pub fn machine() -> String {
     format!("{cores} cores ({model}), {memory} memory")
 }
 
-/// CPU seconds `pid` has used so far.
+/// CPU seconds `pid` has used so far: the scheduler's run time, to the nanosecond
+/// (`/proc/PID/schedstat`), or where the kernel keeps none, user and system time in clock ticks
+/// (a tick is 10 ms: too coarse for an idle backend over a window of seconds).
 pub fn cpu_secs(pid: u32) -> Result<f64> {
+    let schedstat = std::fs::read_to_string(format!("/proc/{pid}/schedstat"));
+    if let Some(ns) = schedstat
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+    {
+        return Ok(ns as f64 / 1e9);
+    }
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .with_context(|| format!("reading /proc/{pid}/stat"))?;
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.

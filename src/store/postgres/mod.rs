@@ -25,7 +25,7 @@ pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::LocalServer;
 pub use migrate::{migrate, migrate_each, migrations};
 pub use notes::pin;
-pub use notifications::Notifications;
+pub use notifications::{Notifications, Pump};
 pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, present};
 pub use queries::{Notice, audit_rows, finished_debates, history};
 pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};
