@@ -67,6 +67,12 @@ pub struct Notifications {
     _pump: Pump,
 }
 
+/// A drop of its own keeps it whole: a task that reads only `payloads` (closures capture the
+/// fields they use apart) still owns the pump, and so the connection.
+impl Drop for Notifications {
+    fn drop(&mut self) {}
+}
+
 impl Notifications {
     /// Connects to `target` and LISTENs on `gavel_events`.
     pub async fn open(target: &Target) -> Result<Notifications> {
