@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use gavel::store::postgres::HEARTBEAT;
 
 use crate::common;
-use common::pg::{SESSION, decide, fresh_database, server, table_count, url_as, with_logins};
+use common::pg::{SESSION, decide, migrated_database, server, table_count, url_as, with_logins};
 use common::tmux::Tmux;
 
 /// How long a claim may take to show on another console.
@@ -224,10 +224,7 @@ fn two_operators_and_a_viewer_in_tmux_on_one_database() {
 fn ten_consoles_in_tmux_count_each_other_see_a_claim_and_lose_three_killed() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let database = runtime.block_on(async {
-        let mut database = fresh_database("team_ten").await;
-        gavel::store::postgres::migrate(&mut database.client)
-            .await
-            .unwrap();
+        let database = migrated_database("team_ten").await;
         database.client.execute(SESSION, &[&"ward"]).await.unwrap();
         decide(&database.client, "ward", 1, Some("continue_baseline")).await;
         database
