@@ -1,4 +1,4 @@
-//! The debate model: the rows of the interop contract (`../shared/interop.md`) as Rust types.
+//! The debate model: the rows of the database contract (`docs/database-contract.md`) as Rust types.
 //!
 //! Every other part of gavel speaks in these types: the policies read them, the simulator and
 //! the stores write them, the console renders them. Strings that arrive from a foreign writer

@@ -12,7 +12,7 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// How the orchestrator treats the round controller's decisions (interop.md, "Modes").
+    /// How the orchestrator treats the round controller's decisions (docs/database-contract.md, "Modes").
     ControllerMode { Off = "off", Shadow = "shadow", Enabled = "enabled", Gated = "gated" }
 }
 

@@ -1,10 +1,10 @@
 //! One recorded debate played through the controller and the judge, as a state machine.
 //!
-//! Mode rules (interop.md): `off` plays the fixed loop with no decisions; `enabled` applies each
-//! decision at once; `shadow` records decisions as counterfactuals while the fixed loop runs on;
-//! `gated` waits after each decision for an operator (or the timeout). In every mode an operator
-//! override or escalation of the latest decision applies at the next round boundary, and each
-//! decision is resolved at most once.
+//! Mode rules (docs/database-contract.md, "Modes"): `off` plays the fixed loop with no
+//! decisions; `enabled` applies each decision at once; `shadow` records decisions as
+//! counterfactuals while the fixed loop runs on; `gated` waits after each decision for an
+//! operator (or the timeout). In every mode an operator override or escalation of the latest
+//! decision applies at the next round boundary, and each decision is resolved at most once.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The PostgreSQL backend, following `../shared/interop.md`: migrations, the live listener,
+//! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
 //! lenient row reading, exactly-once operator actions, notes pinned to debates, the viewer and operator roles, and a
 //! throwaway local server.
 
