@@ -2,10 +2,10 @@
 //! debates, and the shadow-week rollup — computed on a worker thread of their own, never in the
 //! draw loop. The console hands the worker each row as it lands; the worker keeps the rows of
 //! running and just-finished debates, reduces a debate to its calibration record and shadow row
-//! when its rows change — a finished debate once its rows have settled ([`SETTLE`]), since a
-//! batch of rows lands table by table and a record made before its decisions would measure
-//! rounds their decisions hold the signals of — (a late row of a debate whose rows were let go
-//! leaves its record as it was), and replays the grid only while the calibration window is
+//! when its rows change — a finished debate once its rows say they are all in ([`settled`]),
+//! since a batch of rows lands table by table and a record made before its decisions would
+//! measure rounds their decisions hold the signals of — (a late row of a debate whose rows were
+//! let go leaves its record as it was), and replays the grid only while the calibration window is
 //! open, at most every [`REFRESH`]. The figures are shared back behind a lock held only to swap them;
 //! the console is woken when they change.
 
@@ -23,7 +23,7 @@ use super::event::Event;
 use crate::audit::{ShadowRow, ShadowWeek};
 use crate::calibrate::grid::{self, AxisSpec};
 use crate::calibrate::{Measuring, RecordedDebate, Report, Row, Setting};
-use crate::domain::{Change, Debate};
+use crate::domain::{Change, ControllerMode, Debate, SessionStatus};
 use crate::policy::ControllerConfig;
 
 /// Rows that may wait for the worker (a few MiB); beyond, rows are left out of the reports.
@@ -36,12 +36,9 @@ pub const CALIBRATED: usize = 2_000;
 const DRAIN: usize = 4096;
 /// Debates whose rows may wait to be reduced before the worker looks at them again.
 const DRAIN_DEBATES: usize = 256;
-/// A finished debate is reduced once no row of it has landed for this long: its session row
-/// lands before its turns and decisions, and a round without its decision yet would be
-/// measured from its turns (with a semantic measure, an embedding).
-pub const SETTLE: Duration = Duration::from_millis(250);
-/// Finished debates that may wait to settle; beyond, the latest to land are left out of the
-/// reports (reduced before their rows settle, they might be measured from part of them).
+/// Finished debates that may wait to settle (see [`settled`]); beyond, those waiting longest are
+/// left out of the reports (reduced before their rows settle, they might be measured from part
+/// of them).
 pub const SETTLING: usize = 500;
 /// Running debates whose rows are held (what a record needs when one finishes): the most
 /// recently active this many.
@@ -224,18 +221,35 @@ fn untracked_key(id: &str) -> u64 {
 /// A debate's rows as held by the worker.
 struct Held {
     debate: Debate,
-    /// When a row of it last landed: by the count of rows filed, and in time.
+    /// When a row of it last landed, by the count of rows filed.
     touched: u64,
-    landed: Instant,
 }
 
 /// Which stale debates a reduction takes.
 #[derive(Clone, Copy)]
 enum Take {
-    /// Running debates, and finished ones whose rows settled by this instant.
-    Settled(Instant),
+    /// Running debates, and finished ones whose rows are all in ([`settled`]).
+    Settled,
     /// All of them.
     All,
+}
+
+/// Whether a finished debate's rows are all in, as far as its rows can say: a decision for
+/// every round up to its final round count (the session's `num_rounds`, or the latest round a
+/// row names), as the round controller decides each round; but an aborted debate's last round,
+/// which may have been cut short before its decision, and, where the controller is off, a turn
+/// for every round instead. A session row lands before its turns and decisions when a batch is
+/// read table by table (after a reconnect, thousands at once), and a round reduced without its
+/// decision would be measured from its turns: with a semantic measure, an embedding. Rows, not
+/// time, say so: a console starved for seconds between them reduces nothing early.
+fn settled(debate: &Debate) -> bool {
+    let session = &debate.session;
+    let last = session.num_rounds.unwrap_or(0).max(debate.latest_round());
+    if session.controller_mode == ControllerMode::Off.into() {
+        return (1..=last).all(|round| debate.turns.iter().any(|t| t.round_number == round));
+    }
+    let cut_short = session.status == SessionStatus::Aborted.into();
+    (1..=last - u32::from(cut_short && last > 0)).all(|round| debate.decisions.contains_key(&round))
 }
 
 /// The worker's state.
@@ -386,12 +400,11 @@ impl Worker {
             for message in first.into_iter().chain(queued) {
                 match message {
                     Feed::Row(change) => {
-                        let now = Instant::now();
-                        filed = Some(now);
-                        self.file(*change, now);
+                        filed = Some(Instant::now());
+                        self.file(*change);
                         // Rows wait in memory until reduced: never many debates' worth.
                         if self.stale.len() >= self.reduce_at {
-                            self.reduce(Take::Settled(now));
+                            self.reduce(Take::Settled);
                         }
                     }
                     Feed::Watch(watched) => {
@@ -449,9 +462,8 @@ impl Worker {
         if !(due && self.behind()) {
             return false;
         }
-        let now = Instant::now();
-        *last = Some(now);
-        self.reduce(Take::Settled(now));
+        *last = Some(Instant::now());
+        self.reduce(Take::Settled);
         match self.watched {
             Some(Watched::Calibration) if self.calibration_stale => self.replay(),
             Some(Watched::ShadowWeek) if self.week_stale => self.sum_week(),
@@ -470,8 +482,8 @@ impl Worker {
             }
     }
 
-    /// Files a row that landed at `now`.
-    fn file(&mut self, change: Change, now: Instant) {
+    /// Files a row.
+    fn file(&mut self, change: Change) {
         let id = change.session_id();
         // A late row of a debate finished long ago, whose rows were let go: its record stands
         // (rebuilt from this row alone it would be wrong).
@@ -496,9 +508,8 @@ impl Worker {
         let held = self.rows.entry(id.to_owned()).or_insert_with(|| Held {
             debate: Debate::new(id),
             touched: 0,
-            landed: now,
         });
-        (held.touched, held.landed) = (self.clock, now);
+        held.touched = self.clock;
         let was_running = held.debate.session.is_running();
         held.debate.apply(change);
         let is_running = held.debate.session.is_running();
@@ -560,17 +571,18 @@ impl Worker {
     fn reduce(&mut self, take: Take) {
         self.untrack_left_out();
         let mut ids: Vec<String> = self.stale.drain().collect();
-        if let Take::Settled(now) = take {
+        if let Take::Settled = take {
             let settling = |id: &String| {
-                self.rows.get(id).is_some_and(|held| {
-                    !held.debate.session.is_running() && held.landed + SETTLE > now
-                })
+                self.rows
+                    .get(id)
+                    .is_some_and(|held| !held.debate.session.is_running() && !settled(&held.debate))
             };
             let (mut waiting, ready): (Vec<String>, Vec<String>) =
                 ids.into_iter().partition(settling);
             ids = ready;
             if waiting.len() > SETTLING {
-                waiting.sort_by_key(|id| self.rows.get(id).map(|held| held.landed));
+                // The longest waiting first: rows that never come leave no room for others.
+                waiting.sort_by_key(|id| std::cmp::Reverse(self.rows.get(id).map(|h| h.touched)));
                 for id in waiting.split_off(SETTLING) {
                     self.untracked_count += 1;
                     self.untrack(id);
@@ -663,15 +675,17 @@ impl Worker {
 mod tests {
     use super::*;
     use crate::domain::{
-        ControllerDecision, Decision, Reported, Session, SessionStatus, Signals, Turn, TurnMetadata,
+        ControllerDecision, Decision, Reported, Session, Signals, Turn, TurnMetadata,
     };
     use crate::signals::Measure;
 
-    /// A finished debate of one round, in the order a batch lands: its session row, its turn,
-    /// then its decision, which records the round's similarity as 0.5.
+    /// A finished debate of one round in shadow mode, in the order a batch lands: its session
+    /// row, its turn, then its decision, which records the round's similarity as 0.5.
     fn finished(id: &str) -> [Change; 3] {
         let mut session = Session::placeholder(id);
         session.status = SessionStatus::Completed.into();
+        session.controller_mode = ControllerMode::Shadow.into();
+        session.num_rounds = Some(1);
         let turn = Turn {
             id: 1,
             session_id: id.into(),
@@ -711,28 +725,24 @@ mod tests {
         Worker::new(&[], &ControllerConfig::default(), measuring, left_out)
     }
 
+    /// A console starved between a debate's rows (seconds after a reconnect, say) used to
+    /// reduce it 0.25 s after its last row landed, its decision not in yet: the round was
+    /// measured from its turn (semantically: the model loaded). Its rows say when it is whole.
     #[test]
-    fn a_finished_debate_is_reduced_once_its_rows_settle_so_its_recorded_signals_are_used() {
+    fn a_finished_debate_waits_for_its_decisions_however_long_they_take_to_land() {
         let mut worker = worker();
         let [session, turn, decision] = finished("d1");
-        let start = Instant::now();
-        worker.file(session, start);
-        worker.reduce(Take::Settled(start));
+        worker.file(session);
+        worker.reduce(Take::Settled);
+        worker.file(turn);
+        worker.reduce(Take::Settled);
         assert!(
             worker.records.is_empty(),
-            "its turns and decision are still landing"
+            "reduced before the decision of round 1 landed"
         );
 
-        let later = start + Duration::from_millis(10);
-        worker.file(turn, later);
-        worker.file(decision, later);
-        worker.reduce(Take::Settled(later + SETTLE - Duration::from_millis(1)));
-        assert!(
-            worker.records.is_empty(),
-            "a row landed less than SETTLE ago"
-        );
-
-        worker.reduce(Take::Settled(later + SETTLE));
+        worker.file(decision);
+        worker.reduce(Take::Settled);
         let record = &worker.records["d1"];
         assert_eq!(
             record.rounds[0].signals.similarity,
@@ -743,43 +753,75 @@ mod tests {
     }
 
     #[test]
-    fn only_so_many_finished_debates_wait_to_settle_the_latest_beyond_are_left_out() {
+    fn an_aborted_debates_last_round_and_a_debate_without_a_controller_need_no_decision() {
         let mut worker = worker();
-        let start = Instant::now();
+        let [session, turn, _] = finished("aborted");
+        let Change::Session(mut aborted) = session else {
+            unreachable!("the first row is the session's")
+        };
+        aborted.status = SessionStatus::Aborted.into();
+        worker.file(Change::Session(aborted.clone()));
+        worker.file(turn.clone());
+        worker.reduce(Take::Settled);
+        assert!(
+            worker.records.contains_key("aborted"),
+            "cut short in round 1"
+        );
+
+        let mut off = aborted;
+        off.id = "off".into();
+        off.status = SessionStatus::Completed.into();
+        off.controller_mode = ControllerMode::Off.into();
+        worker.file(Change::Session(off));
+        worker.reduce(Take::Settled);
+        assert!(!worker.records.contains_key("off"), "its turn is not in");
+        let Change::Turn(mut turn) = turn else {
+            unreachable!("the second row is a turn")
+        };
+        turn.session_id = "off".into();
+        worker.file(Change::Turn(turn));
+        worker.reduce(Take::Settled);
+        assert!(worker.records.contains_key("off"));
+    }
+
+    #[test]
+    fn only_so_many_finished_debates_wait_to_settle_the_longest_waiting_are_left_out() {
+        let mut worker = worker();
         let beyond = 10;
-        for n in 0..SETTLING + beyond {
-            for row in finished(&format!("d{n:05}")) {
-                worker.file(row, start + Duration::from_micros(n as u64));
-            }
+        let debates: Vec<[Change; 3]> = (0..SETTLING + beyond)
+            .map(|n| finished(&format!("d{n:05}")))
+            .collect();
+        for [session, turn, _] in &debates {
+            worker.file(session.clone());
+            worker.file(turn.clone());
         }
-        worker.reduce(Take::Settled(start));
+        worker.reduce(Take::Settled);
         assert!(worker.records.is_empty(), "nothing was reduced unsettled");
         assert_eq!(worker.stale.len(), SETTLING);
-        let latest = format!("d{:05}", SETTLING + beyond - 1);
-        assert!(worker.untracked.contains(&untracked_key(&latest)));
-        assert!(!worker.rows.contains_key(&latest));
+        assert!(worker.untracked.contains(&untracked_key("d00000")));
+        assert!(!worker.rows.contains_key("d00000"));
         assert_eq!(worker.untracked_count, beyond as u64);
 
-        worker.reduce(Take::Settled(start + SETTLE + Duration::from_secs(1)));
+        for [_, _, decision] in debates {
+            worker.file(decision);
+        }
+        worker.reduce(Take::Settled);
         assert_eq!(worker.records.len(), SETTLING);
-        assert!(
-            worker.records.contains_key("d00000"),
-            "the longest waiting stayed"
-        );
+        let latest = format!("d{:05}", SETTLING + beyond - 1);
+        assert!(worker.records.contains_key(&latest), "the latest stayed");
     }
 
     #[test]
     fn a_debate_a_row_of_which_the_console_left_out_is_left_out_of_the_reports() {
         let mut worker = worker();
         let [session, turn, decision] = finished("d1");
-        let start = Instant::now();
-        worker.file(session, start);
+        worker.file(session);
         // The worker was behind: the console could not hand the turn over.
         lock(&worker.left_out).insert("d1".to_owned());
-        worker.file(decision, start);
+        worker.file(decision);
         worker.reduce(Take::All);
         assert!(worker.records.is_empty(), "a record of part of its rows");
-        worker.file(turn, start + SETTLE);
+        worker.file(turn);
         worker.reduce(Take::All);
         assert!(worker.records.is_empty() && worker.rows.is_empty());
         assert_eq!(worker.untracked_count, 0, "not counted as too many running");
@@ -793,10 +835,9 @@ mod tests {
             unreachable!("the first row is the session's")
         };
         session.status = SessionStatus::Running.into();
-        let now = Instant::now();
-        worker.file(Change::Session(session), now);
-        worker.file(turn, now);
-        worker.reduce(Take::Settled(now));
+        worker.file(Change::Session(session));
+        worker.file(turn);
+        worker.reduce(Take::Settled);
         assert!(worker.stale.is_empty(), "a running debate is not held back");
         assert!(worker.records.is_empty());
     }
