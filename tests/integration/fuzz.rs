@@ -335,6 +335,41 @@ proptest! {
     }
 
     #[test]
+    fn a_row_a_payload_carries_is_read_or_refused_naming_table_and_key(
+        table in prop_oneof![
+            Just("debate_sessions".to_owned()), Just("debate_rounds".to_owned()),
+            Just("debate_round_decisions".to_owned()), Just("debate_round_judgments".to_owned()),
+            Just("debate_operator_actions".to_owned()), Just("gavel_debate_notes".to_owned()),
+            ".{0,12}",
+        ],
+        session in prop::option::of(".{0,12}"),
+        id in prop::option::of(integer()),
+        round in prop::option::of(integer()),
+        row in prop_oneof![
+            json_value(),
+            prop::collection::vec(prop::option::of(".{0,12}"), 0..16)
+                .prop_map(|texts| json!(texts)),
+        ],
+    ) {
+        let payload = json!({
+            "table": table, "session_id": session, "id": id, "round_index": round, "row": row,
+        })
+        .to_string();
+        let Ok((notice, Some(row))) = Notice::with_row(&payload) else {
+            return Ok(());
+        };
+        match notice.carried(&row, &Default::default()) {
+            Ok(change) => prop_assert_eq!(Some(change.session_id()), notice.session_id.as_deref()),
+            Err(e) => {
+                let e = e.to_string();
+                let named = format!("not a gavel_events payload: {} (", gavel::domain::limits::clip(&table));
+                prop_assert!(e.starts_with(&named), "{e}");
+                prop_assert!(e.contains("): row: "), "{e}");
+            }
+        }
+    }
+
+    #[test]
     fn the_fixture_parser_never_panics_and_names_file_and_line(
         lines in prop::collection::vec(fixture_line(), 0..12)
     ) {

@@ -4,9 +4,10 @@
 //!
 //! On every (re)connect: LISTEN, tell the console whether its role may record actions, then load
 //! what changed since the watermark (everything in the start window on the first connect),
-//! then consume notifications, fetching the rows they name in batches, a batch at most every
-//! [`READ_EVERY`] on average (see [`Pace`]): a row that lands alone is read at once, a stream's
-//! rows are read together, instead of a round trip each. Rows are keyed, so a row read twice is
+//! then consume notifications: a row a notification carries (where the database carries rows,
+//! an opt-in: see `payload`) goes to the console at once; the rows the others name are fetched
+//! in batches, a batch at most every [`READ_EVERY`] on average (see [`Pace`]): a row that lands
+//! alone is read at once, a stream's rows are read together, instead of a round trip each. Rows are keyed, so a row read twice is
 //! filed once. A keepalive query with a timeout finds a dead connection;
 //! reconnection backs off up to 10 s.
 
@@ -19,7 +20,8 @@ use super::actions;
 use super::connect::Target;
 use super::error::{Error, Result};
 use super::notifications::Notifications;
-use super::queries::{self, Named, Notice, Watermark};
+use super::payload::Notice;
+use super::queries::{self, Named, Watermark};
 use crate::domain::{Change, Limits};
 use crate::pace::Pace;
 use crate::store::{Feed, Link};
@@ -124,22 +126,28 @@ async fn follow<E: From<Feed>>(
         .map_err(|_| Error::ConsoleGone)?;
     *failures = 0;
 
+    let carrying = carrying(client).await;
     let mut keepalive = tokio::time::interval(KEEPALIVE);
     let mut previous_mark = mark;
     let mut reads = Pace::new(READ_EVERY, std::time::Instant::now());
+    let mut named_rows = Unread::default();
     loop {
         tokio::select! {
             note = notes.recv() => {
                 let first = note.ok_or(Error::Closed)?;
-                tokio::time::sleep_until(reads.next().into()).await;
+                let carried = named_rows.take(first, notes, carrying, limits);
+                forward(events, carried)?;
+            }
+            _ = tokio::time::sleep_until(reads.next().into()), if named_rows.waiting() => {
                 reads.went(std::time::Instant::now());
-                let (batch, resync) = take_batch(first, notes);
-                if resync {
+                if std::mem::take(&mut named_rows.resync) {
+                    named_rows.notices.clear();
                     let since = watermark.unwrap_or(previous_mark);
                     let (rows, mark) = queries::changed_since(client, since, limits).await?;
                     *watermark = Some(mark);
                     forward(events, rows)?;
                 } else {
+                    let batch = named_rows.batch();
                     forward(events, named.read(client, &batch, limits).await?)?;
                 }
             }
@@ -165,22 +173,75 @@ async fn follow<E: From<Feed>>(
     }
 }
 
-/// The notices of `first` and of the notifications queued behind it, and whether one asked
-/// for a resync. A batch is bounded, so that a console far behind holds few rows at once.
-fn take_batch(first: String, notes: &mut UnboundedReceiver<String>) -> (BTreeSet<Notice>, bool) {
-    let mut batch = BTreeSet::new();
-    let mut resync = false;
-    let queued = std::iter::from_fn(|| notes.try_recv().ok()).take(BATCH - 1);
-    for payload in std::iter::once(first).chain(queued) {
-        match Notice::parse(&payload) {
-            Ok(notice) if notice.resync => resync = true,
-            Ok(notice) => {
-                batch.insert(notice);
-            }
-            Err(e) => tracing::warn!("ignoring a notification: {e}: {payload:.200}"),
+/// Whether the database carries rows in notifications (`gavel.notify_rows`, the opt-in the
+/// migration's `gavel_notify_rows()` reads, as this connection sees it). Unless it does, a
+/// payload's row is never taken: any role that can connect can send one.
+async fn carrying(client: &tokio_postgres::Client) -> bool {
+    match client.query_one("SELECT gavel_notify_rows()", &[]).await {
+        Ok(row) => row.try_get::<_, bool>(0).unwrap_or(false),
+        Err(e) => {
+            tracing::debug!("rows in notifications are off: {e}");
+            false
         }
     }
-    (batch, resync)
+}
+
+/// The rows notifications named that wait for the next read, and whether one asked for a
+/// resync.
+#[derive(Default)]
+struct Unread {
+    notices: BTreeSet<Notice>,
+    resync: bool,
+}
+
+impl Unread {
+    /// Takes `first` and the notifications queued behind it (at most [`BATCH`]): the rows they
+    /// carry, when `carrying`, in the order they came; the others wait to be read. A carried row
+    /// that cannot be taken is read instead.
+    fn take(
+        &mut self,
+        first: String,
+        notes: &mut UnboundedReceiver<String>,
+        carrying: bool,
+        limits: &Limits,
+    ) -> Vec<Change> {
+        let mut carried = Vec::new();
+        let queued = std::iter::from_fn(|| notes.try_recv().ok()).take(BATCH - 1);
+        for payload in std::iter::once(first).chain(queued) {
+            match Notice::with_row(&payload) {
+                Ok((notice, _)) if notice.resync => self.resync = true,
+                Ok((notice, Some(row))) if carrying => match notice.carried(&row, limits) {
+                    Ok(change) => carried.push(change),
+                    Err(e) => {
+                        tracing::warn!("reading the row instead: {e}");
+                        self.notices.insert(notice);
+                    }
+                },
+                Ok((notice, _)) => {
+                    self.notices.insert(notice);
+                }
+                Err(e) => tracing::warn!("ignoring a notification: {e}: {payload:.200}"),
+            }
+        }
+        carried
+    }
+
+    /// Rows wait to be read.
+    fn waiting(&self) -> bool {
+        self.resync || !self.notices.is_empty()
+    }
+
+    /// The next batch to read: at most [`BATCH`], so that a console far behind holds few rows
+    /// at once.
+    fn batch(&mut self) -> BTreeSet<Notice> {
+        match self.notices.iter().nth(BATCH).cloned() {
+            Some(beyond) => {
+                let rest = self.notices.split_off(&beyond);
+                std::mem::replace(&mut self.notices, rest)
+            }
+            None => std::mem::take(&mut self.notices),
+        }
+    }
 }
 
 fn forward<E: From<Feed>>(events: &UnboundedSender<E>, rows: Vec<Change>) -> Result<()> {

@@ -7,11 +7,11 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use futures_util::future::try_join_all;
-use serde::Deserialize;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, GenericClient, IsolationLevel, Statement};
 
 use super::error::{Doing, Error, Result};
+use super::payload::Notice;
 use super::rows;
 use super::tables::{self, Key, SESSIONS, Table};
 use crate::domain::{Change, Debate, Debates, Limits, Stored};
@@ -19,36 +19,6 @@ use crate::domain::{Change, Debate, Debates, Limits, Stored};
 /// The oldest transaction that was still running at a sync: every row stamped by it or a later
 /// transaction may not have been seen yet.
 pub type Watermark = u64;
-
-/// The row a notification names (see the migration for the payload).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-pub struct Notice {
-    pub table: String,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(default)]
-    pub id: Option<i64>,
-    #[serde(default)]
-    pub round_index: Option<i32>,
-    /// The key did not fit in a payload: read everything since the watermark instead.
-    #[serde(default)]
-    pub resync: bool,
-}
-
-impl Notice {
-    /// Reads a `gavel_events` payload (a JSON object); the error names what was wrong and where
-    /// in it.
-    pub fn parse(payload: &str) -> Result<Notice> {
-        let wrong = |e: serde_json::Error| Error::Payload(e.to_string());
-        match serde_json::from_str(payload).map_err(wrong)? {
-            object @ serde_json::Value::Object(_) => serde_json::from_value(object).map_err(wrong),
-            other => Err(Error::Payload(format!(
-                "expected a JSON object, found {}",
-                crate::domain::limits::clip(&other.to_string())
-            ))),
-        }
-    }
-}
 
 /// A query's parameters.
 type Params<'a> = [&'a (dyn ToSql + Sync)];
@@ -62,7 +32,7 @@ async fn select<C: GenericClient>(
     limits: &Limits,
 ) -> Result<Vec<Change>> {
     read_with(client, table, &table.select(filter), params, |row| {
-        (table.read)(row, limits)
+        table.read(row, limits)
     })
     .await
 }
@@ -384,7 +354,7 @@ impl Named {
                     .query(statement, &keys.params())
                     .await
                     .doing(format_args!("reading {}", table.name))?;
-                Ok::<Vec<Change>, Error>(rows.iter().map(|row| (table.read)(row, limits)).collect())
+                Ok::<Vec<Change>, Error>(rows.iter().map(|row| table.read(row, limits)).collect())
             });
         Ok(try_join_all(reads).await?.concat())
     }

@@ -44,7 +44,7 @@ pub const NOTE_COLUMNS: &str = "id::text, session_id::text, operator::text, note
 pub type Columns<'a> = [Option<&'a str>];
 
 /// A database row's columns as text.
-fn texts(row: &Row) -> Vec<Option<&str>> {
+pub(super) fn texts(row: &Row) -> Vec<Option<&str>> {
     (0..row.len())
         .map(|i| row.try_get::<_, Option<&str>>(i).ok().flatten())
         .collect()

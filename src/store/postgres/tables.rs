@@ -8,8 +8,8 @@
 use tokio_postgres::Row;
 
 use super::rows::{
-    self, ACTION_COLUMNS, DECISION_COLUMNS, JUDGMENT_COLUMNS, NOTE_COLUMNS, SESSION_COLUMNS,
-    TURN_COLUMNS,
+    self, ACTION_COLUMNS, Columns, DECISION_COLUMNS, JUDGMENT_COLUMNS, NOTE_COLUMNS,
+    SESSION_COLUMNS, TURN_COLUMNS,
 };
 use crate::domain::{Change, Limits, Stored};
 
@@ -47,12 +47,28 @@ pub struct Table {
     /// condition on the table's columns: `TRUE` for every row); `None`: read only for the
     /// debates running or opened.
     pub listed: Option<&'static str>,
-    pub read: fn(&Row, &Limits) -> Change,
+    /// Reads a row from its columns as text (see [`Table::read`]).
+    pub from: fn(&Columns<'_>, &Limits) -> Change,
     /// For the rulings: what the audit trail keeps.
     pub audit: Option<Audit>,
 }
 
 impl Table {
+    /// The table named `name`.
+    pub fn named(name: &str) -> Option<&'static Table> {
+        ALL.into_iter().find(|table| table.name == name)
+    }
+
+    /// How many columns are read (each `columns` entry ends `::text`).
+    pub fn width(&self) -> usize {
+        self.columns.matches("::text").count()
+    }
+
+    /// A row of this table as read by [`Table::select`], leniently (see `rows`).
+    pub fn read(&self, row: &Row, limits: &Limits) -> Change {
+        (self.from)(&rows::texts(row), limits)
+    }
+
     /// Reads this table's columns of the rows matching `filter`, in the table's order.
     pub fn select(&self, filter: &str) -> String {
         self.select_ordered(filter, self.order)
@@ -71,7 +87,7 @@ impl Table {
     pub fn stored(&self, row: &Row, limits: &Limits) -> Option<Stored> {
         let audit = self.audit.as_ref()?;
         Some(rows::stored(
-            (self.read)(row, limits),
+            self.read(row, limits),
             row,
             audit.round,
             audit.signals,
@@ -85,7 +101,7 @@ pub const SESSIONS: Table = Table {
     key: Key::Debate,
     order: "",
     listed: Some("TRUE"),
-    read: session,
+    from: session,
     audit: None,
 };
 
@@ -95,7 +111,7 @@ pub const TURNS: Table = Table {
     key: Key::Id,
     order: " ORDER BY id",
     listed: None,
-    read: turn,
+    from: turn,
     audit: None,
 };
 
@@ -105,7 +121,7 @@ pub const DECISIONS: Table = Table {
     key: Key::Round,
     order: "",
     listed: Some("TRUE"),
-    read: decision,
+    from: decision,
     audit: Some(Audit {
         written_at: "decided_at",
         round: Some(1),
@@ -121,7 +137,7 @@ pub const JUDGMENTS: Table = Table {
     // A judge's abort ends a debate: the list says so of a finished one whose turns it never
     // loaded.
     listed: Some("decision IN ('abort', 'abort_debate')"),
-    read: judgment,
+    from: judgment,
     audit: Some(Audit {
         written_at: "created_at",
         round: Some(2),
@@ -135,7 +151,7 @@ pub const ACTIONS: Table = Table {
     key: Key::Round,
     order: "",
     listed: Some("TRUE"),
-    read: action,
+    from: action,
     audit: Some(Audit {
         written_at: "created_at",
         round: Some(1),
@@ -151,7 +167,7 @@ pub const NOTES: Table = Table {
     order: " ORDER BY id",
     // The list marks a debate that has notes.
     listed: Some("TRUE"),
-    read: note,
+    from: note,
     audit: Some(Audit {
         written_at: "created_at",
         round: None,
@@ -168,21 +184,21 @@ pub const RULINGS: [&Table; 3] = [&DECISIONS, &JUDGMENTS, &ACTIONS];
 /// The tables of the audit trail an export writes: the rulings and the notes.
 pub const AUDITED: [&Table; 4] = [&DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
 
-fn session(row: &Row, limits: &Limits) -> Change {
-    Change::Session(rows::session(row, limits))
+fn session(columns: &Columns<'_>, limits: &Limits) -> Change {
+    Change::Session(rows::session_from(columns, limits))
 }
-fn turn(row: &Row, limits: &Limits) -> Change {
-    Change::Turn(rows::turn(row, limits))
+fn turn(columns: &Columns<'_>, limits: &Limits) -> Change {
+    Change::Turn(rows::turn_from(columns, limits))
 }
-fn decision(row: &Row, limits: &Limits) -> Change {
-    Change::Decision(rows::decision(row, limits))
+fn decision(columns: &Columns<'_>, limits: &Limits) -> Change {
+    Change::Decision(rows::decision_from(columns, limits))
 }
-fn judgment(row: &Row, limits: &Limits) -> Change {
-    Change::Judgment(rows::judgment(row, limits))
+fn judgment(columns: &Columns<'_>, limits: &Limits) -> Change {
+    Change::Judgment(rows::judgment_from(columns, limits))
 }
-fn action(row: &Row, limits: &Limits) -> Change {
-    Change::Action(rows::action(row, limits))
+fn action(columns: &Columns<'_>, limits: &Limits) -> Change {
+    Change::Action(rows::action_from(columns, limits))
 }
-fn note(row: &Row, limits: &Limits) -> Change {
-    Change::Note(rows::note(row, limits))
+fn note(columns: &Columns<'_>, limits: &Limits) -> Change {
+    Change::Note(rows::note_from(columns, limits))
 }

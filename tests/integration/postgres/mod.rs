@@ -7,6 +7,7 @@ mod commands;
 mod exact;
 mod feed;
 mod migrations;
+mod notify_rows;
 
 use std::time::{Duration, Instant};
 
