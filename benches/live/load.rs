@@ -29,7 +29,20 @@ pub async fn fresh(server: &LocalServer, name: &str) -> Result<String> {
         .with_context(|| format!("creating database {name}"))?;
     let url = server.url(name);
     migrate(&mut connect(&url).await?).await?;
+    if rows_in_notifications() {
+        connect(&url)
+            .await?
+            .batch_execute(&format!("ALTER DATABASE {name} SET gavel.notify_rows = on"))
+            .await
+            .with_context(|| format!("carrying rows in {name}'s notifications"))?;
+    }
     Ok(url)
+}
+
+/// Whether `GAVEL_BENCH_NOTIFY_ROWS=on` asks for rows in notifications (the opt-in) in every
+/// database the bench makes.
+pub fn rows_in_notifications() -> bool {
+    std::env::var("GAVEL_BENCH_NOTIFY_ROWS").is_ok_and(|v| v == "on")
 }
 
 /// A plain connection (no notifications wanted).

@@ -52,6 +52,9 @@ fn main() -> Result<()> {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_gavel").to_owned());
     println!("live: machine: {}", system::machine());
     println!("live: scenario {scenario}, gavel under test: {new}");
+    if load::rows_in_notifications() {
+        println!("live: rows in notifications (gavel.notify_rows = on, the opt-in)");
+    }
     // The consoles scenario counts each console's queries.
     let mut settings = vec![("listen_addresses", "")];
     if scenario == "consoles" {

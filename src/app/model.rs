@@ -548,9 +548,11 @@ impl Model {
         self.flash(format!("at {id}{note}"), false);
     }
 
-    /// Work done once per frame rather than once per row: letting go of the longest-finished
-    /// debates beyond what is kept, and noting which debates the list draws.
+    /// Work done once per frame rather than once per row: handing the rows landed to the reports
+    /// worker, letting go of the longest-finished debates beyond what is kept, and noting which
+    /// debates the list draws.
     pub fn prepare_frame(&mut self) {
+        self.reports.flush();
         self.debates.retain(self.selected);
         self.note_drawn();
     }

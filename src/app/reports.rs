@@ -1,7 +1,8 @@
 //! The console's reports over many debates — the calibration grid replayed over the finished
 //! debates, and the shadow-week rollup — computed on a worker thread of their own, never in the
 //! draw loop. The console hands the worker each row as it lands; the worker keeps the rows of
-//! running and just-finished debates, reduces a debate to its calibration record and shadow row
+//! running and just-finished debates (handed over together once a frame, [`Reports::flush`], so
+//! that a stream of rows wakes the worker once a frame rather than once a row), reduces a debate to its calibration record and shadow row
 //! when its rows change — a finished debate once its rows say they are all in ([`settled`]),
 //! since a batch of rows lands table by table and a record made before its decisions would
 //! measure rounds their decisions hold the signals of — (a late row of a debate whose rows were
@@ -10,7 +11,7 @@
 //! the console is woken when they change.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{
     Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError, channel, sync_channel,
 };
@@ -28,6 +29,8 @@ use crate::policy::ControllerConfig;
 
 /// Rows that may wait for the worker (a few MiB); beyond, rows are left out of the reports.
 pub const QUEUED: usize = 4_096;
+/// Rows gathered before they are handed over even if no frame asked ([`Reports::flush`]).
+const GATHERED: usize = 256;
 /// The shortest time between two replays of the grid while rows keep landing.
 pub const REFRESH: Duration = Duration::from_millis(500);
 /// Finished debates calibrated: the most recently finished this many.
@@ -78,7 +81,7 @@ pub struct Figures {
 }
 
 enum Feed {
-    Row(Box<Change>),
+    Rows(Vec<Change>),
     Watch(Option<Watched>),
     Select(Setting),
     Wake(UnboundedSender<Event>),
@@ -90,6 +93,10 @@ enum Feed {
 #[derive(Debug, Clone)]
 pub struct Reports {
     feed: SyncSender<Feed>,
+    /// Rows landed since they were last handed over.
+    gathered: Arc<Mutex<Vec<Change>>>,
+    /// Rows handed over that the worker has not filed yet.
+    queued: Arc<AtomicUsize>,
     /// Rows not handed over because the worker was that far behind.
     skipped: Arc<AtomicU64>,
     /// The debates of those rows, until the worker lets go of them.
@@ -116,12 +123,16 @@ impl Reports {
         let figures = Arc::new(Mutex::new(worker.figures()));
         let (feed, receiver) = sync_channel(QUEUED);
         let shared = figures.clone();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let filed = queued.clone();
         std::thread::Builder::new()
             .name("gavel-reports".to_owned())
-            .spawn(move || worker.run(receiver, &shared))
+            .spawn(move || worker.run(receiver, &shared, &filed))
             .expect("a thread for the reports");
         Reports {
             feed,
+            gathered: Arc::new(Mutex::new(Vec::new())),
+            queued,
             figures,
             skipped: Arc::new(AtomicU64::new(0)),
             left_out,
@@ -129,14 +140,44 @@ impl Reports {
         }
     }
 
-    /// A row landed. The console never waits for the worker: while [`QUEUED`] rows wait for
-    /// it, a row is left out of the reports and counted, and so is its debate (see
-    /// [`Figures::skipped`]).
+    /// A row landed: it is handed over with the others at the next [`Reports::flush`].
     pub fn row(&self, change: &Change) {
-        if let Err(TrySendError::Full(_)) = self.feed.try_send(Feed::Row(Box::new(change.clone())))
+        let mut gathered = lock(&self.gathered);
+        gathered.push(change.clone());
+        if gathered.len() >= GATHERED {
+            drop(gathered);
+            self.flush();
+        }
+    }
+
+    /// Hands the rows landed since the last call to the worker, together (the draw loop calls it
+    /// once a frame). The console never waits for the worker: while [`QUEUED`] rows wait for it,
+    /// rows are left out of the reports and counted, and so are their debates (see
+    /// [`Figures::skipped`]).
+    pub fn flush(&self) {
+        let rows = std::mem::take(&mut *lock(&self.gathered));
+        if rows.is_empty() {
+            return;
+        }
+        let count = rows.len();
+        if self.queued.fetch_add(count, Ordering::Relaxed) + count > QUEUED {
+            self.leave_out(&rows);
+            return;
+        }
+        if let Err(
+            TrySendError::Full(Feed::Rows(rows)) | TrySendError::Disconnected(Feed::Rows(rows)),
+        ) = self.feed.try_send(Feed::Rows(rows))
         {
-            self.skipped.fetch_add(1, Ordering::Relaxed);
-            let mut left_out = lock(&self.left_out);
+            self.leave_out(&rows);
+        }
+    }
+
+    /// Rows not handed over (they were counted as queued): they and their debates are left out.
+    fn leave_out(&self, rows: &[Change]) {
+        self.queued.fetch_sub(rows.len(), Ordering::Relaxed);
+        self.skipped.fetch_add(rows.len() as u64, Ordering::Relaxed);
+        let mut left_out = lock(&self.left_out);
+        for change in rows {
             if left_out.len() < UNTRACKED {
                 left_out.insert(change.session_id().to_owned());
             }
@@ -169,6 +210,7 @@ impl Reports {
 
     /// Waits until every row sent so far is in both reports (for tests and scripted use).
     pub fn catch_up(&self) {
+        self.flush();
         let (sender, receiver) = channel();
         if self.feed.send(Feed::CatchUp(sender)).is_ok() {
             let _ = receiver.recv();
@@ -371,7 +413,9 @@ impl Worker {
         }
     }
 
-    fn run(mut self, feed: Receiver<Feed>, figures: &Mutex<Figures>) {
+    /// Files what `feed` brings, counting down `queued` as rows are filed, and keeps `figures`
+    /// current.
+    fn run(mut self, feed: Receiver<Feed>, figures: &Mutex<Figures>, queued: &AtomicUsize) {
         // When the watched report was last computed; `None` refreshes at once.
         let mut last: Option<Instant> = None;
         let mut shown_refreshing = false;
@@ -396,15 +440,18 @@ impl Worker {
             };
             let mut catching_up = Vec::new();
             let mut selected = false;
-            let queued = std::iter::from_fn(|| feed.try_recv().ok()).take(DRAIN);
-            for message in first.into_iter().chain(queued) {
+            let waiting = std::iter::from_fn(|| feed.try_recv().ok()).take(DRAIN);
+            for message in first.into_iter().chain(waiting) {
                 match message {
-                    Feed::Row(change) => {
+                    Feed::Rows(rows) => {
                         filed = Some(Instant::now());
-                        self.file(*change);
-                        // Rows wait in memory until reduced: never many debates' worth.
-                        if self.stale.len() >= self.reduce_at {
-                            self.reduce(Take::Settled);
+                        queued.fetch_sub(rows.len(), Ordering::Relaxed);
+                        for change in rows {
+                            self.file(change);
+                            // Rows wait in memory until reduced: never many debates' worth.
+                            if self.stale.len() >= self.reduce_at {
+                                self.reduce(Take::Settled);
+                            }
                         }
                     }
                     Feed::Watch(watched) => {

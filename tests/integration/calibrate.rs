@@ -369,6 +369,7 @@ fn the_console_reports_refresh_only_the_report_watched() {
     for change in debate_rows(&debate) {
         reports.row(&change);
     }
+    reports.flush();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while reports.figures().calibration.debates == 0 {
         assert!(
