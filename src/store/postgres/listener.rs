@@ -7,9 +7,9 @@
 //! then consume notifications: a row a notification carries (where the database carries rows,
 //! an opt-in: see `payload`) goes to the console at once; the rows the others name are fetched
 //! in batches, a batch at most every [`READ_EVERY`] on average (see [`Pace`]): a row that lands
-//! alone is read at once, a stream's rows are read together, instead of a round trip each. Rows are keyed, so a row read twice is
-//! filed once. A keepalive query with a timeout finds a dead connection;
-//! reconnection backs off up to 10 s.
+//! alone is read at once, a stream's rows are read together, instead of a round trip each.
+//! Rows are keyed, so a row read twice is filed once. A keepalive query with a timeout finds a
+//! dead connection; reconnection backs off up to 10 s.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
