@@ -44,12 +44,21 @@ async fn payloads(listening: &mut Notifications, count: usize) -> Vec<String> {
     got
 }
 
-/// Turns the opt-in on for database `name`: connections opened from now on see it.
-async fn opt_in(client: &Client, name: &str) {
-    client
+/// A migrated database named after `name` with the opt-in on: its target, and a connection
+/// opened after the opt-in (which sees it).
+async fn opted_in(name: &str) -> (gavel::store::postgres::Target, Client) {
+    let Database {
+        target,
+        client: owner,
+        name,
+        ..
+    } = migrated_database(name).await;
+    owner
         .batch_execute(&format!("ALTER DATABASE {name} SET gavel.notify_rows = on"))
         .await
         .unwrap();
+    let client = target.connect_driven().await.unwrap();
+    (target, client)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -88,14 +97,7 @@ async fn rows_are_not_in_notifications_by_default_and_a_forged_one_is_not_taken(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_opt_in_each_row_comes_in_its_notification_as_a_read_gives_it() {
-    let Database {
-        target,
-        client: owner,
-        name,
-        ..
-    } = migrated_database("rows_on").await;
-    opt_in(&owner, &name).await;
-    let client = target.connect_driven().await.unwrap();
+    let (target, client) = opted_in("rows_on").await;
     let mut listening = Notifications::open(&target).await.unwrap();
     let mut console = Console::live(target).await;
     write_one_of_each(&client, "s1").await;
@@ -142,14 +144,7 @@ async fn with_the_opt_in_each_row_comes_in_its_notification_as_a_read_gives_it()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_opt_in_a_hostile_payload_is_an_error_naming_table_and_key_and_its_row_is_read() {
-    let Database {
-        target,
-        client: owner,
-        name,
-        ..
-    } = migrated_database("rows_hostile").await;
-    opt_in(&owner, &name).await;
-    let client = target.connect_driven().await.unwrap();
+    let (target, client) = opted_in("rows_hostile").await;
     let mut console = Console::live(target).await;
     write_one_of_each(&client, "s1").await;
     console
