@@ -29,6 +29,7 @@ mod footer;
 mod fuzz;
 mod hardening_terminal;
 mod judge;
+mod layers;
 mod notes;
 mod postgres;
 mod presence;
