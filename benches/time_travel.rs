@@ -55,7 +55,7 @@ fn main() {
     for _ in 0..ROUNDS {
         back(&mut model);
     }
-    assert_eq!(model.past.as_ref().map(|p| p.round), Some(1));
+    assert_eq!(model.past.as_ref().map(|p| p.moment.round), Some(1));
     println!(
         "time cursor on a {ROUNDS}-round debate ({} turns held), 200x60; median / p99",
         ROUNDS as usize * PERSONAS.len()

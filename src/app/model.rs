@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::config::{Config, Notify};
 use crate::domain::{
-    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, OperatorAction,
-    Peer, Reported, Status, who,
+    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, Moment,
+    OperatorAction, Peer, Reported, Status, who,
 };
 use crate::policy::ControllerConfig;
 use crate::simulate::Playback;
@@ -218,10 +218,13 @@ pub struct Flash {
 /// The selected debate as it stood at one of its decisions, while the operator looks back.
 #[derive(Debug, Clone)]
 pub struct Past {
-    /// The round of the decision.
-    pub round: u32,
-    /// Its rows as they stood then ([`Debate::as_of`]), made once per step.
+    /// Where it stands: a decision landed, or the action on it.
+    pub moment: Moment,
+    /// Its rows as they stood then ([`Debate::as_of`]), moved along at each step.
     pub debate: Debate,
+    /// What the live debate's rows were when `debate` was made from them ([`Held::touched`]):
+    /// a step from a past whose live rows changed since makes it anew.
+    seen: u64,
     /// `space` plays history forward: the wall time of the next step (`None` until the next
     /// tick sets it), while it plays.
     pub playing: Option<Option<chrono::DateTime<chrono::Utc>>>,
@@ -599,17 +602,29 @@ impl Model {
         self.held.get(&seq).map(|held| &held.debate)
     }
 
-    /// Moves the time cursor to the selected debate's decision of `round` (its rows as they
-    /// stood then, from the rows held: nothing is read again), or back to live (`None`).
-    pub fn travel(&mut self, round: Option<u32>) {
-        let live = self.selected.and_then(|seq| self.held(seq));
-        let playing = self.past.as_ref().and_then(|p| p.playing).map(|_| None);
-        self.past = round.zip(live).map(|(round, live)| Past {
-            round,
-            debate: live.as_of(round),
-            playing,
+    /// Moves the time cursor to the selected debate's `moment` (its rows as they stood then,
+    /// from the rows held: nothing is read again; a step from one moment to another copies only
+    /// the rows it gains), or back to live (`None`).
+    pub fn travel(&mut self, moment: Option<Moment>) {
+        let live = self.selected.and_then(|seq| self.held.get(&seq));
+        let past = self.past.take();
+        let playing = past.as_ref().and_then(|p| p.playing).map(|_| None);
+        self.past = moment.zip(live).map(|(moment, live)| {
+            let debate = match past {
+                Some(mut past) if past.seen == live.touched => {
+                    past.debate.step_to(&live.debate, moment);
+                    past.debate
+                }
+                _ => live.debate.as_of(moment),
+            };
+            Past {
+                moment,
+                debate,
+                seen: live.touched,
+                playing,
+            }
         });
-        self.round_cursor = round;
+        self.round_cursor = moment.map(|m| m.round);
         self.detail_scroll = 0;
         self.dirty = true;
     }

@@ -16,7 +16,8 @@ use super::prompt::{Prompt, Typed};
 use super::reports::{Watched, at_cursor};
 use crate::audit::Trace;
 use crate::domain::{
-    Access, ActionKind, Claim, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported, Status,
+    Access, ActionKind, Claim, DebateNote, Decision, MAX_NOTE, Moment, OperatorAction, Reported,
+    Status,
 };
 use crate::keymap::Action;
 use crate::store::ResolveError;
@@ -695,26 +696,26 @@ fn navigate(model: &mut Model, action: Action) {
     }
 }
 
-/// The time cursor: to the decision before or after the one shown (after the latest: live), or
-/// to the first or the latest.
+/// The time cursor: to the decision before or after the one shown, each as it was settled
+/// (after the latest: live), or to the first or the latest.
 fn travel(model: &mut Model, action: Action) {
-    let rounds: Vec<u32> = model
+    let stops: Vec<Moment> = model
         .selected
         .and_then(|seq| model.held(seq))
-        .map(|live| live.decisions.keys().copied().collect())
+        .map(|live| live.stops().collect())
         .unwrap_or_default();
-    let (Some(&first), Some(&latest)) = (rounds.first(), rounds.last()) else {
+    let (Some(&first), Some(&latest)) = (stops.first(), stops.last()) else {
         model.flash("no decision yet to look back to", false);
         return;
     };
-    let at = model.past.as_ref().map(|p| p.round);
+    let at = model.past.as_ref().map(|p| p.moment);
     let to = match (action, at) {
         (Action::StepBack, None) => Some(latest),
         (Action::StepBack, Some(at)) => {
-            Some(rounds.iter().rev().find(|&&r| r < at).map_or(first, |&r| r))
+            Some(stops.iter().rev().find(|&&m| m < at).map_or(first, |&m| m))
         }
         (Action::StepForward, None) => None,
-        (Action::StepForward, Some(at)) => rounds.iter().find(|&&r| r > at).copied(),
+        (Action::StepForward, Some(at)) => stops.iter().find(|&&m| m > at).copied(),
         (Action::FirstDecision, _) => Some(first),
         _ => Some(latest),
     };
@@ -724,9 +725,9 @@ fn travel(model: &mut Model, action: Action) {
     }
 }
 
-/// Playing history forward (`space` in the past): the next decision, with the action on it,
-/// lands after the time that passed between the two as recorded (their `decided_at`), at the
-/// playback speed, between 0.2 and 10 s; after the latest, live.
+/// Playing history forward (`space` in the past): the next moment — a decision landing, then
+/// the action on it — comes after the time that passed between the two as recorded
+/// ([`Debate::time_of`]), at the playback speed, between 0.2 and 10 s; after the latest, live.
 fn play_history(model: &mut Model, wall: chrono::DateTime<chrono::Utc>) {
     let Some(Some(due)) = model.past.as_ref().map(|p| p.playing) else {
         return;
@@ -735,25 +736,35 @@ fn play_history(model: &mut Model, wall: chrono::DateTime<chrono::Utc>) {
         return;
     }
     if due.is_some() {
-        travel(model, Action::StepForward);
+        let (next, _) = next_moment(model);
+        model.travel(next);
+        if next.is_none() {
+            model.flash("live", false);
+        }
     }
-    let wait = next_gap(model);
+    let (_, wait) = next_moment(model);
     if let Some(past) = &mut model.past {
         past.playing = Some(Some(wall + wait));
     }
 }
 
-/// How long history plays before the decision after the one shown lands: the recorded time
-/// between them at the playback speed, between 0.2 and 10 s (2 s when not recorded).
-fn next_gap(model: &Model) -> chrono::Duration {
+/// The moment after the one shown (`None` after the latest: live), and how long history plays
+/// before it lands: the recorded time between the two at the playback speed, between 0.2 and
+/// 10 s (2 s when not recorded).
+fn next_moment(model: &Model) -> (Option<Moment>, chrono::Duration) {
     let live = model.selected.and_then(|seq| model.held(seq));
-    let gap = model.past.as_ref().zip(live).and_then(|(past, live)| {
-        let mut after = live.decisions.range(past.round..);
-        let (from, to) = (after.next()?.1.decided_at?, after.next()?.1.decided_at?);
+    let at = model.past.as_ref().map(|p| p.moment);
+    let next = live.zip(at).and_then(|(live, at)| {
+        let next = live.moments().find(|&m| m > at)?;
+        Some((live, at, next))
+    });
+    let gap = next.and_then(|(live, at, next)| {
+        let (from, to) = (live.time_of(at)?, live.time_of(next)?);
         (to - from).to_std().ok()
     });
     let seconds = gap.map_or(2.0, |g| g.as_secs_f64()) / model.playback.speed.max(0.01);
-    chrono::Duration::milliseconds((seconds.clamp(0.2, 10.0) * 1000.0) as i64)
+    let wait = chrono::Duration::milliseconds((seconds.clamp(0.2, 10.0) * 1000.0) as i64);
+    (next.map(|(_, _, next)| next), wait)
 }
 
 /// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one

@@ -6,8 +6,12 @@ use std::ops::{Deref, RangeInclusive};
 use super::limits::MAX_ROUND_CEILING;
 use super::{
     Change, ControllerDecision, ControllerMode, DebateNote, DecisionState, Ending, JudgeDecision,
-    Judgment, KEPT_NOTES, OperatorAction, Resolution, Session, SessionStatus, Turn,
+    Judgment, KEPT_NOTES, OperatorAction, Resolution, Session, Turn,
 };
+
+mod history;
+
+pub use history::Moment;
 
 /// One debate: its session row and every row that belongs to it.
 #[derive(Debug, Clone)]
@@ -34,6 +38,16 @@ pub struct Debate {
 /// Whether a row's round is one a debate files it under.
 fn placed(round: u32) -> bool {
     (1..=MAX_ROUND_CEILING).contains(&round)
+}
+
+/// Notes that `persona` spoke in `round`, keeping the first round each persona spoke in.
+fn spoke(first_spoke: &mut HashMap<String, u32>, persona: &str, round: u32) {
+    match first_spoke.get_mut(persona) {
+        Some(first) => *first = (*first).min(round),
+        None => {
+            first_spoke.insert(persona.to_owned(), round);
+        }
+    }
 }
 
 /// Whether two unplaced decisions (or actions) are versions of one row: the same round as
@@ -125,12 +139,7 @@ impl Debate {
             Change::Turn(turn) => {
                 let (id, round) = (turn.id, turn.round_number);
                 if placed(round) {
-                    match self.first_spoke.get_mut(&turn.agent_persona) {
-                        Some(first) => *first = (*first).min(round),
-                        None => {
-                            self.first_spoke.insert(turn.agent_persona.clone(), round);
-                        }
-                    }
+                    spoke(&mut self.first_spoke, &turn.agent_persona, round);
                 }
                 file_by_id(
                     &mut self.turns,
@@ -231,71 +240,6 @@ impl Debate {
             status: Some(self.session.status.clone()),
             decision: self.decisions.get(&round).map(|d| d.decision.to_wire()),
             latest: self.decisions.keys().next_back().copied(),
-        }
-    }
-
-    /// The debate as it stood once the decision of `round` and the action on it had landed:
-    /// each table's rows of the rounds up to `round` (a round's rows are committed before the
-    /// next round's, turns and judgments each in their row id order), its tokens what those
-    /// turns spent (its cost too, where the session gives a price), and still running unless
-    /// that decision was its last; the notes written by the time of that decision (all of them
-    /// when it has no time).
-    pub fn as_of(&self, round: u32) -> Debate {
-        let last = self
-            .decisions
-            .keys()
-            .next_back()
-            .is_none_or(|&r| r <= round);
-        let decided = self.decisions.get(&round).and_then(|d| d.decided_at);
-        let mut session = self.session.clone();
-        let turns: Vec<Turn> = self
-            .turns
-            .iter()
-            .filter(|t| t.round_number <= round)
-            .cloned()
-            .collect();
-        if !last {
-            session.status = SessionStatus::Running.into();
-            session.num_rounds = None;
-            session.finished_at = None;
-            session.tokens_used = turns.iter().map(|t| u64::from(t.tokens_used)).sum();
-            // The session row keeps only its latest cost: what was spent then, at its price.
-            if let Some(price) = session.metadata.usd_per_1k_tokens {
-                session.metadata.cost_usd = Some(session.tokens_used as f64 / 1000.0 * price);
-            }
-        }
-        Debate {
-            session,
-            turns,
-            decisions: self
-                .decisions
-                .range(..=round)
-                .map(|(r, d)| (*r, d.clone()))
-                .collect(),
-            judgments: self
-                .judgments
-                .iter()
-                .filter(|j| j.round_index <= round)
-                .cloned()
-                .collect(),
-            actions: self
-                .actions
-                .range(..=round)
-                .map(|(r, a)| (*r, a.clone()))
-                .collect(),
-            unplaced: Vec::new(),
-            notes: self
-                .notes
-                .iter()
-                .filter(|n| written_by(n, decided))
-                .cloned()
-                .collect(),
-            first_spoke: self
-                .first_spoke
-                .iter()
-                .filter(|(_, first)| **first <= round)
-                .map(|(persona, first)| (persona.clone(), *first))
-                .collect(),
         }
     }
 
@@ -456,14 +400,5 @@ impl FromIterator<Change> for Debates {
             debates.apply(change);
         }
         debates
-    }
-}
-
-/// Whether `note` had been written by `decided` (a note or a decision without a time counts as
-/// written: nothing says otherwise).
-fn written_by(note: &DebateNote, decided: Option<chrono::DateTime<chrono::Utc>>) -> bool {
-    match (note.created_at, decided) {
-        (Some(written), Some(decided)) => written <= decided,
-        _ => true,
     }
 }

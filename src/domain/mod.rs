@@ -20,7 +20,7 @@ mod turn;
 pub use action::{
     Access, ActionKind, DecisionState, NotOpen, OperatorAction, TIMEOUT_OPERATOR, who,
 };
-pub use debate::{Debate, Debates, RoundRow};
+pub use debate::{Debate, Debates, Moment, RoundRow};
 pub use decision::{ControllerDecision, Decision, Signals};
 pub use ending::{Ending, Resolution};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};

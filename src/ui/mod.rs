@@ -170,31 +170,29 @@ fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Line::from(spans), area);
 }
 
-/// The header, most important first (a narrow terminal cuts the end): what waits for the
-/// operator, the connection, read-only, the source, playback (the demo's; a live feed only
-/// says when it is paused), the operator.
 /// Where the time cursor stands, first in the header: `as of round 3 · 14:02:11 · live: round
-/// 6` (the decision's time in UTC); nothing when live.
+/// 6` (the time of the decision, or of the action on it, in UTC); nothing when live.
 fn as_of(model: &Model, theme: &Theme) -> Span<'static> {
     let Some(past) = &model.past else {
         return Span::raw("");
     };
-    let at = past
-        .debate
-        .decisions
-        .get(&past.round)
-        .and_then(|d| d.decided_at)
-        .map_or_else(
-            || "time not recorded".to_owned(),
-            |t| t.format("%H:%M:%S").to_string(),
-        );
+    let at = past.debate.time_of(past.moment).map_or_else(
+        || "time not recorded".to_owned(),
+        |t| t.format("%H:%M:%S").to_string(),
+    );
     let live = model.selected_summary().map_or(0, |s| s.latest_round);
     Span::styled(
-        format!(" as of round {} · {at} · live: round {live} │", past.round),
+        format!(
+            " as of round {} · {at} · live: round {live} │",
+            past.moment.round
+        ),
         theme.warn(),
     )
 }
 
+/// The header, most important first (a narrow terminal cuts the end): what waits for the
+/// operator, the connection, read-only, the source, playback (the demo's; a live feed only
+/// says when it is paused), the operator.
 fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let waiting = model.debates.waiting();
     let counts = Span::styled(

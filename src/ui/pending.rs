@@ -143,9 +143,9 @@ fn keys_and_reasons(
     if pending {
         lines.push(keys(model, theme, area.width.into()));
     } else {
-        let standing = standing(debate, decision);
+        let standing = standing(model, debate, decision);
         lines.extend(
-            wrap(&standing, area.width.into(), 2)
+            wrap(&standing, area.width.into(), 3)
                 .into_iter()
                 .map(|line| Line::styled(line, theme.accent())),
         );
@@ -325,15 +325,35 @@ fn keys(model: &Model, theme: &Theme, width: usize) -> Line<'static> {
     }
 }
 
-/// How a settled decision stands: who resolved it, and how the debate ended.
-fn standing(debate: &Debate, decision: &ControllerDecision) -> String {
+/// How a settled decision stands: who resolved it, when, with what left of a gated wait and
+/// with what note, and how the debate ended.
+fn standing(model: &Model, debate: &Debate, decision: &ControllerDecision) -> String {
     let resolved = match debate.actions.get(&decision.round_index) {
-        Some(action) => format!(
-            "{} by {}: {}",
-            action.action,
-            one_line(&action.who()),
-            action.decision
-        ),
+        Some(action) => {
+            let when = action
+                .created_at
+                .map(|t| format!(" at {}", t.format("%H:%M:%S")))
+                .unwrap_or_default();
+            let gated = debate.session.controller_mode == ControllerMode::Gated.into();
+            let waited = action.created_at.zip(decision.decided_at).filter(|_| gated);
+            let left = waited.map_or_else(String::new, |(acted, decided)| {
+                let waited = (acted - decided).to_std().unwrap_or_default();
+                format!(
+                    " ({})",
+                    time_left(model.gated_timeout.saturating_sub(waited))
+                )
+            });
+            let note = action
+                .note
+                .as_deref()
+                .map_or_else(String::new, |n| format!(" · note: {}", one_line(n)));
+            format!(
+                "{} by {}{when}{left}: {}{note}",
+                action.action,
+                one_line(&action.who()),
+                action.decision
+            )
+        }
         None => "not resolved by an operator".to_owned(),
     };
     let status = one_line(&debate.session.status.to_string());

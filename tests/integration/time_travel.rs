@@ -10,7 +10,7 @@ use common::{char, key, screen_at};
 use crossterm::event::KeyCode;
 use gavel::app::{DetailView, Event, Focus, Model, update};
 use gavel::config::Config;
-use gavel::domain::{Change, ControllerMode};
+use gavel::domain::{Change, ControllerMode, Moment};
 
 /// The screen from the view tabs down: what the time cursor must reproduce.
 fn below_list(screen: &str) -> String {
@@ -64,7 +64,7 @@ fn the_time_cursor_shows_each_decision_as_the_console_showed_it_live() {
 
         update(&mut model, char('{'));
         for (at, screens_then) in live.iter().enumerate() {
-            let round = model.past.as_ref().expect("in the past").round;
+            let round = model.past.as_ref().expect("in the past").moment.round;
             assert_eq!(round as usize, at + 1, "{name}");
             let header = screen_at(&model, 160, 48);
             assert!(
@@ -152,11 +152,15 @@ fn space_plays_history_forward_from_the_cursor_then_live() {
             Event::Tick(start + chrono::Duration::seconds(second)),
         );
         match &model.past {
-            Some(past) if rounds.last() != Some(&past.round) => rounds.push(past.round),
+            Some(past) if rounds.last() != Some(&past.moment) => rounds.push(past.moment),
             Some(_) => {}
             None => break,
         }
     }
-    assert_eq!(rounds, [1, 2, 3, 4, 5]);
+    let decided: Vec<Moment> = (1..=5).map(Moment::decided).collect();
+    assert_eq!(
+        rounds, decided,
+        "a debate no operator resolved plays decision by decision"
+    );
     assert!(model.past.is_none(), "after the latest decision, live");
 }

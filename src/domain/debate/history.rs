@@ -1,0 +1,224 @@
+//! A debate as it stood at a moment of its history, for the time cursor. What had landed by
+//! then follows the order the database committed the rows in, as they record it: a turn, a
+//! ruling or a note by its own time (`created_at`) against the moment's (a decision's
+//! `decided_at`, an action's `created_at`), by its round where either time is missing; the
+//! decisions and the actions on them in round order, as they can only be written (an action
+//! resolves the latest decision). So every console, and a restart, shows the same past whatever
+//! order the rows reached it in. A step reuses the rows the past already holds: only the rows
+//! it gains are copied.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use super::{Debate, spoke};
+use crate::domain::{DebateNote, Session, SessionStatus, Turn};
+
+/// A moment the time cursor shows: the decision of `round` had landed and, when `acted`, the
+/// operator action on it too. Moments order as they happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Moment {
+    pub round: u32,
+    pub acted: bool,
+}
+
+impl Moment {
+    /// The moment the decision of `round` landed.
+    pub fn decided(round: u32) -> Moment {
+        Moment {
+            round,
+            acted: false,
+        }
+    }
+}
+
+impl Debate {
+    /// Every moment of the debate's history, in order: each decision landing, then the action
+    /// on it (where an operator or a timeout resolved it).
+    pub fn moments(&self) -> impl Iterator<Item = Moment> + '_ {
+        self.decisions.keys().flat_map(|&round| {
+            let acted = self
+                .actions
+                .contains_key(&round)
+                .then_some(Moment { round, acted: true });
+            std::iter::once(Moment::decided(round)).chain(acted)
+        })
+    }
+
+    /// The moments `[` and `]` stop at: each decision as it was settled, with the action on it
+    /// once that had landed (the decision alone where none resolved it).
+    pub fn stops(&self) -> impl Iterator<Item = Moment> + '_ {
+        self.decisions.keys().map(|&round| Moment {
+            round,
+            acted: self.actions.contains_key(&round),
+        })
+    }
+
+    /// The settled stop of the decision of `round` ([`Debate::stops`]).
+    pub fn settled(&self, round: u32) -> Moment {
+        Moment {
+            round,
+            acted: self.actions.contains_key(&round),
+        }
+    }
+
+    /// When `moment` happened, as its row records it: the action's time (the decision's where
+    /// the action has none), or the decision's.
+    pub fn time_of(&self, moment: Moment) -> Option<DateTime<Utc>> {
+        let decided = self.decisions.get(&moment.round).and_then(|d| d.decided_at);
+        let acted = self.actions.get(&moment.round).and_then(|a| a.created_at);
+        if moment.acted {
+            acted.or(decided)
+        } else {
+            decided
+        }
+    }
+
+    /// This debate as it stood at `moment`: the rows that had landed by then, its tokens what
+    /// those turns spent (its cost too, where the session gives a price), and still running
+    /// unless it had finished by then.
+    pub fn as_of(&self, moment: Moment) -> Debate {
+        let mut past = Debate::new(&self.session.id);
+        past.step_to(self, moment);
+        past
+    }
+
+    /// Moves this past of `live` (made by [`Debate::as_of`] from `live` as it is now, or an
+    /// empty debate) to `moment`: rows after it are dropped, rows it gains are copied from
+    /// `live`, the rows it keeps stay where they are.
+    pub fn step_to(&mut self, live: &Debate, moment: Moment) {
+        let cut = Cut {
+            round: moment.round,
+            at: live.time_of(moment),
+        };
+        keep(
+            &mut self.turns,
+            &live.turns,
+            |t| t.id,
+            |t| cut.landed(t.round_number, t.created_at),
+        );
+        keep(
+            &mut self.judgments,
+            &live.judgments,
+            |j| j.id,
+            |j| cut.landed(j.round_index, j.created_at),
+        );
+        keep_rounds(
+            &mut self.decisions,
+            &live.decisions,
+            moment.round.saturating_add(1),
+        );
+        keep_rounds(
+            &mut self.actions,
+            &live.actions,
+            moment.round.saturating_add(moment.acted.into()),
+        );
+        self.notes = live
+            .notes
+            .iter()
+            .filter(|n| cut.written(n))
+            .cloned()
+            .collect();
+        self.unplaced.clear();
+        self.first_spoke.clear();
+        for turn in &self.turns {
+            spoke(
+                &mut self.first_spoke,
+                &turn.agent_persona,
+                turn.round_number,
+            );
+        }
+        self.session = if cut.finished(live, moment) {
+            live.session.clone()
+        } else {
+            running(&live.session, &self.turns)
+        };
+    }
+}
+
+/// Where the past is cut: after the decision of `round` (and the action on it), at `at` when
+/// the moment's row records its time.
+struct Cut {
+    round: u32,
+    at: Option<DateTime<Utc>>,
+}
+
+impl Cut {
+    /// Whether a row of `round` written at `at` had landed.
+    fn landed(&self, round: u32, at: Option<DateTime<Utc>>) -> bool {
+        match (at, self.at) {
+            (Some(at), Some(by)) => at <= by,
+            _ => round <= self.round,
+        }
+    }
+
+    /// Whether `note` had been written (a note or a moment without a time counts as written:
+    /// nothing says otherwise).
+    fn written(&self, note: &DebateNote) -> bool {
+        match (note.created_at, self.at) {
+            (Some(written), Some(by)) => written <= by,
+            _ => true,
+        }
+    }
+
+    /// Whether `live` had finished by `moment`: by its `finished_at` where both times are
+    /// known; and at its last decision, settled (the debate finishes on it: the session row
+    /// that says so follows it).
+    fn finished(&self, live: &Debate, moment: Moment) -> bool {
+        if live.session.is_running() {
+            return false;
+        }
+        let later = live.decisions.keys().next_back() > Some(&moment.round);
+        let last = !later && live.settled(moment.round) == moment;
+        match (live.session.finished_at, self.at) {
+            (Some(finished), Some(by)) => last || finished <= by,
+            _ => last,
+        }
+    }
+}
+
+/// `live`'s session as it stood while running with `turns` spoken: its tokens what they spent,
+/// its cost at its price (the session row keeps only its latest).
+fn running(live: &Session, turns: &[Turn]) -> Session {
+    let mut session = live.clone();
+    session.status = SessionStatus::Running.into();
+    session.num_rounds = None;
+    session.finished_at = None;
+    session.tokens_used = turns.iter().map(|t| u64::from(t.tokens_used)).sum();
+    if let Some(price) = session.metadata.usd_per_1k_tokens {
+        session.metadata.cost_usd = Some(session.tokens_used as f64 / 1000.0 * price);
+    }
+    session
+}
+
+/// Makes `held` (rows in id order, each one of `live`'s) the rows of `live` that `landed`:
+/// the rows it keeps are moved, only the ones it gains are copied.
+fn keep<T: Clone>(
+    held: &mut Vec<T>,
+    live: &[T],
+    id: impl Fn(&T) -> u64,
+    landed: impl Fn(&T) -> bool,
+) {
+    let mut kept = std::mem::take(held).into_iter().peekable();
+    *held = live
+        .iter()
+        .filter(|row| landed(row))
+        .map(|row| {
+            while kept.next_if(|k| id(k) < id(row)).is_some() {}
+            kept.next_if(|k| id(k) == id(row))
+                .unwrap_or_else(|| row.clone())
+        })
+        .collect();
+}
+
+/// Makes `held` (a past of `live`'s rows by round) `live`'s rows of the rounds before `end`.
+fn keep_rounds<T: Clone>(held: &mut BTreeMap<u32, T>, live: &BTreeMap<u32, T>, end: u32) {
+    held.split_off(&end);
+    let from = held.keys().next_back().map_or(0, |&round| round + 1);
+    if from < end {
+        held.extend(
+            live.range(from..end)
+                .map(|(&round, row)| (round, row.clone())),
+        );
+    }
+}
