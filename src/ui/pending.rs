@@ -72,8 +72,34 @@ pub fn render(
             foot,
         );
     }
+    let shown = Shown {
+        decision,
+        pending: pending.is_some(),
+        stacked: body.width < SIDE_BY_SIDE,
+    };
+    render_body(model, debate, &shown, frame, body);
+}
+
+/// Under the headline: the signals, and beside or under them the action keys or how the
+/// decision stands, then its reasons.
+fn render_body(model: &Model, debate: &Debate, shown: &Shown, frame: &mut Frame, body: Rect) {
+    let (theme, decision, stacked) = (&model.theme, shown.decision, shown.stacked);
+    // Narrow, how a settled decision stands (who acted, when, with what note) comes before the
+    // signals: it is what the panel is looked at for then.
+    let body = if stacked && !shown.pending {
+        // Two lines at most, leaving the three convergence signals theirs.
+        let most = usize::from(body.height.saturating_sub(3)).clamp(1, 2);
+        let lines = standing_lines(model, theme, debate, decision, (body.width, most));
+        let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+        let [top, body] =
+            Layout::vertical([Constraint::Length(rows), Constraint::Fill(1)]).areas(body);
+        frame.render_widget(Paragraph::new(lines), top);
+        body
+    } else {
+        body
+    };
     let table = signal_table(&decision.signals, body.height);
-    let (table_area, rest) = if body.width >= SIDE_BY_SIDE {
+    let (table_area, rest) = if !stacked {
         let [table_area, _, rest] = Layout::horizontal([
             Constraint::Length(TABLE_WIDTH.min(body.width / 2)),
             Constraint::Length(2),
@@ -94,7 +120,7 @@ pub fn render(
         .map(|row| row.render(table_area.width, theme))
         .collect();
     frame.render_widget(Paragraph::new(table), table_area);
-    let lines = keys_and_reasons(model, theme, debate, decision, pending.is_some(), rest);
+    let lines = keys_and_reasons(model, theme, debate, shown, rest);
     frame.render_widget(Paragraph::new(lines), rest);
 }
 
@@ -129,26 +155,40 @@ fn title(model: &Model, pending: bool, shown: bool) -> String {
     }
 }
 
-/// Beside (or under) the signals: the action keys when `decision` is pending, else how it
-/// stands; then its reasons, in what room is left of `area`.
+/// The decision the panel shows, and how.
+struct Shown<'a> {
+    decision: &'a ControllerDecision,
+    /// It waits for the operator.
+    pending: bool,
+    /// The panel is too narrow for the signals to stand beside the rest.
+    stacked: bool,
+}
+
+/// Beside (or under) the signals: the action keys when the decision is pending, else how it
+/// stands (above the signals when stacked); then its reasons, in what room is left of `area`.
 fn keys_and_reasons(
     model: &Model,
     theme: &Theme,
     debate: &Debate,
-    decision: &ControllerDecision,
-    pending: bool,
+    shown: &Shown,
     area: Rect,
 ) -> Vec<Line<'static>> {
+    let Shown {
+        decision,
+        pending,
+        stacked,
+    } = *shown;
     let mut lines = Vec::new();
     if pending {
         lines.push(keys(model, theme, area.width.into()));
-    } else {
-        let standing = standing(model, debate, decision);
-        lines.extend(
-            wrap(&standing, area.width.into(), 3)
-                .into_iter()
-                .map(|line| Line::styled(line, theme.accent())),
-        );
+    } else if !stacked {
+        lines.extend(standing_lines(
+            model,
+            theme,
+            debate,
+            decision,
+            (area.width, 3),
+        ));
     }
     let room = usize::from(area.height).saturating_sub(lines.len());
     let reasons: Vec<String> = decision
@@ -323,6 +363,20 @@ fn keys(model: &Model, theme: &Theme, width: usize) -> Line<'static> {
         }
         line
     }
+}
+
+/// How a settled decision stands, wrapped to `width` in `most` lines at most.
+fn standing_lines(
+    model: &Model,
+    theme: &Theme,
+    debate: &Debate,
+    decision: &ControllerDecision,
+    (width, most): (u16, usize),
+) -> Vec<Line<'static>> {
+    wrap(&standing(model, debate, decision), width.into(), most)
+        .into_iter()
+        .map(|line| Line::styled(line, theme.accent()))
+        .collect()
 }
 
 /// How a settled decision stands: who resolved it, when, with what left of a gated wait and

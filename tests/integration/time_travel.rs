@@ -6,11 +6,18 @@
 
 use crate::common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use chrono::{DateTime, TimeZone, Utc};
 use common::{char, key, screen_at};
 use crossterm::event::KeyCode;
 use gavel::app::{DetailView, Event, Focus, Model, update};
 use gavel::config::Config;
-use gavel::domain::{Change, ControllerMode, Moment};
+use gavel::domain::{
+    ActionKind, Change, ControllerMode, Decision, Moment, OperatorAction, Reported,
+};
+use gavel::simulate::{DebateRun, TimeSource};
 
 /// The screen from the view tabs down: what the time cursor must reproduce.
 fn below_list(screen: &str) -> String {
@@ -163,4 +170,188 @@ fn space_plays_history_forward_from_the_cursor_then_live() {
         "a debate no operator resolved plays decision by decision"
     );
     assert!(model.past.is_none(), "after the latest decision, live");
+}
+
+/// A clock for a run's rows that starts at 14:00:00 and moves `step` seconds at each reading,
+/// so that every row has a time of its own and the screens do not depend on the wall clock;
+/// and a way to let `n` seconds pass on it and read it then.
+fn stepping_clock(step: i64) -> (TimeSource, impl Fn(i64) -> DateTime<Utc>) {
+    let start = Utc.with_ymd_and_hms(2026, 11, 25, 14, 0, 0).unwrap();
+    let seconds = Arc::new(AtomicI64::new(0));
+    let read = Arc::clone(&seconds);
+    let now = move || start + chrono::Duration::seconds(read.fetch_add(step, Ordering::Relaxed));
+    let after = move |n: i64| {
+        start + chrono::Duration::seconds(seconds.fetch_add(n + 1, Ordering::Relaxed) + n)
+    };
+    (TimeSource::new(now), after)
+}
+
+/// What the operators did on the gated debate's decisions, one a round: an accept with a note,
+/// an escalation bringing in a persona who has not spoken, an override, then the gated wait
+/// running out (the action the timeout records); `at` is when.
+fn operator_action(
+    run: &DebateRun,
+    model: &Model,
+    round: u32,
+    at: DateTime<Utc>,
+) -> OperatorAction {
+    let debate = model.debate(&run.session().id).expect("held");
+    let controller = debate.decisions[&round].decision.clone();
+    let mut action = run.timeout_action().expect("the run waits on a decision");
+    action.created_at = Some(at);
+    let (kind, decision, persona, operator, note) = match round {
+        1 => (
+            ActionKind::Accept,
+            controller,
+            None,
+            "ana",
+            Some("signals agree; go on"),
+        ),
+        2 => (
+            ActionKind::Escalate,
+            Reported::Known(Decision::EscalateNewPersona),
+            debate.unused_personas().into_iter().next(),
+            "ben",
+            Some("the clinician should weigh in"),
+        ),
+        3 => (
+            ActionKind::Override,
+            Reported::Known(Decision::ContinueBaseline),
+            None,
+            "ana",
+            Some("one more round: the dosing question is open"),
+        ),
+        _ => return action,
+    };
+    action.action = Reported::Known(kind);
+    action.decision = decision;
+    action.persona = persona;
+    action.operator = operator.to_owned();
+    action.note = note.map(str::to_owned);
+    action
+}
+
+/// A gated debate played with its operators' actions: its rows and the screens captured live
+/// when each decision landed and when the action on it landed, by moment.
+fn played_gated() -> (Model, Vec<(Moment, Vec<String>)>) {
+    let (time, after) = stepping_clock(7);
+    let mut model = Model::new("demo".into(), "alice".into(), &Config::default());
+    model.focus = Focus::Detail;
+    let mut run = common::run("gated_converges_round3", ControllerMode::Gated).with_time(time);
+    let mut live = Vec::new();
+    let feed = |model: &mut Model, changes: Vec<Change>| {
+        for change in changes {
+            update(model, Event::Store(Box::new(change)));
+        }
+    };
+    feed(&mut model, run.start());
+    while !run.is_finished() {
+        feed(&mut model, run.play_round());
+        let Some(round) = run.awaiting() else {
+            continue;
+        };
+        live.push((Moment::decided(round), screens(&mut model)));
+        let action = operator_action(&run, &model, round, after(40));
+        feed(&mut model, vec![Change::Action(action.clone())]);
+        feed(&mut model, run.resolve(&action));
+        let acted = Moment { round, acted: true };
+        live.push((acted, screens(&mut model)));
+    }
+    (model, live)
+}
+
+#[test]
+fn a_gated_debate_shows_each_decision_and_each_operator_action_as_they_landed() {
+    let (mut model, live) = played_gated();
+    let acted = live.iter().filter(|(m, _)| m.acted).count();
+    assert!(
+        acted >= 4,
+        "an accept, an escalation, an override, a timeout: {acted}"
+    );
+    for (moment, screens_then) in &live {
+        model.travel(Some(*moment));
+        let past = screens(&mut model);
+        for (i, (then, now)) in screens_then.iter().zip(&past).enumerate() {
+            assert_eq!(then, now, "{moment:?}, screen {i}");
+        }
+    }
+    // `[` and `]` stop at each decision as the operator settled it.
+    update(&mut model, key(KeyCode::Esc));
+    update(&mut model, char('{'));
+    let mut stops = Vec::new();
+    while let Some(past) = &model.past {
+        stops.push(past.moment);
+        update(&mut model, char(']'));
+    }
+    let settled: Vec<Moment> = live.iter().map(|(m, _)| *m).filter(|m| m.acted).collect();
+    assert_eq!(stops, settled);
+}
+
+#[test]
+fn in_the_past_the_decision_panel_shows_the_action_only_once_it_landed() {
+    let (mut model, _) = played_gated();
+    model.travel(Some(Moment::decided(3)));
+    model.flash = None;
+    let waiting = screen_at(&model, 160, 48);
+    assert!(waiting.contains("decision waiting for you"), "{waiting}");
+    assert!(!waiting.contains("one more round"), "{waiting}");
+    insta::assert_snapshot!("gated_round_3_decided", waiting);
+    insta::assert_snapshot!("gated_round_3_decided_small", screen_at(&model, 80, 24));
+    update(&mut model, char(']'));
+    assert_eq!(
+        model.past.as_ref().map(|p| p.moment),
+        Some(Moment {
+            round: 3,
+            acted: true
+        })
+    );
+    model.flash = None;
+    let acted = screen_at(&model, 160, 48);
+    assert!(acted.contains("override by ana at 14:"), "{acted}");
+    assert!(acted.contains("note: one more round"), "{acted}");
+    insta::assert_snapshot!("gated_round_3_acted", acted);
+    insta::assert_snapshot!("gated_round_3_acted_small", screen_at(&model, 80, 24));
+}
+
+#[test]
+fn space_lands_each_operator_action_at_its_own_moment() {
+    let (mut model, live) = played_gated();
+    update(&mut model, char('{'));
+    update(&mut model, char('['));
+    assert_eq!(
+        model.past.as_ref().unwrap().moment,
+        live[1].0,
+        "the first stop"
+    );
+    update(&mut model, char(' '));
+    let debate = model.debate("fasting-insulin-0412").expect("held").clone();
+    let start = Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap();
+    let mut landed = Vec::new();
+    for tenth in 0..3000 {
+        let wall = start + chrono::Duration::milliseconds(tenth * 100);
+        update(&mut model, Event::Tick(wall));
+        let Some(past) = &model.past else {
+            break;
+        };
+        if landed.last().map(|(m, _)| m) != Some(&past.moment) {
+            landed.push((past.moment, wall));
+        }
+    }
+    assert!(model.past.is_none(), "after the latest moment, live");
+    let moments: Vec<Moment> = live.iter().skip(1).map(|(m, _)| *m).collect();
+    let shown: Vec<Moment> = landed.iter().map(|(m, _)| *m).collect();
+    assert_eq!(shown, moments, "each decision, then the action on it");
+    for pair in landed.windows(2).skip(1) {
+        let (before, after) = (pair[0], pair[1]);
+        let recorded = (debate.time_of(after.0).unwrap() - debate.time_of(before.0).unwrap())
+            .num_milliseconds()
+            .clamp(200, 10_000);
+        let played = (after.1 - before.1).num_milliseconds();
+        assert!(
+            (recorded..=recorded + 100).contains(&played),
+            "{:?} to {:?}: recorded {recorded} ms, played {played} ms",
+            before.0,
+            after.0
+        );
+    }
 }
