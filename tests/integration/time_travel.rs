@@ -355,3 +355,143 @@ fn space_lands_each_operator_action_at_its_own_moment() {
         );
     }
 }
+
+/// Two debates' rows as an orchestrator commits them, one statement each, their times
+/// recorded: out of round order (debate a's ruling on round 1 after round 2's turns, the action
+/// on its round 1 after round 2's turns too, its ruling on round 2 after its decision and round
+/// 3's first turn) and interleaved with debate b's.
+const ORDERED_ROWS: &[&str] = &[
+    "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, created_at) \
+     VALUES ('order-a', 'Does order hold?', 'shadow', '[\"theorist\", \"skeptic\"]', 10000, '2026-11-25 10:00:00+00')",
+    "INSERT INTO debate_sessions (id, question, controller_mode, personas, token_budget, created_at) \
+     VALUES ('order-b', 'Do two debates interleave?', 'shadow', '[\"theorist\", \"skeptic\"]', 10000, '2026-11-25 10:00:00.5+00')",
+    "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, created_at) \
+     VALUES ('order-a', 1, 'theorist', 'Opening. VERDICT: yes', 900, '2026-11-25 10:00:01+00')",
+    "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, created_at) \
+     VALUES ('order-b', 1, 'theorist', 'Other. VERDICT: maybe', 700, '2026-11-25 10:00:01.5+00')",
+    "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, created_at) \
+     VALUES ('order-a', 1, 'skeptic', 'No. VERDICT: no', 800, '2026-11-25 10:00:02+00')",
+    "INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+     VALUES ('order-a', 1, 'continue_baseline', '{\"reasons\": [\"round 1 < min_rounds 2\"]}', '2026-11-25 10:00:04+00')",
+    "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, created_at) \
+     VALUES ('order-a', 2, 'theorist', 'Still yes. VERDICT: yes', 600, '2026-11-25 10:00:05+00')",
+    "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, created_at) \
+     VALUES ('order-a', 2, 'skeptic', 'Now yes. VERDICT: yes', 500, '2026-11-25 10:00:06+00')",
+    "INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score, reasons, created_at) \
+     VALUES ('order-a', 1, 'skeptic', 'warn_persona', 0.4, '[\"late ruling on round 1\"]', '2026-11-25 10:00:07+00')",
+    "INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+     VALUES ('order-b', 1, 'continue_baseline', '{}', '2026-11-25 10:00:08+00')",
+    "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator, note, created_at) \
+     VALUES ('order-a', 1, 'override', 'stop_converged', 'ana', 'they agree now', '2026-11-25 10:00:10+00')",
+    "INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+     VALUES ('order-a', 2, 'continue_baseline', '{}', '2026-11-25 10:00:11+00')",
+    "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used, created_at) \
+     VALUES ('order-a', 3, 'theorist', 'Yes, finally. VERDICT: yes', 400, '2026-11-25 10:00:12+00')",
+    "INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score, reasons, created_at) \
+     VALUES ('order-a', 2, 'theorist', 'continue', 0.9, '[\"late ruling on round 2\"]', '2026-11-25 10:00:13+00')",
+    "INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+     VALUES ('order-a', 3, 'stop_converged', '{}', '2026-11-25 10:00:14+00')",
+    "UPDATE debate_sessions SET status = 'completed', num_rounds = 3, tokens_used = 3200, \
+     finished_at = '2026-11-25 10:00:15+00' WHERE id = 'order-a'",
+];
+
+/// Debate a's screens at each stop of the time cursor, from the first to the latest, in every
+/// view (below the list); stepping reads nothing: no key gives a command.
+fn stepped(console: &mut common::pg::Console) -> Vec<Vec<String>> {
+    console.model.focus = Focus::Detail;
+    let mut shown = Vec::new();
+    let key = |model: &mut Model, c: char| {
+        let commands = update(model, char(c));
+        assert!(commands.is_empty(), "a step reads nothing: {commands:?}");
+    };
+    key(&mut console.model, '{');
+    while console.model.past.is_some() {
+        shown.push(screens(&mut console.model));
+        key(&mut console.model, ']');
+    }
+    shown
+}
+
+/// The rows of debate a that `console` shows at `moment`: its turns' and rulings' ids.
+fn rows_at(console: &mut common::pg::Console, moment: Moment) -> (Vec<u32>, Vec<String>) {
+    console.model.travel(Some(moment));
+    let past = &console.model.past.as_ref().expect("in the past").debate;
+    let turns = past.turns.iter().map(|t| t.round_number).collect();
+    let rulings = past
+        .judgments
+        .iter()
+        .flat_map(|j| j.reasons.clone())
+        .collect();
+    (turns, rulings)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_console_and_a_restart_step_in_the_databases_order() {
+    use common::pg::{Console, migrated_database};
+    let db = migrated_database("time_travel_order").await;
+    let mut watching = Console::live(db.target.clone()).await;
+    for row in ORDERED_ROWS {
+        db.client.batch_execute(row).await.unwrap();
+    }
+    let complete = |m: &Model| {
+        m.debate("order-a").is_some_and(|d| {
+            (
+                d.turns.len(),
+                d.judgments.len(),
+                d.decisions.len(),
+                d.actions.len(),
+            ) == (5, 2, 3, 1)
+                && !d.session.is_running()
+        })
+    };
+    watching.until("every row, as it landed", complete).await;
+    // A console started after every row landed: what a restart sees.
+    let restarted = Console::live(db.target.clone()).await;
+    let [mut watching, mut restarted] = [watching, restarted].map(|mut console| {
+        console.select("order-a");
+        console.press("\u{0}");
+        console
+    });
+    restarted.until("debate a's history", complete).await;
+    watching.until("debate a's history again", complete).await;
+
+    let seen = stepped(&mut watching);
+    assert_eq!(seen.len(), 3, "a stop a decision");
+    assert_eq!(
+        seen,
+        stepped(&mut restarted),
+        "the same steps after a restart"
+    );
+
+    // What had landed follows the rows' times, not their rounds.
+    let decided_1 = rows_at(&mut restarted, Moment::decided(1));
+    assert_eq!(decided_1, (vec![1, 1], vec![]));
+    let acted_1 = rows_at(
+        &mut restarted,
+        Moment {
+            round: 1,
+            acted: true,
+        },
+    );
+    assert_eq!(
+        acted_1,
+        (vec![1, 1, 2, 2], vec!["late ruling on round 1".to_owned()]),
+        "the operator acted on round 1 after round 2's turns and the late ruling"
+    );
+    let settled_2 = rows_at(&mut restarted, Moment::decided(2));
+    assert_eq!(
+        settled_2.1,
+        ["late ruling on round 1"],
+        "round 2's ruling came after its decision"
+    );
+    let settled_3 = rows_at(&mut restarted, Moment::decided(3));
+    assert_eq!(settled_3.0, [1, 1, 2, 2, 3]);
+    assert_eq!(settled_3.1.len(), 2);
+    for moment in watching.model.debate("order-a").unwrap().clone().moments() {
+        assert_eq!(
+            rows_at(&mut watching, moment),
+            rows_at(&mut restarted, moment),
+            "{moment:?}"
+        );
+    }
+}
