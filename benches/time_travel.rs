@@ -1,8 +1,10 @@
 //! `cargo bench --bench time_travel`: what one step of the time cursor costs on a 500-round
 //! debate (5 turns of ~1.5 kB a round, a judgment per turn, a decision a round), against the
 //! baseline of one frame of the same console (rounds view, 200x60, drawn by crossterm into a
-//! sink). A step is `[` through `update` (the debate as it stood, made from the rows held) plus
-//! the frame after it. Prints medians and p99s and the ratio to the frame; nothing is asserted.
+//! sink). A step is `[` or `]` through `update` (the debate as it stood, moved along from the
+//! rows held; the first step from live copies them) plus the frame after it: the first step
+//! from live 21 times (Esc between), then 500 steps back from live and 499 forward. Prints medians and p99s and the ratio to the frame; nothing is
+//! asserted.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -19,6 +21,8 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 const ROUNDS: u32 = 500;
+/// How many times the first step from live (a copy of the debate) is measured.
+const FROM_LIVE: usize = 20;
 const PERSONAS: [&str; 5] = ["theorist", "skeptic", "expert", "synthesizer", "clinician"];
 
 fn main() {
@@ -44,18 +48,29 @@ fn main() {
     let frames = measure(ROUNDS as usize, || draw(&mut model));
     let mut steps = Vec::new();
     let mut stepped_frames = Vec::new();
-    let mut back = |model: &mut Model| {
+    let mut step = |model: &mut Model, key: char, steps: &mut Vec<Duration>| {
         let started = Instant::now();
-        update(model, Event::Key(KeyCode::Char('[').into()));
+        update(model, Event::Key(KeyCode::Char(key).into()));
         steps.push(started.elapsed());
         let started = Instant::now();
         draw(model);
         stepped_frames.push(started.elapsed());
     };
-    for _ in 0..ROUNDS {
-        back(&mut model);
+    let mut first = Vec::new();
+    for _ in 0..FROM_LIVE {
+        step(&mut model, '[', &mut first);
+        update(&mut model, Event::Key(KeyCode::Esc.into()));
+    }
+    step(&mut model, '[', &mut first);
+    for _ in 1..ROUNDS {
+        step(&mut model, '[', &mut steps);
     }
     assert_eq!(model.past.as_ref().map(|p| p.moment.round), Some(1));
+    let mut forward = Vec::new();
+    for _ in 1..ROUNDS {
+        step(&mut model, ']', &mut forward);
+    }
+    assert_eq!(model.past.as_ref().map(|p| p.moment.round), Some(ROUNDS));
     println!(
         "time cursor on a {ROUNDS}-round debate ({} turns held), 200x60; median / p99",
         ROUNDS as usize * PERSONAS.len()
@@ -65,7 +80,9 @@ fn main() {
     let baseline = live.0;
     for (name, times) in [
         ("frame, live (baseline)", live),
+        ("first step `[` from live (update)", median_p99(first)),
         ("step `[` (update)", median_p99(steps)),
+        ("step `]` (update)", median_p99(forward)),
         ("frame after a step", median_p99(stepped_frames)),
     ] {
         println!(

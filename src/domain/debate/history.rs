@@ -48,10 +48,7 @@ impl Debate {
     /// The moments `[` and `]` stop at: each decision as it was settled, with the action on it
     /// once that had landed (the decision alone where none resolved it).
     pub fn stops(&self) -> impl Iterator<Item = Moment> + '_ {
-        self.decisions.keys().map(|&round| Moment {
-            round,
-            acted: self.actions.contains_key(&round),
-        })
+        self.decisions.keys().map(|&round| self.settled(round))
     }
 
     /// The settled stop of the decision of `round` ([`Debate::stops`]).
@@ -220,5 +217,139 @@ fn keep_rounds<T: Clone>(held: &mut BTreeMap<u32, T>, live: &BTreeMap<u32, T>, e
             live.range(from..end)
                 .map(|(&round, row)| (round, row.clone())),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::domain::{
+        ActionKind, Change, ControllerDecision, Decision, JudgeDecision, Judgment, OperatorAction,
+        Reported,
+    };
+
+    /// Six rounds of two turns, each round's ruling written after its decision, an action on
+    /// every other decision written after the next round's first turn, a note now and then;
+    /// second `s` of the debate is `at(s)`.
+    fn debate() -> Debate {
+        let start = Utc.with_ymd_and_hms(2026, 11, 25, 10, 0, 0).unwrap();
+        let at = |s: i64| Some(start + Duration::seconds(s));
+        let mut debate = Debate::new("d");
+        for round in 1..=6u32 {
+            let t = i64::from(round) * 10;
+            for (i, persona) in ["theorist", "skeptic"].into_iter().enumerate() {
+                debate.apply(Change::Turn(Turn {
+                    id: u64::from(round) * 2 + i as u64,
+                    session_id: "d".into(),
+                    round_number: round,
+                    agent_persona: persona.into(),
+                    content: format!("round {round}"),
+                    tokens_used: 100,
+                    superseded: false,
+                    metadata: Default::default(),
+                    created_at: at(t + 2 * i as i64),
+                    issues: Vec::new(),
+                }));
+            }
+            debate.apply(Change::Decision(ControllerDecision {
+                session_id: "d".into(),
+                round_index: round,
+                decision: Reported::Known(Decision::ContinueBaseline),
+                signals: Default::default(),
+                decided_at: at(t + 3),
+                issues: Vec::new(),
+            }));
+            debate.apply(Change::Judgment(Judgment {
+                id: u64::from(round),
+                session_id: "d".into(),
+                round_index: round,
+                agent_persona: "skeptic".into(),
+                decision: JudgeDecision::Continue.into(),
+                score: None,
+                reasons: Vec::new(),
+                judge_model: None,
+                pmids: Vec::new(),
+                created_at: at(t + 5),
+                issues: Vec::new(),
+            }));
+            if round % 2 == 0 {
+                debate.apply(Change::Action(OperatorAction {
+                    session_id: "d".into(),
+                    round_index: round,
+                    action: ActionKind::Accept.into(),
+                    decision: Reported::Known(Decision::ContinueBaseline),
+                    persona: None,
+                    operator: "ana".into(),
+                    role: None,
+                    note: None,
+                    created_at: at(t + 11),
+                    issues: Vec::new(),
+                }));
+            }
+            if round % 3 == 0 {
+                let mut note = DebateNote::draft("d", "ana", "hand-over").unwrap();
+                note.id = u64::from(round);
+                note.created_at = at(t + 4);
+                debate.apply(Change::Note(note));
+            }
+        }
+        debate
+    }
+
+    #[test]
+    fn a_moment_holds_what_had_landed_by_its_time() {
+        let live = debate();
+        let decided_2 = live.as_of(Moment::decided(2));
+        let rounds: Vec<u32> = decided_2.turns.iter().map(|t| t.round_number).collect();
+        assert_eq!(rounds, [1, 1, 2, 2]);
+        assert_eq!(decided_2.judgments.len(), 1, "round 2's ruling came after");
+        assert!(decided_2.actions.is_empty());
+        assert!(decided_2.pending().is_some());
+        let acted_2 = live.as_of(live.settled(2));
+        let rounds: Vec<u32> = acted_2.turns.iter().map(|t| t.round_number).collect();
+        assert_eq!(
+            rounds,
+            [1, 1, 2, 2, 3],
+            "round 3's first turn came before the action"
+        );
+        assert_eq!(acted_2.judgments.len(), 2);
+        assert_eq!(acted_2.actions.keys().collect::<Vec<_>>(), [&2]);
+        assert_eq!(acted_2.session.tokens_used, 500);
+        assert!(live.as_of(Moment::decided(2)).notes.is_empty());
+        assert_eq!(live.as_of(Moment::decided(4)).notes.len(), 1);
+    }
+
+    /// Every row of `debate`, written out in a fixed order.
+    fn rows(debate: &Debate) -> String {
+        let mut first: Vec<_> = debate.first_spoke.iter().collect();
+        first.sort();
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {first:?}",
+            debate.session,
+            debate.turns,
+            debate.judgments,
+            debate.decisions,
+            debate.actions,
+            debate.notes,
+            debate.unplaced
+        )
+    }
+
+    proptest! {
+        /// However the cursor wanders, moving a past along gives the past made afresh.
+        #[test]
+        fn a_step_gives_what_a_fresh_past_gives(walk in prop::collection::vec(0usize..9, 1..20)) {
+            let live = debate();
+            let moments: Vec<Moment> = live.moments().collect();
+            let mut past = Debate::new("d");
+            for i in walk {
+                let moment = moments[i % moments.len()];
+                past.step_to(&live, moment);
+                prop_assert_eq!(rows(&past), rows(&live.as_of(moment)));
+            }
+        }
     }
 }
