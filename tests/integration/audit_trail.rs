@@ -26,7 +26,7 @@ use common::pg::{
 };
 use common::rows::{action, decision, session};
 use common::screen;
-use common::{char, key};
+use common::{char, flash, key};
 
 fn store(model: &mut Model, change: Change) {
     update(model, Event::Store(Box::new(change)));
@@ -68,13 +68,6 @@ fn refused(answer: Result<OperatorAction, ResolveError>) -> String {
         Err(ResolveError::Refused { reason, .. }) => reason,
         other => panic!("expected a refusal, got {other:?}"),
     }
-}
-
-fn flash(model: &Model) -> String {
-    model
-        .flash
-        .as_ref()
-        .map_or_else(String::new, |f| f.text.clone())
 }
 
 fn sent(commands: &[Command]) -> OperatorAction {

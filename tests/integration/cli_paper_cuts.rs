@@ -11,29 +11,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::tmux::Tmux;
+use common::{Ran, run_to_end};
 use gavel::config::Config;
 use gavel::simulate::Fixture;
 use proptest::prelude::*;
 
-/// What a run of the binary did: success, stdout, stderr.
-struct Ran {
-    ok: bool,
-    stdout: String,
-    stderr: String,
-}
-
 /// Runs gavel with `args`, away from any config file of the user running the tests.
 fn gavel(scratch: &Path, args: &[&str]) -> Ran {
-    let output = crate::common::gavel()
-        .args(args)
-        .env("XDG_CONFIG_HOME", scratch)
-        .output()
-        .unwrap();
-    Ran {
-        ok: output.status.success(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    run_to_end(
+        crate::common::gavel()
+            .args(args)
+            .env("XDG_CONFIG_HOME", scratch),
+    )
 }
 
 /// The bundled recordings on disk, in name order.

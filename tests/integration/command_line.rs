@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{char, demo_model, key};
+use common::{char, demo_model, flash, key};
 use crossterm::event::KeyCode;
 use gavel::app::command_line::{
     Colon, History, ID_CANDIDATES, common_prefix, complete, known, parse,
@@ -177,14 +177,6 @@ fn run(model: &mut Model, line: &str) {
         update(model, char(c));
     }
     update(model, key(KeyCode::Enter));
-}
-
-fn flash(model: &Model) -> String {
-    model
-        .flash
-        .as_ref()
-        .map(|f| f.text.clone())
-        .unwrap_or_default()
 }
 
 #[test]

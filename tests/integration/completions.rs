@@ -6,12 +6,8 @@
 use std::process::{Command, Stdio};
 
 fn gavel(args: &[&str]) -> (bool, String, String) {
-    let output = crate::common::gavel().args(args).output().unwrap();
-    (
-        output.status.success(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let ran = crate::common::run_to_end(crate::common::gavel().args(args));
+    (ran.ok, ran.stdout, ran.stderr)
 }
 
 const SUBCOMMANDS: &[&str] = &[

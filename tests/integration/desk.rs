@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use common::rows::{action, decision, ruling, session, turn};
-use common::{char, demo_model, screen_at, select};
+use common::{char, demo_model, flash, screen_at, select};
 use crossterm::event::KeyCode;
 use gavel::app::{Command, Event, Model, Overlay, update, worst_ruling};
 use gavel::config::Config;
@@ -41,13 +41,6 @@ fn pending_in(model: &mut Model, id: &str, mode: ControllerMode) {
 fn time_left(model: &Model, id: &str) -> Option<Duration> {
     let summary = model.debates.get(model.debates.seq(id)?)?;
     model.time_left(summary)
-}
-
-fn flash(model: &Model) -> String {
-    model
-        .flash
-        .as_ref()
-        .map_or_else(String::new, |f| f.text.clone())
 }
 
 #[test]

@@ -83,6 +83,14 @@ pub fn known(decision: &ControllerDecision) -> Decision {
 
 use gavel::app::{Event, Model, update};
 
+/// The footer's flash message, or nothing.
+pub fn flash(model: &Model) -> String {
+    model
+        .flash
+        .as_ref()
+        .map_or_else(String::new, |f| f.text.clone())
+}
+
 /// The console as the demo shows it once every bundled debate has played as far as it can
 /// without an operator: gated debates wait on their first decision, the rest have finished.
 pub fn demo_model() -> (Model, Vec<DebateRun>) {
@@ -164,6 +172,23 @@ pub fn gavel() -> Command {
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CONFIG_HOME", home.join("config"));
     command
+}
+
+/// What a run of the binary did: whether it succeeded, its standard output and error.
+pub struct Ran {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `command` to its end; what it printed, lossily decoded.
+pub fn run_to_end(command: &mut Command) -> Ran {
+    let output = command.output().unwrap();
+    Ran {
+        ok: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
 }
 
 /// Runs the real `gavel migrate --db url`; its standard output, or the test fails with its
