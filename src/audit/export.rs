@@ -6,7 +6,6 @@
 
 use std::io::{self, Write};
 
-use anyhow::Result;
 use serde::Serialize;
 
 use crate::domain::{Change, PmidCheck, Stored};
@@ -157,7 +156,7 @@ impl ExportRow {
         }
     }
 
-    fn flat(self) -> Result<FlatRow> {
+    fn flat(self) -> io::Result<FlatRow> {
         let text = |t: Option<String>| t.as_deref().map(cell);
         Ok(FlatRow {
             table: self.table,
@@ -255,7 +254,7 @@ pub fn json(value: &impl Serialize) -> io::Result<String> {
 
 /// Writes `rows` to `out`; returns how many. A failed write (a closed pipe, a full disk) is
 /// the [`io::Error`] itself, so that a caller can tell a reader that went away.
-pub fn write(rows: Vec<ExportRow>, format: Format, out: impl Write) -> Result<usize> {
+pub fn write(rows: Vec<ExportRow>, format: Format, out: impl Write) -> io::Result<usize> {
     let count = rows.len();
     let mut out = io::BufWriter::new(out);
     match format {
@@ -268,7 +267,7 @@ pub fn write(rows: Vec<ExportRow>, format: Format, out: impl Write) -> Result<us
         Format::Csv => {
             let mut table = csv::Writer::from_writer(Vec::new());
             for row in rows {
-                table.serialize(row.flat()?)?;
+                table.serialize(row.flat()?).map_err(io::Error::from)?;
             }
             out.write_all(&table.into_inner().map_err(|e| e.into_error())?)?;
         }

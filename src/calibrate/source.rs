@@ -2,7 +2,6 @@
 //! files, played at once in shadow mode by the simulator), or the finished debates of a
 //! database, read in one pass.
 
-use anyhow::Result;
 use rayon::prelude::*;
 use tokio_postgres::Client;
 
@@ -10,7 +9,7 @@ use super::record::{Measuring, RecordedDebate};
 use crate::domain::{Debate, Limits};
 use crate::progress::Progress;
 use crate::signals::Measure;
-use crate::store::postgres::finished_debates;
+use crate::store::postgres::{Result, finished_debates};
 
 /// Reduces each recording to a record once `play` has played it to its end (as a shadow-mode
 /// orchestrator would have: see [`crate::simulate::play_in_shadow`]), recordings in parallel,
