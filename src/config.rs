@@ -3,10 +3,10 @@
 //! Looked up at `--config PATH`, else `<config dir>/gavel/config.toml` when it exists, else the
 //! built-in defaults. Every threshold the controller, the judge and the simulator use lives here.
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
 
 use crate::calibrate::Setting;
@@ -16,6 +16,50 @@ use crate::embed::{self, Encoder, ModelChoice};
 use crate::keymap::{KeyOverrides, Keymap};
 use crate::policy::{ControllerConfig, JudgeConfig};
 use crate::signals::Measure;
+
+/// What is wrong with a configuration or theme: a file that cannot be read or used, each
+/// message naming the file (and the line, where the TOML says) and what in it is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read; `what` says what it was to be (`config`, `theme`).
+    #[error("cannot read {what} {}: {cause}", .path.display())]
+    Read {
+        what: &'static str,
+        path: PathBuf,
+        cause: io::Error,
+    },
+    /// Not TOML, or not the fields a `what` (`configuration`, `theme`) has, at `line`.
+    #[error("{origin}{}: invalid {what}: {message}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Invalid {
+        origin: String,
+        line: Option<usize>,
+        what: &'static str,
+        message: String,
+    },
+    /// A `[keys]` entry that cannot be bound.
+    #[error("{origin}:{line}: [keys] {message}")]
+    Keys {
+        origin: String,
+        line: usize,
+        message: String,
+    },
+    /// A value outside what its section takes; `problem` starts with the section,
+    /// `[controller] ...`.
+    #[error("{origin}: {problem}")]
+    Value { origin: String, problem: String },
+    /// No bundled theme has this name.
+    #[error("no theme {name:?}: the bundled themes are {}, or give a theme file's path", .bundled.join(", "))]
+    NoTheme {
+        name: String,
+        bundled: Vec<&'static str>,
+    },
+    /// A theme file (or its directory) could not be watched for edits.
+    #[error("cannot watch {}: {cause}", .path.display())]
+    Watch { path: PathBuf, cause: notify::Error },
+}
+
+/// Configuration results.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The validated configuration.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -261,12 +305,10 @@ impl Config {
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
         let mut config: Config =
             toml::from_str(text).map_err(|e| invalid_toml(origin, text, "configuration", &e))?;
-        config.keys = Keymap::with(&config.key_table).map_err(|e| {
-            anyhow!(
-                "{origin}:{}: [keys] {}",
-                line_at(text, e.span.start),
-                e.message
-            )
+        config.keys = Keymap::with(&config.key_table).map_err(|e| Error::Keys {
+            origin: origin.to_owned(),
+            line: line_at(text, e.span.start),
+            message: e.message,
         })?;
         let checks = [
             config
@@ -299,8 +341,11 @@ impl Config {
             .map_err(|e| format!("[calibration] grid: {e}")),
         ];
         for check in checks {
-            if let Err(e) = check {
-                bail!("{origin}: {e}");
+            if let Err(problem) = check {
+                return Err(Error::Value {
+                    origin: origin.to_owned(),
+                    problem,
+                });
             }
         }
         Ok(config)
@@ -315,8 +360,7 @@ impl Config {
                 None => return Ok(Config::default()),
             },
         };
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let text = read("config", &path)?;
         Config::parse(&text, &path.display().to_string())
     }
 
@@ -337,19 +381,29 @@ impl Config {
     }
 }
 
+/// The text of the file at `path`, read as a `what` (`config`, `theme`).
+pub fn read(what: &'static str, path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|cause| Error::Read {
+        what,
+        path: path.to_owned(),
+        cause,
+    })
+}
+
 /// A TOML file's error on one line: `origin:line: invalid {what}: message`, the line where the
 /// TOML parser or a field's reader points.
 pub fn invalid_toml(
     origin: &str,
     text: &str,
-    what: &str,
+    what: &'static str,
     error: &toml::de::Error,
-) -> anyhow::Error {
-    let at = match error.span() {
-        Some(span) => format!(":{}", line_at(text, span.start)),
-        None => String::new(),
-    };
-    anyhow!("{origin}{at}: invalid {what}: {}", error.message().trim())
+) -> Error {
+    Error::Invalid {
+        origin: origin.to_owned(),
+        line: error.span().map(|span| line_at(text, span.start)),
+        what,
+        message: error.message().trim().to_owned(),
+    }
 }
 
 /// The 1-based line of `text` that byte `offset` lies on, for errors in TOML files.

@@ -6,7 +6,6 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -20,14 +19,28 @@ pub fn default_dir() -> PathBuf {
         .join("gavel")
 }
 
+/// Why logging could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The log directory could not be made.
+    #[error("cannot create log directory {}: {cause}", dir.display())]
+    Directory { dir: PathBuf, cause: io::Error },
+    /// `GAVEL_LOG` names no level.
+    #[error("GAVEL_LOG={0:?} is not a level (error, warn, info, debug, trace)")]
+    Level(String),
+}
+
 /// Starts logging to `dir/gavel.log`. Keep the guard alive until exit: dropping it flushes.
-pub fn init(dir: &Path) -> Result<WorkerGuard> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create log directory {}", dir.display()))?;
+pub fn init(dir: &Path) -> Result<WorkerGuard, Error> {
+    std::fs::create_dir_all(dir).map_err(|cause| Error::Directory {
+        dir: dir.to_owned(),
+        cause,
+    })?;
     let level = match std::env::var("GAVEL_LOG") {
-        Ok(raw) => raw.parse::<LevelFilter>().map_err(|_| {
-            anyhow::anyhow!("GAVEL_LOG={raw:?} is not a level (error, warn, info, debug, trace)")
-        })?,
+        Ok(raw) => match raw.parse::<LevelFilter>() {
+            Ok(level) => level,
+            Err(_) => return Err(Error::Level(raw)),
+        },
         Err(_) => LevelFilter::INFO,
     };
     let (writer, guard) =

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
 use notify::RecursiveMode;
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
+
+use crate::config::{self, Error, Result};
 
 /// The themes built into the binary, by name: copies of `themes/*.toml`.
 const BUNDLED: &[(&str, &str)] = &[
@@ -82,7 +83,7 @@ pub struct Theme {
 impl Theme {
     /// Parses a theme file's text; `origin` names it in errors, with the line at fault.
     pub fn parse(text: &str, origin: &str) -> Result<Theme> {
-        toml::from_str(text).map_err(|e| crate::config::invalid_toml(origin, text, "theme", &e))
+        toml::from_str(text).map_err(|e| config::invalid_toml(origin, text, "theme", &e))
     }
 
     /// The built-in default, `themes/dark.toml`.
@@ -95,19 +96,18 @@ impl Theme {
         match BUNDLED.iter().find(|(n, _)| *n == name) {
             Some((name, text)) => Theme::parse(text, &format!("bundled theme {name}")),
             None => {
-                let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
-                bail!(
-                    "no theme {name:?}: the bundled themes are {}, or give a theme file's path",
-                    names.join(", ")
-                )
+                let bundled = BUNDLED.iter().map(|(n, _)| *n).collect();
+                Err(Error::NoTheme {
+                    name: name.to_owned(),
+                    bundled,
+                })
             }
         }
     }
 
     /// Reads and parses a theme file.
     pub fn read(path: &Path) -> Result<Theme> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read theme {}", path.display()))?;
+        let text = config::read("theme", path)?;
         Theme::parse(&text, &path.display().to_string())
     }
 
@@ -219,13 +219,21 @@ pub fn watch(
             last = text.as_ref().ok().cloned();
             changed(match text {
                 Ok(text) => {
-                    Theme::parse(&text, &file.display().to_string()).map_err(|e| format!("{e:#}"))
+                    Theme::parse(&text, &file.display().to_string()).map_err(|e| e.to_string())
                 }
-                Err(e) => Err(format!("cannot read theme {}: {e}", file.display())),
+                Err(cause) => Err(Error::Read {
+                    what: "theme",
+                    path: file.clone(),
+                    cause,
+                }
+                .to_string()),
             });
         },
     )
-    .with_context(|| format!("cannot watch {}", path.display()))?;
+    .map_err(|cause| Error::Watch {
+        path: path.to_owned(),
+        cause,
+    })?;
     // The directory, not the file: editors often save by writing a new file and renaming it.
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -234,6 +242,9 @@ pub fn watch(
     debouncer
         .watcher()
         .watch(dir, RecursiveMode::NonRecursive)
-        .with_context(|| format!("cannot watch {}", dir.display()))?;
+        .map_err(|cause| Error::Watch {
+            path: dir.to_owned(),
+            cause,
+        })?;
     Ok(debouncer)
 }

@@ -7,7 +7,7 @@ use gavel::app::{Action, Keymap};
 use gavel::config::Config;
 use gavel::theme::Theme;
 
-fn load(name: &str) -> anyhow::Result<Config> {
+fn load(name: &str) -> gavel::config::Result<Config> {
     Config::load(Some(Path::new(&format!("tests/data/config/{name}.toml"))))
 }
 
