@@ -19,18 +19,26 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::watch;
 
+/// A standard stream the console needs to be a terminal is not one.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the console needs a terminal and {stream} is not one \
+     (in scripts use simulate, trace, export or calibrate)"
+)]
+pub struct NotATerminal {
+    /// `standard input` or `standard output`.
+    pub stream: &'static str,
+}
+
 /// Fails, in one line, unless standard input and standard output are both terminals.
-pub fn require() -> anyhow::Result<()> {
+pub fn require() -> Result<(), NotATerminal> {
     let streams = [
         ("standard input", io::stdin().is_terminal()),
         ("standard output", io::stdout().is_terminal()),
     ];
     for (stream, is_terminal) in streams {
         if !is_terminal {
-            anyhow::bail!(
-                "the console needs a terminal and {stream} is not one \
-                 (in scripts use simulate, trace, export or calibrate)"
-            );
+            return Err(NotATerminal { stream });
         }
     }
     Ok(())

@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
 use crossterm::event::{self, Event as TermEvent};
 use futures_util::FutureExt;
 use ratatui::backend::CrosstermBackend;
@@ -28,7 +27,7 @@ use crate::config::Notify;
 use crate::pace::Pace;
 use crate::terminal::{self, Input, Panicked, Request, Signals};
 use crate::ui::{self, view};
-use crate::{pager, theme};
+use crate::{config, pager, theme};
 
 const FRAME: Duration = Duration::from_millis(16);
 
@@ -41,6 +40,29 @@ const OUTPUT_BUFFER: usize = 1 << 18;
 
 /// How long a failed draw waits for the hangup that may have caused it.
 const HANGUP_GRACE: Duration = Duration::from_secs(1);
+
+/// Why the console could not run, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// There is no terminal to run on.
+    #[error("{0}")]
+    NotATerminal(terminal::NotATerminal),
+    /// The theme file cannot be watched for edits.
+    #[error("{0}")]
+    Theme(config::Error),
+    /// The terminal failed: its modes, a draw, the signals that concern it.
+    #[error("{0}")]
+    Terminal(io::Error),
+}
+
+impl From<io::Error> for Error {
+    fn from(cause: io::Error) -> Error {
+        Error::Terminal(cause)
+    }
+}
+
+/// The console's results.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The terminal the console draws on.
 type Screen = ratatui::Terminal<CrosstermBackend<BufWriter<Stdout>>>;
@@ -76,14 +98,15 @@ pub async fn run(
     events: (UnboundedSender<Event>, UnboundedReceiver<Event>),
     commands: UnboundedSender<Command>,
 ) -> Result<Ended> {
-    terminal::require()?;
+    terminal::require().map_err(Error::NotATerminal)?;
     let (sender, receiver) = events;
     let _watcher = match theme_file {
         Some(path) => {
             let sender = sender.clone();
-            Some(theme::watch(path, move |theme| {
+            let watcher = theme::watch(path, move |theme| {
                 let _ = sender.send(Event::Theme(theme.map(Box::new)));
-            })?)
+            });
+            Some(watcher.map_err(Error::Theme)?)
         }
         None => None,
     };

@@ -131,5 +131,5 @@ async fn demo_postgres(
     let theme_file = console.theme_file.as_deref();
     let result = tui::run(console.model, theme_file, (events, receiver), commands).await;
     simulator.abort();
-    result
+    Ok(result?)
 }
