@@ -4,14 +4,13 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::Client;
 
 use crate::config::Config;
 use crate::domain::{Change, ControllerDecision, Judgment, OperatorAction, Session, Turn};
 use crate::progress::Progress;
-use crate::simulate::{DebateRun, Fixture, Ids, Playback, Stage, log, play};
+use crate::simulate::{DebateRun, Error, Fixture, Ids, Playback, Result, Stage, log, play};
 use crate::store::postgres::{self, Notice, Notifications, Target};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
@@ -82,7 +81,7 @@ impl Orchestrator {
         let (sender, resolved) = unbounded_channel();
         self.subscribe
             .send((session_id.to_owned(), sender))
-            .context("the notification dispatcher is gone")?;
+            .map_err(|_| Error::DispatcherGone)?;
         Ok(PgStage {
             client: self.client.clone(),
             session_id: session_id.to_owned(),
@@ -123,7 +122,7 @@ impl PgStage {
             Change::Note(n) => postgres::pin(&self.client, n)
                 .await?
                 .map(drop)
-                .map_err(anyhow::Error::msg),
+                .map_err(Error::Refused),
         }
     }
 }
@@ -156,11 +155,7 @@ impl Stage for PgStage {
                     None => continue,
                 }
             }
-            let round = self
-                .resolved
-                .recv()
-                .await
-                .context("the connection listening for operator actions closed")?;
+            let round = self.resolved.recv().await.ok_or(Error::ListenerClosed)?;
             self.pending.push_back(round);
         }
     }
@@ -185,6 +180,11 @@ fn echo(change: &Change) {
     crate::progress::suspend(|| {
         let _ = writeln!(std::io::stdout().lock(), "{}", crate::text::inert(&line));
     });
+}
+
+/// A failed statement as the store's error, saying what was being written.
+fn doing(cause: tokio_postgres::Error, what: String) -> Error {
+    Error::Database(postgres::Error::Database { doing: what, cause })
 }
 
 fn int(n: u32) -> i32 {
@@ -229,7 +229,7 @@ async fn write_session(client: &Client, s: &Session) -> Result<()> {
             ],
         )
         .await
-        .with_context(|| format!("writing debate_sessions ({})", s.id))?;
+        .map_err(|cause| doing(cause, format!("writing debate_sessions ({})", s.id)))?;
     Ok(())
 }
 
@@ -244,7 +244,7 @@ async fn write_turn(client: &Client, t: &Turn, existing: Option<i64>) -> Result<
                     &[&id, &t.superseded, &t.content, &metadata],
                 )
                 .await
-                .with_context(|| format!("updating debate_rounds (id {id})"))?;
+                .map_err(|cause| doing(cause, format!("updating debate_rounds (id {id})")))?;
             Ok(id)
         }
         None => {
@@ -264,10 +264,13 @@ async fn write_turn(client: &Client, t: &Turn, existing: Option<i64>) -> Result<
                     ],
                 )
                 .await
-                .with_context(|| {
-                    format!(
-                        "writing debate_rounds ({} round {})",
-                        t.session_id, t.round_number
+                .map_err(|cause| {
+                    doing(
+                        cause,
+                        format!(
+                            "writing debate_rounds ({} round {})",
+                            t.session_id, t.round_number
+                        ),
                     )
                 })?;
             Ok(row.get(0))
@@ -290,10 +293,13 @@ async fn write_decision(client: &Client, d: &ControllerDecision) -> Result<()> {
             ],
         )
         .await
-        .with_context(|| {
-            format!(
-                "writing debate_round_decisions ({}, {})",
-                d.session_id, d.round_index
+        .map_err(|cause| {
+            doing(
+                cause,
+                format!(
+                    "writing debate_round_decisions ({}, {})",
+                    d.session_id, d.round_index
+                ),
             )
         })?;
     Ok(())
@@ -319,10 +325,13 @@ async fn write_judgment(client: &Client, j: &Judgment) -> Result<()> {
             ],
         )
         .await
-        .with_context(|| {
-            format!(
-                "writing debate_round_judgments ({} round {})",
-                j.session_id, j.round_index
+        .map_err(|cause| {
+            doing(
+                cause,
+                format!(
+                    "writing debate_round_judgments ({} round {})",
+                    j.session_id, j.round_index
+                ),
             )
         })?;
     Ok(())

@@ -4,11 +4,11 @@
 
 use std::future::Future;
 
-use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
 
 use super::clock::{Clock, Playback};
+use super::error::{Error, Result};
 use super::run::DebateRun;
 use crate::config::SimulatorConfig;
 use crate::domain::{Change, OperatorAction};
@@ -55,7 +55,7 @@ impl Stage for MemoryStage {
                 // A recorded operator action, like any other, resolves its decision once.
                 Change::Action(action) => match self.store.resolve(action) {
                     Ok(_) | Err(ResolveError::AlreadyResolved(_)) => {}
-                    Err(e) => return Err(e.into()),
+                    Err(e) => return Err(Error::Memory(e)),
                 },
                 change => self.store.write(change),
             }
@@ -67,13 +67,13 @@ impl Stage for MemoryStage {
         match self.store.resolve(action) {
             Ok(action) => Ok(action),
             Err(ResolveError::AlreadyResolved(existing)) => Ok(*existing),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(Error::Memory(e)),
         }
     }
 
     async fn next_action(&mut self) -> Result<OperatorAction> {
         loop {
-            match self.feed.recv().await.context("the store closed")? {
+            match self.feed.recv().await.ok_or(Error::StoreClosed)? {
                 Change::Action(action) if action.session_id == self.session_id => {
                     return Ok(action);
                 }
@@ -119,7 +119,7 @@ pub async fn play<S: Stage + Send + 'static>(
                 continue;
             }
             Ok((_, Err(e))) => e,
-            Err(e) => anyhow::Error::new(e).context("a simulated debate panicked"),
+            Err(e) => Error::Panicked(e),
         };
         debates.shutdown().await;
         return Err(left_unfinished(error, &unfinished));
@@ -128,13 +128,11 @@ pub async fn play<S: Stage + Send + 'static>(
 }
 
 /// `error` saying which debates it left unfinished (still `running` in the store).
-fn left_unfinished(error: anyhow::Error, debates: &[String]) -> anyhow::Error {
-    let names: Vec<String> = debates.iter().map(|id| crate::text::inert(id)).collect();
-    let plural = if names.len() == 1 { "" } else { "s" };
-    error.context(format!(
-        "the simulation stopped; debate{plural} left unfinished: {}",
-        names.join(", ")
-    ))
+fn left_unfinished(error: Error, debates: &[String]) -> Error {
+    Error::Unfinished {
+        debates: debates.iter().map(|id| crate::text::inert(id)).collect(),
+        cause: Box::new(error),
+    }
 }
 
 /// Plays an opened `run` to its end; an error is the stage's (the store is unreachable).
@@ -174,7 +172,7 @@ pub async fn drive<S: Stage>(
             (run, changes)
         })
         .await
-        .map_err(|e| anyhow::anyhow!("a round of the simulation failed: {e}"))?;
+        .map_err(Error::Round)?;
         run = returned;
         for change in changes {
             let landed_turn = matches!(&change, Change::Turn(t) if !t.superseded);

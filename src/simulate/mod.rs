@@ -7,12 +7,14 @@
 
 mod clock;
 mod driver;
+mod error;
 mod fixture;
 mod recording;
 mod run;
 
 pub use clock::{Clock, Playback};
 pub use driver::{MemoryStage, Stage, drive, log, play};
+pub use error::{Error, Result};
 pub use fixture::{
     ActionSpec, DecisionSpec, Fixture, FixtureError, FixtureErrors, JudgeSpec, SessionSpec,
     TurnSpec,
