@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Utc};
 
 use gavel::audit::{ExportRow, Format, export};
@@ -101,7 +101,7 @@ pub fn recordings(
         let source = path
             .as_ref()
             .map_or_else(|| "<stdout>".to_owned(), |p| p.display().to_string());
-        let written = recording(debate, &source).map_err(|e| anyhow!(inert(&e)))?;
+        let written = recording(debate, &source)?;
         for note in &written.notes {
             eprintln!("gavel: note: {}", inert(note));
         }

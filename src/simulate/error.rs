@@ -1,5 +1,6 @@
 //! The simulation's one error type, [`Error`]: why a simulated orchestrator stopped, in the
-//! store it plays into (the in-memory one, PostgreSQL) or in its own tasks.
+//! store it plays into (the in-memory one, PostgreSQL) or in its own tasks, or why a debate
+//! cannot be written as a recording.
 //!
 //! A wrapped cause is part of the message and is not also returned by `source()`, so that the
 //! whole story is the `Display` of an [`Error`], once.
@@ -42,6 +43,19 @@ pub enum Error {
     /// A round's play, off the async threads, did not come back.
     #[error("a round of the simulation failed: {0}")]
     Round(JoinError),
+    /// A debate whose controller mode gavel does not know cannot be written as a recording;
+    /// `debate` is its quoted, clipped id.
+    #[error(
+        "debate {debate}: controller_mode {mode} is not one gavel plays (off, shadow, enabled, \
+         gated)"
+    )]
+    UnknownMode { debate: String, mode: String },
+    /// A debate's recording could not be written as JSON lines.
+    #[error("debate {debate}: cannot write ({cause})")]
+    Unwritable {
+        debate: String,
+        cause: std::io::Error,
+    },
     /// `cause` stopped the simulation with `debates` (inert ids) still running in the store.
     #[error(
         "the simulation stopped; debate{} left unfinished: {}: {cause}",

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeSet;
 
+use super::error::{Error, Result};
 use super::fixture::{
     ActionSpec, DecisionSpec, Fixture, FixtureErrors, JudgeSpec, Record, RoundSpec, SessionSpec,
     TurnSpec,
@@ -32,7 +33,7 @@ pub struct Recording {
 
 /// Writes `debate` as a recording; `source` names it in the problems `gavel check` would find.
 /// A debate whose controller mode gavel does not know cannot be played, and is refused.
-pub fn recording(debate: &Debate, source: &str) -> Result<Recording, String> {
+pub fn recording(debate: &Debate, source: &str) -> Result<Recording> {
     let mut writer = Writer {
         id: clip(&format!("{:?}", debate.session.id)),
         lines: Vec::new(),
@@ -50,7 +51,10 @@ pub fn recording(debate: &Debate, source: &str) -> Result<Recording, String> {
         ));
     }
     let lines: Result<Vec<String>, _> = writer.lines.iter().map(json).collect();
-    let text = lines.map_err(|e| format!("debate {}: cannot write ({e})", writer.id))?;
+    let text = lines.map_err(|cause| Error::Unwritable {
+        debate: writer.id.clone(),
+        cause,
+    })?;
     let text = text
         .iter()
         .map(|line| format!("{line}\n"))
@@ -88,15 +92,13 @@ impl Writer {
         self.notes.push(format!("debate {}: {note}", self.id));
     }
 
-    fn session(&mut self, debate: &Debate) -> Result<(), String> {
+    fn session(&mut self, debate: &Debate) -> Result<()> {
         let session = &debate.session;
         let Some(controller_mode) = session.controller_mode.known() else {
-            return Err(format!(
-                "debate {}: controller_mode {} is not one gavel plays (off, shadow, enabled, \
-                 gated)",
-                self.id,
-                clip(&format!("{:?}", session.controller_mode.to_wire()))
-            ));
+            return Err(Error::UnknownMode {
+                debate: self.id.clone(),
+                mode: clip(&format!("{:?}", session.controller_mode.to_wire())),
+            });
         };
         self.lines.push(Record::Session(SessionSpec {
             id: session.id.clone(),
@@ -303,7 +305,7 @@ mod tests {
     fn an_unknown_controller_mode_is_refused_by_name() {
         let mut debate = hostile();
         debate.session.controller_mode = Reported::parse("turbo\u{1b}");
-        let refused = recording(&debate, "x").unwrap_err();
+        let refused = recording(&debate, "x").unwrap_err().to_string();
         assert!(
             refused.contains("controller_mode \"turbo\\u{1b}\""),
             "{refused}"
