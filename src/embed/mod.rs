@@ -13,6 +13,7 @@
 
 mod bert;
 mod chunk;
+mod error;
 pub mod fetch;
 mod tally;
 pub mod vectors;
@@ -24,6 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokenizers::Tokenizer;
 
 pub use chunk::{Chunk, pack, sentences};
+pub use error::Error;
 pub use tally::Tally;
 use vectors::VectorFile;
 

@@ -15,12 +15,14 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::Error;
+
 /// Vectors a file holds at most: about 400 MB at 384 dimensions, five weeks of a fleet running
 /// 10,000 debates of 8 rounds a week.
 pub const MAX_VECTORS: usize = 262_144;
 const MAGIC: &[u8; 8] = b"gavelvec";
 /// Bumped whenever what a round's vector means changes (chunking, pooling, the text's cap).
-const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 const HEADER: u64 = 16;
 const KEY: usize = 32;
 /// The longest vector a file may declare (BERT-large is 1,024).
@@ -40,12 +42,10 @@ pub struct VectorFile {
 impl VectorFile {
     /// Opens the file of vectors of `dimensions` at `path`, creating it if it is not there, and
     /// reads its keys. The error says what is wrong with the file and where.
-    pub fn open(path: &Path, dimensions: usize) -> Result<VectorFile, String> {
+    pub fn open(path: &Path, dimensions: usize) -> Result<VectorFile, Error> {
         if !(1..=MAX_DIMENSIONS).contains(&dimensions) {
-            return Err(format!(
-                "{}: vectors of {dimensions} dimensions cannot be kept",
-                path.display()
-            ));
+            let path = path.to_owned();
+            return Err(Error::Unkeepable { path, dimensions });
         }
         if !path.exists() {
             create(path, dimensions)?;
@@ -54,7 +54,7 @@ impl VectorFile {
             .read(true)
             .append(true)
             .open(path)
-            .map_err(|e| format!("{}: cannot open ({e})", path.display()))?;
+            .map_err(failed(path, "cannot open"))?;
         let mut vectors = VectorFile {
             path: path.to_owned(),
             file,
@@ -96,17 +96,16 @@ impl VectorFile {
 
     /// Keeps `vector` for `key`. Does nothing when the file is full or the key is there with a
     /// good vector; refuses a vector of another length than the file's.
-    pub fn put(&mut self, key: [u8; KEY], vector: &[f32]) -> Result<(), String> {
+    pub fn put(&mut self, key: [u8; KEY], vector: &[f32]) -> Result<(), Error> {
         if self.index.len() >= MAX_VECTORS || self.get(&key).is_some() {
             return Ok(());
         }
         if vector.len() != self.dimensions {
-            return Err(format!(
-                "{}: holds vectors of {} dimensions, not {}",
-                self.path.display(),
-                self.dimensions,
-                vector.len()
-            ));
+            return Err(Error::OtherLength {
+                path: self.path.clone(),
+                holds: self.dimensions,
+                given: vector.len(),
+            });
         }
         let mut record = Vec::with_capacity(KEY + vector.len() * 4);
         record.extend_from_slice(&key);
@@ -119,51 +118,48 @@ impl VectorFile {
             .file
             .write_all(&record)
             .and_then(|()| self.file.stream_position())
-            .map_err(|e| format!("{}: cannot write ({e})", self.path.display()))?;
+            .map_err(failed(&self.path, "cannot write"))?;
         self.index.insert(key, end - record.len() as u64);
         Ok(())
     }
 
     /// Reads the header and every record's key; cuts off a torn last record.
-    fn read_index(&mut self) -> Result<(), String> {
-        let path = self.path.display().to_string();
-        let cannot_read = |e: std::io::Error| format!("{path}: cannot read ({e})");
-        let length = self.file.metadata().map_err(cannot_read)?.len();
+    fn read_index(&mut self) -> Result<(), Error> {
+        let path = &self.path;
+        let cannot_read = failed(path, "cannot read");
+        let length = self.file.metadata().map_err(&cannot_read)?.len();
         let mut reader = BufReader::with_capacity(1 << 20, &self.file);
-        reader.seek(SeekFrom::Start(0)).map_err(cannot_read)?;
+        reader.seek(SeekFrom::Start(0)).map_err(&cannot_read)?;
         let mut header = [0u8; HEADER as usize];
-        reader.read_exact(&mut header).map_err(|_| {
-            format!(
-                "{path}: not a gavel vector file of version {VERSION} (remove it to start anew)"
-            )
-        })?;
+        reader
+            .read_exact(&mut header)
+            .map_err(|_| Error::NotAVectorFile(path.clone()))?;
         if header != header_of(self.dimensions) {
             let declared = u32::from_le_bytes(header[12..16].try_into().expect("4 bytes"));
             return Err(if header[..12] == header_of(self.dimensions)[..12] {
-                format!(
-                    "{path}: holds vectors of {declared} dimensions, the model's have {}",
-                    self.dimensions
-                )
+                Error::OtherModel {
+                    path: path.clone(),
+                    holds: declared,
+                    model: self.dimensions,
+                }
             } else {
-                format!(
-                    "{path}: not a gavel vector file of version {VERSION} (remove it to start anew)"
-                )
+                Error::NotAVectorFile(path.clone())
             });
         }
         let record = (KEY + self.dimensions * 4) as u64;
         let whole = (length - HEADER) / record;
         let mut key = [0u8; KEY];
         for at in (0..whole.min(MAX_VECTORS as u64)).map(|n| HEADER + n * record) {
-            reader.read_exact(&mut key).map_err(cannot_read)?;
+            reader.read_exact(&mut key).map_err(&cannot_read)?;
             reader
                 .seek_relative(record as i64 - KEY as i64)
-                .map_err(cannot_read)?;
+                .map_err(&cannot_read)?;
             self.index.insert(key, at);
         }
         if length != HEADER + whole * record {
             self.file
                 .set_len(HEADER + whole * record)
-                .map_err(|e| format!("{path}: cannot cut off a torn record ({e})"))?;
+                .map_err(failed(path, "cannot cut off a torn record"))?;
         }
         Ok(())
     }
@@ -180,10 +176,9 @@ fn header_of(dimensions: usize) -> [u8; HEADER as usize] {
 
 /// Creates the file with its header whole, or leaves the one another process made first: the
 /// header is written to a file of this process's own, then linked into place.
-fn create(path: &Path, dimensions: usize) -> Result<(), String> {
+fn create(path: &Path, dimensions: usize) -> Result<(), Error> {
     let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)
-        .map_err(|e| format!("{}: cannot create ({e})", parent.display()))?;
+    std::fs::create_dir_all(parent).map_err(failed(parent, "cannot create"))?;
     let draft = path.with_extension(format!("new-{}", std::process::id()));
     let written = File::create(&draft)
         .and_then(|mut f| f.write_all(&header_of(dimensions)))
@@ -192,5 +187,15 @@ fn create(path: &Path, dimensions: usize) -> Result<(), String> {
             linked => linked,
         });
     let _ = std::fs::remove_file(&draft);
-    written.map_err(|e| format!("{}: cannot create ({e})", path.display()))
+    written.map_err(failed(path, "cannot create"))
+}
+
+/// Makes a failed file operation on `path` an [`Error`] saying it was `doing` it.
+fn failed(path: &Path, doing: &'static str) -> impl Fn(std::io::Error) -> Error {
+    let path = path.to_owned();
+    move |cause| Error::VectorFile {
+        path: path.clone(),
+        doing,
+        cause,
+    }
 }

@@ -134,7 +134,9 @@ fn a_file_that_is_not_a_vector_file_is_refused_by_name() {
     // Another file, and one shorter than a header.
     for content in ["these are not vectors at all", "gavel"] {
         std::fs::write(scratch.file(), content).unwrap();
-        let error = VectorFile::open(&scratch.file(), 4).unwrap_err();
+        let error = VectorFile::open(&scratch.file(), 4)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             format!(
@@ -149,7 +151,9 @@ fn a_file_that_is_not_a_vector_file_is_refused_by_name() {
 fn another_models_length_is_refused_on_opening_and_on_put() {
     let scratch = Scratch::new("length");
     VectorFile::open(&scratch.file(), 4).unwrap();
-    let error = VectorFile::open(&scratch.file(), 384).unwrap_err();
+    let error = VectorFile::open(&scratch.file(), 384)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         error,
         format!(
@@ -158,7 +162,7 @@ fn another_models_length_is_refused_on_opening_and_on_put() {
         )
     );
     let mut file = VectorFile::open(&scratch.file(), 4).unwrap();
-    let error = file.put(key(1), &unit(3, 0)).unwrap_err();
+    let error = file.put(key(1), &unit(3, 0)).unwrap_err().to_string();
     assert_eq!(
         error,
         format!(
