@@ -1,4 +1,4 @@
-//! The command line's paper cuts (issue 12, item 8), through the gavel binary where it can be:
+//! The command line, through the gavel binary where it can be:
 //! a folder stands for its `*.jsonl` recordings in `check`, `calibrate` and `demo` (in name
 //! order; an empty folder is an error naming it); `check` refuses unknown crux types, crux sides
 //! and aspects the session does not list; an unreadable file is `file: cannot read (why)`; a bad
