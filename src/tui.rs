@@ -302,7 +302,7 @@ impl Console {
     /// Shows `text` in the operator's pager, the console's modes left meanwhile; a signal
     /// that ends the pager ends the console.
     async fn page(&mut self, title: &str, text: &str) -> Result<Option<Ended>> {
-        self.parts.reading.pause();
+        self.parts.reading.pause().await;
         terminal::leave()?;
         let shown = pager::show(title, text, &mut self.parts.signals).await;
         terminal::enter(self.model.mouse)?;
@@ -394,12 +394,13 @@ struct Reading {
 const READ_GRACE: Duration = Duration::from_millis(500);
 
 impl Reading {
-    /// Stops the reader and waits until it is not reading.
-    fn pause(&self) {
+    /// Stops the reader and waits until it is not reading, yielding to the runtime's other
+    /// tasks (the feed, the action writer) meanwhile.
+    async fn pause(&self) {
         *self.paused.lock().unwrap_or_else(|e| e.into_inner()) = true;
         let start = Instant::now();
         while !self.idle.load(Ordering::Acquire) && start.elapsed() < READ_GRACE {
-            std::thread::sleep(Duration::from_millis(2));
+            tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
 
