@@ -1,6 +1,6 @@
 //! One debate's rows gathered by debate: what the console shows and what calibration replays.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::{Deref, RangeInclusive};
 
 use super::limits::MAX_ROUND_CEILING;
@@ -33,6 +33,38 @@ pub struct Debate {
     /// The round each persona first spoke in (of every version of its placed turns), so that
     /// who joined late is known without going over the turns before.
     first_spoke: HashMap<String, u32>,
+    /// The placed turns' and judgments' ids by round, so that the rounds a view shows, and the
+    /// latest round, are found without going over every row of a long debate.
+    turn_rounds: ByRound,
+    judgment_rounds: ByRound,
+}
+
+/// Row ids of one table by round: `(round, id)` in order.
+#[derive(Debug, Clone, Default)]
+struct ByRound(BTreeSet<(u32, u64)>);
+
+impl ByRound {
+    fn of<T>(rows: &[T], key: impl Fn(&T) -> (u32, u64)) -> ByRound {
+        ByRound(rows.iter().map(key).collect())
+    }
+
+    fn latest(&self) -> Option<u32> {
+        self.0.last().map(|&(round, _)| round)
+    }
+
+    /// The ids of the rows of rounds `first` to `last`, each with its round, in round then id
+    /// order.
+    fn within(&self, first: u32, last: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.0.range((first, 0)..=(last, u64::MAX)).copied()
+    }
+}
+
+fn turn_key(turn: &Turn) -> (u32, u64) {
+    (turn.round_number, turn.id)
+}
+
+fn judgment_key(judgment: &Judgment) -> (u32, u64) {
+    (judgment.round_index, judgment.id)
 }
 
 /// Whether a row's round is one a debate files it under.
@@ -75,21 +107,24 @@ fn same_unplaced(a: &Change, b: &Change) -> bool {
 }
 
 /// Files a row known by its id, keeping `rows` in id order (the order turns were spoken and
-/// rulings made, whatever order they arrive in): in place of its older version, else inserted;
-/// a row whose round is not placed goes to `unplaced` instead (leaving `rows`). `same` tells an
-/// unplaced older version of the row.
+/// rulings made, whatever order they arrive in) and `index` by round: in place of its older
+/// version, else inserted; a row whose round is not placed goes to `unplaced` instead (leaving
+/// `rows`). `key` gives a row's round and id; `same` tells an unplaced older version of the row.
 fn file_by_id<T>(
     rows: &mut Vec<T>,
+    index: &mut ByRound,
     unplaced: &mut Vec<Change>,
     row: T,
-    id_of: impl Fn(&T) -> u64,
+    key: impl Fn(&T) -> (u32, u64),
     same: impl Fn(&Change) -> bool,
-    round: u32,
     wrap: fn(T) -> Change,
 ) {
     unplaced.retain(|c| !same(c));
-    let id = id_of(&row);
-    let at = rows.binary_search_by_key(&id, &id_of);
+    let (round, id) = key(&row);
+    let at = rows.binary_search_by_key(&id, |r| key(r).1);
+    if let Ok(i) = at {
+        index.0.remove(&key(&rows[i]));
+    }
     match (placed(round), at) {
         (true, Ok(i)) => rows[i] = row,
         (true, Err(i)) => rows.insert(i, row),
@@ -98,8 +133,10 @@ fn file_by_id<T>(
                 rows.remove(i);
             }
             unplaced.push(wrap(row));
+            return;
         }
     }
+    index.0.insert((round, id));
 }
 
 /// The rows of one round, gathered.
@@ -124,6 +161,8 @@ impl Debate {
             notes: Vec::new(),
             unplaced: Vec::new(),
             first_spoke: HashMap::new(),
+            turn_rounds: ByRound::default(),
+            judgment_rounds: ByRound::default(),
         }
     }
 
@@ -143,23 +182,23 @@ impl Debate {
                 }
                 file_by_id(
                     &mut self.turns,
+                    &mut self.turn_rounds,
                     &mut self.unplaced,
                     turn,
-                    |t| t.id,
+                    turn_key,
                     |c| matches!(c, Change::Turn(t) if t.id == id),
-                    round,
                     Change::Turn,
                 );
             }
             Change::Judgment(judgment) => {
-                let (id, round) = (judgment.id, judgment.round_index);
+                let id = judgment.id;
                 file_by_id(
                     &mut self.judgments,
+                    &mut self.judgment_rounds,
                     &mut self.unplaced,
                     judgment,
-                    |j| j.id,
+                    judgment_key,
                     |c| matches!(c, Change::Judgment(j) if j.id == id),
-                    round,
                     Change::Judgment,
                 );
             }
@@ -191,9 +230,9 @@ impl Debate {
 
     /// The highest round any placed turn or decision names.
     pub fn latest_round(&self) -> u32 {
-        let turns = self.turns.iter().map(|t| t.round_number);
-        let decisions = self.decisions.keys().copied();
-        turns.chain(decisions).max().unwrap_or(0)
+        let turns = self.turn_rounds.latest();
+        let decisions = self.decisions.keys().next_back().copied();
+        turns.max(decisions).unwrap_or(0)
     }
 
     pub fn latest_decision(&self) -> Option<&ControllerDecision> {
@@ -256,21 +295,15 @@ impl Debate {
 
     /// One round's rows.
     pub fn round(&self, number: u32) -> RoundRow<'_> {
-        RoundRow {
-            number,
-            turns: self
-                .turns
-                .iter()
-                .filter(|t| t.round_number == number)
-                .collect(),
-            judgments: self
-                .judgments
-                .iter()
-                .filter(|j| j.round_index == number)
-                .collect(),
-            decision: self.decisions.get(&number),
-            action: self.actions.get(&number),
-        }
+        self.rounds_in(number..=number)
+            .pop()
+            .unwrap_or_else(|| RoundRow {
+                number,
+                turns: Vec::new(),
+                judgments: Vec::new(),
+                decision: self.decisions.get(&number),
+                action: self.actions.get(&number),
+            })
     }
 
     /// Every round so far, first to latest, gathered in one pass over the rows.
@@ -295,15 +328,15 @@ impl Debate {
                 action: self.actions.get(&number),
             })
             .collect();
-        let at = |round: u32| round.checked_sub(first).map(|i| i as usize);
-        for turn in &self.turns {
-            if let Some(row) = at(turn.round_number).and_then(|i| rounds.get_mut(i)) {
-                row.turns.push(turn);
+        let at = |round: u32| (round - first) as usize;
+        for (round, id) in self.turn_rounds.within(first, last) {
+            if let Ok(i) = self.turns.binary_search_by_key(&id, |t| t.id) {
+                rounds[at(round)].turns.push(&self.turns[i]);
             }
         }
-        for judgment in &self.judgments {
-            if let Some(row) = at(judgment.round_index).and_then(|i| rounds.get_mut(i)) {
-                row.judgments.push(judgment);
+        for (round, id) in self.judgment_rounds.within(first, last) {
+            if let Ok(i) = self.judgments.binary_search_by_key(&id, |j| j.id) {
+                rounds[at(round)].judgments.push(&self.judgments[i]);
             }
         }
         rounds

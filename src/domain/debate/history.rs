@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{Debate, spoke};
+use super::{ByRound, Debate, judgment_key, spoke, turn_key};
 use crate::domain::{DebateNote, Session, SessionStatus, Turn};
 
 /// A moment the time cursor shows: the decision of `round` had landed and, when `acted`, the
@@ -125,6 +125,8 @@ impl Debate {
                 turn.round_number,
             );
         }
+        self.turn_rounds = ByRound::of(&self.turns, turn_key);
+        self.judgment_rounds = ByRound::of(&self.judgments, judgment_key);
         self.session = if cut.finished(live, moment) {
             live.session.clone()
         } else {
