@@ -452,3 +452,52 @@ fn a_debate_knows_the_round_each_persona_first_spoke_in_whatever_order_turns_lan
     assert_eq!(debate.first_spoke("skeptic"), Some(2));
     assert_eq!(debate.first_spoke("expert"), None);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The rounds a view shows come from the rows kept by round (nothing goes over a long
+    /// debate's every row): they must be what gathering every row says, whatever order rows
+    /// land in, and when a row written again moves to another round or to none.
+    #[test]
+    fn the_rounds_kept_by_round_are_the_rounds_gathered_from_every_row(
+        rows in prop::collection::vec((any::<bool>(), 1..12u64, 0..7u32), 1..60),
+        first in 0..8u32,
+        span in 0..8u32,
+    ) {
+        let mut debate = Debate::new("s");
+        for (turn, id, round) in rows {
+            debate.apply(if turn {
+                Change::Turn(common::rows::turn("s", id, round, "theorist"))
+            } else {
+                let ruling = common::rows::ruling("s", id, round, "theorist", JudgeDecision::Abort, 0.5);
+                Change::Judgment(ruling)
+            });
+        }
+        let latest = debate.turns.iter().map(|t| t.round_number).max().unwrap_or(0);
+        prop_assert_eq!(debate.latest_round(), latest);
+        let last = first.saturating_add(span);
+        let shown = debate.rounds_in(first..=last);
+        let expected: Vec<u32> = (first.max(1)..=last.min(latest)).collect();
+        prop_assert_eq!(shown.iter().map(|r| r.number).collect::<Vec<_>>(), expected);
+        for round in shown {
+            let turns: Vec<u64> = debate
+                .turns
+                .iter()
+                .filter(|t| t.round_number == round.number)
+                .map(|t| t.id)
+                .collect();
+            let judgments: Vec<u64> = debate
+                .judgments
+                .iter()
+                .filter(|j| j.round_index == round.number)
+                .map(|j| j.id)
+                .collect();
+            prop_assert_eq!(round.turns.iter().map(|t| t.id).collect::<Vec<_>>(), turns);
+            prop_assert_eq!(round.judgments.iter().map(|j| j.id).collect::<Vec<_>>(), judgments);
+            let one = debate.round(round.number);
+            prop_assert_eq!(one.turns.len(), round.turns.len());
+            prop_assert_eq!(one.judgments.len(), round.judgments.len());
+        }
+    }
+}
