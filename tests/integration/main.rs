@@ -3,7 +3,7 @@
 //! database per test). A test that changes the cluster itself (stops or restarts it, creates
 //! login roles, asks for passwords or TLS) starts a server of its own (`common::pg::server`).
 //!
-//! Each module below is one area, named as the README's "Tested by" lines name it.
+//! Each module below is one area, named as the docs' "Tested by" lines name it.
 
 mod common;
 
