@@ -186,14 +186,7 @@ fn colon_jumps_to_a_debate_by_id() {
         model.filter().is_empty(),
         "a filter hiding the debate is cleared"
     );
-    assert!(
-        model
-            .flash
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("filter cleared")
-    );
+    assert!(common::flash(&model).contains("filter cleared"));
 
     update(&mut model, char(':'));
     type_text(&mut model, "nope");

@@ -35,14 +35,7 @@ fn y_copies_the_id_in_the_list_and_the_round_in_the_detail() {
     select(&mut model, "fmt-melanoma-pd1");
     let commands = update(&mut model, char('y'));
     assert_eq!(commands, [Command::Copy("fmt-melanoma-pd1".into())]);
-    assert!(
-        model
-            .flash
-            .as_ref()
-            .unwrap()
-            .text
-            .starts_with("copied the id of fmt-melanoma-pd1")
-    );
+    assert!(common::flash(&model).starts_with("copied the id of fmt-melanoma-pd1"));
 
     update(&mut model, char('2'));
     let commands = update(&mut model, char('y'));

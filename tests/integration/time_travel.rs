@@ -99,14 +99,7 @@ fn in_the_past_actions_are_off_and_esc_returns_to_live() {
     assert!(header.contains("live: round 1"), "{header}");
     update(&mut model, char('a'));
     assert!(model.overlay.is_none());
-    assert!(
-        model
-            .flash
-            .as_ref()
-            .unwrap()
-            .text
-            .starts_with("in the past")
-    );
+    assert!(common::flash(&model).starts_with("in the past"));
     update(&mut model, key(KeyCode::Esc));
     assert!(model.past.is_none());
     update(&mut model, char('a'));

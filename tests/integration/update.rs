@@ -39,7 +39,7 @@ fn any_key_but_y_cancels_a_confirmation() {
         assert!(update(&mut model, cancel).is_empty());
         assert!(model.overlay.is_none());
         assert!(!model.quit, "q cancels the confirmation, it does not quit");
-        assert!(model.flash.as_ref().unwrap().text.contains("cancelled"));
+        assert!(common::flash(&model).contains("cancelled"));
     }
 }
 
@@ -156,14 +156,7 @@ fn the_round_trip_resolves_the_pending_decision_and_the_debate_moves_on() {
         update(&mut model, Event::Store(Box::new(change)));
     }
     assert!(model.held(0).unwrap().pending().is_none());
-    assert!(
-        model
-            .flash
-            .as_ref()
-            .unwrap()
-            .text
-            .starts_with("recorded: alice accept")
-    );
+    assert!(common::flash(&model).starts_with("recorded: alice accept"));
     for change in runs[0].play_round() {
         update(&mut model, Event::Store(Box::new(change)));
     }
