@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use gavel::app::{Event, Model, SortOrder, update};
 use gavel::config::Config;
+use gavel::console::app::{Event, Model, SortOrder, update};
 use gavel::domain::{
     Change, ControllerDecision, ControllerMode, Decision, Reported, Session, SessionStatus,
     Signals, Turn,
@@ -124,7 +124,7 @@ fn timed(
 ) -> (Duration, Duration) {
     let mut terminal = terminal();
     terminal
-        .draw(|frame| gavel::ui::view(model, frame))
+        .draw(|frame| gavel::console::ui::view(model, frame))
         .unwrap();
     let mut times: Vec<Duration> = (0..FRAMES)
         .map(|_| {
@@ -132,7 +132,7 @@ fn timed(
             model.prepare_frame();
             let started = Instant::now();
             terminal
-                .draw(|frame| gavel::ui::view(black_box(model), frame))
+                .draw(|frame| gavel::console::ui::view(black_box(model), frame))
                 .unwrap();
             started.elapsed()
         })

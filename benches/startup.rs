@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use gavel::app::{Event, Link};
+use gavel::console::app::{Event, Link};
 use gavel::store::postgres::{LocalServer, Target, Wanted, migrate};
 use tokio::sync::mpsc::unbounded_channel;
 

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use crossterm::event::KeyCode;
-use gavel::app::{Event, Model, update};
 use gavel::config::Config;
+use gavel::console::app::{Event, Model, update};
 use gavel::domain::{
     Change, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment, Reported,
     Session, SessionStatus, Signals, Turn,
@@ -42,7 +42,7 @@ fn main() {
     let mut draw = |model: &mut Model| {
         model.prepare_frame();
         terminal
-            .draw(|frame| gavel::ui::view(black_box(model), frame))
+            .draw(|frame| gavel::console::ui::view(black_box(model), frame))
             .unwrap();
     };
     draw(&mut model);

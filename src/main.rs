@@ -17,7 +17,7 @@ use gavel::logging;
 use gavel::text::inert;
 
 fn main() -> ExitCode {
-    gavel::memory::share_arenas();
+    gavel::console::allocator::share_arenas();
     report_panics();
     let result = run(Cli::parse());
     commands::note_embedding();

@@ -10,14 +10,16 @@ use tokio::runtime::Runtime;
 use tokio::sync::mpsc::unbounded_channel;
 use tokio::sync::watch;
 
-use gavel::app::{Command, Model};
 use gavel::cli;
 use gavel::config::Config;
-use gavel::orchestrator::simulate;
+use gavel::console::app::{Command, Model};
+use gavel::console::backend::{demo, live};
+use gavel::console::{Ended, terminal};
+use gavel::logging;
 use gavel::progress::Progress;
+use gavel::simulate::postgres::simulate;
 use gavel::simulate::{Fixture, Playback};
 use gavel::store::postgres::{LocalServer, Target, migrate};
-use gavel::{demo, live, logging, terminal, tui};
 
 use super::{console_model, load_fixtures, print, runtime};
 
@@ -44,12 +46,12 @@ pub fn run(
     };
     let (mut model, theme_file) = console_model(source, console, &config, postgres)?;
     model.playback = playback;
-    let console = Console { model, theme_file };
+    let ready = Ready { model, theme_file };
     let rt = runtime()?;
     let ended = if postgres {
-        on_postgres(rt, fixtures, config, console)?
+        on_postgres(rt, fixtures, config, ready)?
     } else {
-        in_memory(rt, fixtures, config, console)?
+        in_memory(rt, fixtures, config, ready)?
     };
     Ok(ended.exit_code())
 }
@@ -59,16 +61,16 @@ fn on_postgres(
     rt: Runtime,
     fixtures: Vec<Fixture>,
     config: Config,
-    mut console: Console,
-) -> Result<tui::Ended> {
-    console.model.simulated = true;
+    mut ready: Ready,
+) -> Result<Ended> {
+    ready.model.simulated = true;
     eprintln!("gavel: starting a throwaway PostgreSQL ...");
     let server = LocalServer::start()?;
     // Where the demo's database is (for psql in another terminal), in the header
     // and again on exit.
     let source = format!("demo --postgres: {}", server.url("gavel"));
-    console.model.source = source.clone();
-    let result = rt.block_on(demo_postgres(&server, fixtures, config, console));
+    ready.model.source = source.clone();
+    let result = rt.block_on(demo_postgres(&server, fixtures, config, ready));
     rt.shutdown_background();
     drop(server);
     print(&format!("{source} (removed on exit)\n"))?;
@@ -76,26 +78,21 @@ fn on_postgres(
 }
 
 /// The demo played in memory.
-fn in_memory(
-    rt: Runtime,
-    fixtures: Vec<Fixture>,
-    config: Config,
-    console: Console,
-) -> Result<tui::Ended> {
-    let playback = console.model.playback;
+fn in_memory(rt: Runtime, fixtures: Vec<Fixture>, config: Config, ready: Ready) -> Result<Ended> {
+    let playback = ready.model.playback;
     let ended = rt.block_on(async {
         let (events, receiver) = unbounded_channel();
         let commands = demo::start(fixtures, Arc::new(config), events.clone());
         let _ = commands.send(Command::SetPlayback(playback));
-        let theme_file = console.theme_file.as_deref();
-        tui::run(console.model, theme_file, (events, receiver), commands).await
+        let theme_file = ready.theme_file.as_deref();
+        gavel::console::run(ready.model, theme_file, (events, receiver), commands).await
     })?;
     rt.shutdown_background();
     Ok(ended)
 }
 
 /// A console ready to run.
-struct Console {
+struct Ready {
     model: Model,
     theme_file: Option<PathBuf>,
 }
@@ -105,9 +102,9 @@ async fn demo_postgres(
     server: &LocalServer,
     fixtures: Vec<Fixture>,
     config: Config,
-    console: Console,
-) -> Result<tui::Ended> {
-    let playback = console.model.playback;
+    ready: Ready,
+) -> Result<Ended> {
+    let playback = ready.model.playback;
     let admin = Target::exact(&server.url("postgres"))?
         .connect_driven()
         .await?;
@@ -128,8 +125,8 @@ async fn demo_postgres(
     };
     let (events, receiver) = unbounded_channel();
     let commands = live::start(target, events.clone(), Some(clock_tx), config.limits);
-    let theme_file = console.theme_file.as_deref();
-    let result = tui::run(console.model, theme_file, (events, receiver), commands).await;
+    let theme_file = ready.theme_file.as_deref();
+    let result = gavel::console::run(ready.model, theme_file, (events, receiver), commands).await;
     simulator.abort();
     Ok(result?)
 }

@@ -18,13 +18,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use gavel::app::Model;
 use gavel::cli;
 use gavel::config::Config;
+use gavel::config::theme::Theme;
+use gavel::console::app::Model;
 use gavel::domain::Limits;
 use gavel::simulate::{Fixture, FixtureErrors};
 use gavel::store::postgres::Target;
-use gavel::theme::Theme;
 
 /// Writes `text` to standard output; a closed pipe is an error `main` recognises.
 pub fn print(text: &str) -> io::Result<()> {

@@ -9,9 +9,9 @@ use tokio::sync::watch;
 
 use gavel::config::Config;
 use gavel::logging;
-use gavel::orchestrator::simulate;
 use gavel::progress::Stage;
 use gavel::simulate::Playback;
+use gavel::simulate::postgres::simulate;
 
 use super::{load_fixtures, runtime, stop_on_interrupt, target};
 

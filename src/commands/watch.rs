@@ -8,7 +8,9 @@ use tokio::sync::mpsc::unbounded_channel;
 
 use gavel::cli::Console;
 use gavel::config::Config;
-use gavel::{live, logging, terminal, tui};
+use gavel::console::backend::live;
+use gavel::console::terminal;
+use gavel::logging;
 
 use super::{console_model, target};
 
@@ -33,7 +35,7 @@ pub fn run(
     let ended = rt.block_on(async {
         let (events, receiver) = unbounded_channel();
         let commands = live::start(target, events.clone(), None, config.limits);
-        tui::run(model, theme_file.as_deref(), (events, receiver), commands).await
+        gavel::console::run(model, theme_file.as_deref(), (events, receiver), commands).await
     });
     // Not waiting on the backend's blocking tasks: after a signal, tokio's handlers
     // would swallow a second SIGTERM or SIGINT while a drop waited on them.

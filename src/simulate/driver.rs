@@ -7,8 +7,8 @@ use std::future::Future;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
 
-use super::clock::{Clock, Playback};
 use super::error::{Error, Result};
+use super::playback::{Playback, PlaybackClock};
 use super::run::DebateRun;
 use crate::config::SimulatorConfig;
 use crate::domain::{Change, OperatorAction};
@@ -105,7 +105,7 @@ pub async fn play<S: Stage + Send + 'static>(
     let mut ids = std::collections::HashMap::new();
     for (run, stage) in opened {
         let id = run.session().id.clone();
-        let clock = Clock::new(playback.clone());
+        let clock = PlaybackClock::new(playback.clone());
         ids.insert(
             debates.spawn(drive(run, stage, clock, pace.clone())).id(),
             id,
@@ -139,7 +139,7 @@ fn left_unfinished(error: Error, debates: &[String]) -> Error {
 pub async fn drive<S: Stage>(
     mut run: DebateRun,
     mut stage: S,
-    mut clock: Clock,
+    mut clock: PlaybackClock,
     pace: SimulatorConfig,
 ) -> Result<()> {
     while !run.is_finished() {

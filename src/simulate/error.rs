@@ -28,9 +28,6 @@ pub enum Error {
     /// The database refused a note; the text says why.
     #[error("{0}")]
     Refused(String),
-    /// A row's JSON column could not be made.
-    #[error("{0}")]
-    Json(serde_json::Error),
     /// The connection listening for operator actions closed.
     #[error("the connection listening for operator actions closed")]
     ListenerClosed,
@@ -71,11 +68,5 @@ pub enum Error {
 impl From<postgres::Error> for Error {
     fn from(cause: postgres::Error) -> Error {
         Error::Database(cause)
-    }
-}
-
-impl From<serde_json::Error> for Error {
-    fn from(cause: serde_json::Error) -> Error {
-        Error::Json(cause)
     }
 }

@@ -7,9 +7,9 @@
 //! write offers no retry; a stale retry, a stale confirmation and an accept of an empty decision
 //! write nothing. Without a database: the same rules in `update()` and the memory store.
 
-use gavel::app::{Command, Event, Link, Model, Overlay, update};
 use gavel::audit::{ExportRow, Trace};
 use gavel::config::Config;
+use gavel::console::app::{Command, Event, Link, Model, Overlay, update};
 use gavel::domain::{
     Access, ActionKind, Change, Debates, Decision, Limits, OperatorAction, Reported, SessionStatus,
     Stored,

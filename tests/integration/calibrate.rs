@@ -8,11 +8,11 @@ use crate::common;
 use std::path::Path;
 use std::sync::Arc;
 
-use gavel::app::{Reports, Watched};
 use gavel::calibrate::{
     self, AxisSpec, Class, DebateOutcome, RecordedDebate, Report, Row, Setting,
 };
 use gavel::config::Config;
+use gavel::console::app::{Reports, Watched};
 use gavel::domain::{
     ControllerDecision, Debate, Decision, Reported, SessionStatus, Signals, Turn, TurnMetadata,
 };
@@ -391,7 +391,7 @@ fn debate_rows(debate: &Debate) -> Vec<gavel::domain::Change> {
 
 #[test]
 fn the_console_reports_hold_the_rows_of_the_most_active_running_debates_only() {
-    use gavel::app::RUNNING_ROWS;
+    use gavel::console::app::RUNNING_ROWS;
     use gavel::domain::Change;
     let config = Config::default();
     let reports = Reports::start(

@@ -6,10 +6,10 @@ use crate::common;
 
 use common::{char, demo_model, flash, key};
 use crossterm::event::KeyCode;
-use gavel::app::command_line::{
+use gavel::console::app::command_line::{
     Colon, History, ID_CANDIDATES, common_prefix, complete, known, parse,
 };
-use gavel::app::{Model, Overlay, SortOrder, update};
+use gavel::console::app::{Model, Overlay, SortOrder, update};
 use gavel::domain::ControllerMode;
 use proptest::prelude::*;
 

@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use gavel::app::{Action, Keymap};
 use gavel::config::Config;
-use gavel::theme::Theme;
+use gavel::config::theme::Theme;
+use gavel::console::app::{Action, Keymap};
 
 fn load(name: &str) -> gavel::config::Result<Config> {
     Config::load(Some(Path::new(&format!("tests/data/config/{name}.toml"))))
@@ -226,7 +226,7 @@ fn a_theme_with_an_unknown_role_names_it_at_its_line() {
 
 #[test]
 fn every_bundled_theme_tells_the_calibration_charts_marks_apart_and_an_older_file_still_loads() {
-    for name in gavel::theme::bundled_names() {
+    for name in gavel::config::theme::bundled_names() {
         let theme = Theme::bundled(name).unwrap();
         let roles = &theme.roles;
         let marks = [

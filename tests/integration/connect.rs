@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use gavel::app::{Event, Link};
+use gavel::console::app::{Event, Link};
 use gavel::domain::Change;
 use gavel::store::postgres::{LocalServer, Target, listen, migrate};
 use rcgen::{

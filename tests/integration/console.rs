@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use common::{char, demo_model, demo_model_with, held_debates, key, select};
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use gavel::app::{Command, DetailView, Event, Focus, Model, Overlay, SortOrder, update};
 use gavel::audit::ShadowWeek;
 use gavel::config::Config;
+use gavel::config::theme::{self, Theme};
+use gavel::console::app::{Command, DetailView, Event, Focus, Model, Overlay, SortOrder, update};
 use gavel::domain::{Change, Decision};
-use gavel::theme::{self, Theme};
 
 fn ids(model: &Model) -> Vec<&str> {
     let all = model.debates.window(None, usize::MAX);
@@ -605,7 +605,7 @@ fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow
         };
         update(model, Event::Store(Box::new(Change::Turn(turn))));
     };
-    let table = gavel::ui::areas(&model, ratatui::layout::Rect::new(0, 0, 160, 48)).detail;
+    let table = gavel::console::ui::areas(&model, ratatui::layout::Rect::new(0, 0, 160, 48)).detail;
     let shown = u32::from(table.height - 3);
     let step = shown / 2;
     let mut firsts = Vec::new();

@@ -8,9 +8,9 @@ use crate::common;
 use common::tmux::Tmux;
 use common::{char, demo_model, key, select};
 use crossterm::event::KeyCode;
-use gavel::app::{COPY_LIMIT, Command, Event, capped, update};
+use gavel::console::app::{COPY_LIMIT, Command, Event, capped, update};
+use gavel::console::terminal::clipboard;
 use gavel::domain::Change;
-use gavel::terminal::clipboard;
 
 #[test]
 fn the_osc_52_sequence_is_base64_between_its_markers() {

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use gavel::app::{Event, Link, update};
+use gavel::console::app::{Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction};
 use gavel::store::ResolveError;
 use gavel::store::postgres::{Target, migrate, resolve};

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::demo_model;
-use gavel::app::filter::{Field, Filter, Subject, Term, with_term};
+use gavel::console::app::filter::{Field, Filter, Subject, Term, with_term};
 use proptest::prelude::*;
 
 fn term(field: Field, needle: &str, negated: bool) -> Term {
@@ -172,7 +172,7 @@ struct Shown {
 }
 
 /// The list's rows on the screen, read back by column.
-fn shown_rows(model: &gavel::app::Model) -> Vec<Shown> {
+fn shown_rows(model: &gavel::console::app::Model) -> Vec<Shown> {
     let screen = common::screen(model);
     let ids: Vec<String> = model
         .debates
@@ -203,7 +203,7 @@ fn shown_rows(model: &gavel::app::Model) -> Vec<Shown> {
 }
 
 /// The ids a filter lists, sorted.
-fn listed(model: &mut gavel::app::Model, filter: &str) -> Vec<String> {
+fn listed(model: &mut gavel::console::app::Model, filter: &str) -> Vec<String> {
     model.set_filter(filter.to_owned());
     let mut ids: Vec<String> = model
         .debates

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use chrono::Utc;
 use common::key;
 use crossterm::event::KeyCode;
-use gavel::app::{Clock, Command, Event, Fleet, Model, Seq, SortOrder, update};
 use gavel::config::Config;
+use gavel::console::app::{Command, Event, Fleet, Model, Seq, SortOrder, WaitClock, update};
 use gavel::domain::{
     ActionKind, Change, ControllerDecision, ControllerMode, Debate, Decision, JudgeDecision,
     Judgment, OperatorAction, Reported, Session, SessionStatus, Signals, TIMEOUT_OPERATOR,
@@ -226,7 +226,7 @@ proptest! {
         // When each debate's latest decision was filed: a second a step.
         let mut decided: BTreeMap<Seq, u32> = BTreeMap::new();
         let (mut sort, mut filter) = (SortOrder::Arrival, "");
-        let mut clock = Clock::default();
+        let mut clock = WaitClock::default();
         let start = Utc::now();
         for (at, step) in steps.into_iter().enumerate() {
             clock.set_rate(1.0);
@@ -421,15 +421,15 @@ impl Row {
 #[test]
 fn a_filter_finds_personas_first_seen_after_it_was_set() {
     let mut fleet = Fleet::new(usize::MAX);
-    fleet.apply(&session("before", true), &Clock::default());
+    fleet.apply(&session("before", true), &WaitClock::default());
     fleet.arrange(SortOrder::Arrival, "Skeptic");
     assert_eq!(fleet.listed(), 0);
     let mut roster = Session::placeholder("after");
     roster.personas = vec!["theorist".into(), "skeptic".into()];
-    fleet.apply(&Change::Session(roster), &Clock::default());
+    fleet.apply(&Change::Session(roster), &WaitClock::default());
     let mut long = Session::placeholder("long-name");
     long.personas = vec![format!("{}skeptic", "x".repeat(100))];
-    fleet.apply(&Change::Session(long), &Clock::default());
+    fleet.apply(&Change::Session(long), &WaitClock::default());
     let shown = fleet.window(None, 10).rows;
     assert_eq!(
         shown,

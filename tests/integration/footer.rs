@@ -6,8 +6,8 @@ use crate::common;
 
 use common::{char, demo_model, demo_model_with, key, select};
 use crossterm::event::KeyCode;
-use gavel::app::{Command, DetailView, Event, Focus, Model, update};
 use gavel::config::Config;
+use gavel::console::app::{Command, DetailView, Event, Focus, Model, update};
 
 fn footer(model: &Model, width: u16) -> String {
     let screen = common::screen_at(model, width, 24);

@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::hostile::{HUGE, decision_row, fed, hostile_session, turn_row};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use gavel::app::{Event, Link, Model, update};
 use gavel::config::Config;
+use gavel::console::app::{Event, Link, Model, update};
 use gavel::domain::limits::{MAX_AGENTS, MAX_TOKENS, MAX_USD};
 use gavel::domain::{
     ActionKind, Change, ControllerMode, Decision, JudgeDecision, Limits, Reported, SessionStatus,

@@ -7,9 +7,9 @@
 //! database: the demo's memory backend and the screen.
 
 use crossterm::event::KeyCode;
-use gavel::app::{Command, Event, Model, Overlay, update};
 use gavel::audit::{ExportRow, Trace};
 use gavel::config::Config;
+use gavel::console::app::{Command, Event, Model, Overlay, update};
 use gavel::domain::{Change, DebateNote, Debates, Limits, MAX_NOTE, SessionStatus};
 use gavel::store::MemoryStore;
 use gavel::store::postgres::{audit_rows, history};

@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use common::rows::{action, decision, ruling, session, turn};
 use common::{char, demo_model, flash, screen_at, select};
 use crossterm::event::KeyCode;
-use gavel::app::{Command, Event, Model, Overlay, update, worst_ruling};
 use gavel::config::Config;
+use gavel::console::app::{Command, Event, Model, Overlay, update, worst_ruling};
 use gavel::domain::{
     ActionKind, Change, ControllerMode, Decision, Ending, JudgeDecision, SessionStatus,
     TIMEOUT_OPERATOR,

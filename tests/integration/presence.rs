@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
-use gavel::app::{Event, Overlay, update};
+use gavel::console::app::{Event, Overlay, update};
 use gavel::domain::{Claim, Peer, Status};
 use gavel::store::postgres::{CHANNEL, HEARTBEAT, LINGER};
 

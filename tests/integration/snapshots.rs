@@ -5,7 +5,7 @@ use crate::common;
 
 use common::{char, demo_model, key, select};
 use crossterm::event::KeyCode;
-use gavel::app::{Event, Model, update};
+use gavel::console::app::{Event, Model, update};
 use gavel::domain::{Change, Reported};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -128,8 +128,8 @@ fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
 fn the_calibration_charts_marks_differ_by_symbol_and_by_colour_in_every_theme() {
     let (mut model, _) = demo_model();
     open_calibration(&mut model);
-    for name in gavel::theme::bundled_names() {
-        let theme = gavel::theme::Theme::bundled(name).unwrap();
+    for name in gavel::config::theme::bundled_names() {
+        let theme = gavel::config::theme::Theme::bundled(name).unwrap();
         update(&mut model, Event::Theme(Ok(Box::new(theme.clone()))));
         let terminal = screen_at(&model, 80, 24);
         let buffer = terminal.backend().buffer();

@@ -296,7 +296,7 @@ fn a_panic_on_another_thread_runs_the_hook_and_tells_the_console() {
     let left = Arc::new(AtomicBool::new(false));
     let mut panicked = {
         let left = left.clone();
-        gavel::terminal::on_panic(move || left.store(true, Ordering::SeqCst))
+        gavel::console::terminal::on_panic(move || left.store(true, Ordering::SeqCst))
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -716,7 +716,7 @@ proptest! {
 #[test]
 fn separators_and_zero_width_characters_never_reach_the_screen() {
     use common::{demo_model, key, select};
-    use gavel::app::{Event, update};
+    use gavel::console::app::{Event, update};
     use gavel::domain::Change;
 
     let (mut model, _) = demo_model();
@@ -749,7 +749,7 @@ fn separators_and_zero_width_characters_never_reach_the_screen() {
 
 #[test]
 fn ctrl_z_cannot_be_bound_to_an_action() {
-    let refused = "ctrl-z".parse::<gavel::app::Key>().unwrap_err();
+    let refused = "ctrl-z".parse::<gavel::console::app::Key>().unwrap_err();
     assert_eq!(refused, "ctrl-z always suspends and cannot be bound");
 }
 

@@ -6,8 +6,8 @@ use crate::common;
 
 use common::{char, demo_model, key};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use gavel::app::prompt::{Prompt, Typed, wrap};
-use gavel::app::{Event, Intent, MAX_LINE, Model, Overlay, update};
+use gavel::console::app::prompt::{Prompt, Typed, wrap};
+use gavel::console::app::{Event, Intent, MAX_LINE, Model, Overlay, update};
 use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use chrono::{DateTime, TimeZone, Utc};
 use common::{char, key, screen_at};
 use crossterm::event::KeyCode;
-use gavel::app::{DetailView, Event, Focus, Model, update};
 use gavel::config::Config;
+use gavel::console::app::{DetailView, Event, Focus, Model, update};
 use gavel::domain::{
     ActionKind, Change, ControllerMode, Decision, Moment, OperatorAction, Reported,
 };

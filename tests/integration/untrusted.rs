@@ -12,10 +12,10 @@ use common::char;
 use common::hostile::{HUGE, decision_row, fed, hostile_session, turn_row};
 use common::pg::{Database, migrated_database};
 use common::screen_at as screen;
-use gavel::app::{DetailView, Event, Link, Model, update};
 use gavel::audit::Trace;
 use gavel::calibrate::RecordedDebate;
 use gavel::config::Config;
+use gavel::console::app::{DetailView, Event, Link, Model, update};
 use gavel::domain::{Change, Debate, Limits};
 use gavel::simulate::Fixture;
 use gavel::store::MemoryStore;
@@ -308,7 +308,7 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
         .unwrap();
 
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let _commands = gavel::live::start(target, sender, None, Limits::default());
+    let _commands = gavel::console::backend::live::start(target, sender, None, Limits::default());
     let mut model = Model::live("untrusted".into(), "alice".into(), &Config::default());
     let deadline = Instant::now() + Duration::from_secs(20);
     while model.link != Some(Link::Live) || model.debate("h").is_none_or(|d| d.turns.is_empty()) {

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::{char, demo_model, key, select};
 use crossterm::event::KeyCode;
-use gavel::app::{Command, DetailView, Event, Focus, Overlay, update};
+use gavel::console::app::{Command, DetailView, Event, Focus, Overlay, update};
 use gavel::domain::{ActionKind, Change, Decision, Reported};
 use gavel::store::MemoryStore;
 
@@ -372,9 +372,9 @@ fn a_failed_write_is_shown_and_r_retries_it() {
 }
 
 /// A console on a live feed, paused, and a session row to feed it.
-fn paused_live() -> (gavel::app::Model, gavel::domain::Session) {
+fn paused_live() -> (gavel::console::app::Model, gavel::domain::Session) {
     let (_, runs) = demo_model();
-    let mut model = gavel::app::Model::live(
+    let mut model = gavel::console::app::Model::live(
         "live".into(),
         "alice".into(),
         &gavel::config::Config::default(),
@@ -397,13 +397,13 @@ fn a_paused_live_feed_holds_rows_until_resumed() {
 #[test]
 fn a_pause_holds_a_bounded_number_of_rows_then_plays_on() {
     let (mut model, session) = paused_live();
-    for n in 0..gavel::app::HELD_BACK - 1 {
+    for n in 0..gavel::console::app::HELD_BACK - 1 {
         let mut held = session.clone();
         held.id = format!("held-{n}");
         update(&mut model, Event::Store(Box::new(Change::Session(held))));
     }
     assert!(model.playback.paused);
-    assert_eq!(model.held_back.len(), gavel::app::HELD_BACK - 1);
+    assert_eq!(model.held_back.len(), gavel::console::app::HELD_BACK - 1);
     let commands = update(&mut model, Event::Store(Box::new(Change::Session(session))));
     assert!(
         commands
@@ -414,7 +414,7 @@ fn a_pause_holds_a_bounded_number_of_rows_then_plays_on() {
     assert!(model.held_back.is_empty());
     assert_eq!(
         model.debates.len(),
-        gavel::app::HELD_BACK,
+        gavel::console::app::HELD_BACK,
         "every row held is applied"
     );
     let flash = model.flash.as_ref().unwrap();

@@ -1,6 +1,6 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
-//! lenient row reading, exactly-once operator actions, notes pinned to debates, the viewer and operator roles, and a
-//! throwaway local server.
+//! lenient row reading, exactly-once operator actions, notes pinned to debates, the viewer and operator roles, the
+//! rows an orchestrator writes (for the simulator standing in for one), and a throwaway local server.
 
 mod actions;
 mod connect;
@@ -11,6 +11,7 @@ mod local;
 mod migrate;
 mod notes;
 mod notifications;
+mod orchestrator;
 mod payload;
 mod presence;
 mod queries;
@@ -27,6 +28,7 @@ pub use local::LocalServer;
 pub use migrate::{migrate, migrate_each, migrations};
 pub use notes::pin;
 pub use notifications::{Notifications, Pump};
+pub use orchestrator::{Orchestrator, write_decision, write_judgment, write_session, write_turn};
 pub use payload::Notice;
 pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, present};
 pub use queries::{audit_rows, finished_debates, history};

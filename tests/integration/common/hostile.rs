@@ -1,7 +1,7 @@
 //! Rows as a hostile writer leaves them, read by the database's lenient readers within the
 //! default limits, and a console model fed with them.
 
-use gavel::app::{Event, Model, update};
+use gavel::console::app::{Event, Model, update};
 use gavel::domain::{Change, Limits};
 use gavel::store::postgres::rows::{decision_from, session_from, turn_from};
 

@@ -81,7 +81,7 @@ pub fn known(decision: &ControllerDecision) -> Decision {
     }
 }
 
-use gavel::app::{Event, Model, update};
+use gavel::console::app::{Event, Model, update};
 
 /// The footer's flash message, or nothing.
 pub fn flash(model: &Model) -> String {
@@ -206,7 +206,7 @@ pub fn migrate_with_the_binary(url: &str) -> String {
 /// Records the layout of a frame of `model`, as the draw loop does before each frame, for
 /// `update` to read (mouse clicks, scrolling to the bottom).
 pub fn record_frame(model: &mut Model) {
-    model.record_frame(gavel::ui::geometry(model));
+    model.record_frame(gavel::console::ui::geometry(model));
 }
 
 /// The console drawn at `width` x `height` on a test terminal (its cells, styles and cursor).
@@ -217,7 +217,9 @@ pub fn draw(
 ) -> ratatui::Terminal<ratatui::backend::TestBackend> {
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| gavel::ui::view(model, f)).unwrap();
+    terminal
+        .draw(|f| gavel::console::ui::view(model, f))
+        .unwrap();
     terminal
 }
 

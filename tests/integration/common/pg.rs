@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use gavel::app::{Command, Event, Link, Model, update};
+use gavel::console::app::{Command, Event, Link, Model, update};
 use gavel::store::postgres::{LocalServer, Target};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::Client;
@@ -143,7 +143,7 @@ pub async fn play_into(target: &Target, fixtures: Vec<gavel::simulate::Fixture>)
         ..Config::default()
     });
     let (_playback, clock) = tokio::sync::watch::channel(gavel::simulate::Playback::default());
-    gavel::orchestrator::simulate(
+    gavel::simulate::postgres::simulate(
         target,
         fixtures,
         config,
@@ -168,7 +168,8 @@ impl Console {
     /// A console attached to `target`, acting as the operator "alice".
     pub fn attach(target: Target) -> Console {
         let (sender, events) = unbounded_channel();
-        let commands = gavel::live::start(target, sender, None, Default::default());
+        let commands =
+            gavel::console::backend::live::start(target, sender, None, Default::default());
         Console {
             model: Model::live(
                 "test".into(),

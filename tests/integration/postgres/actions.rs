@@ -86,7 +86,7 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
     let fast_run = {
         let (target, config, clock) = (target.clone(), config.clone(), clock.clone());
         tokio::spawn(async move {
-            gavel::orchestrator::simulate(
+            gavel::simulate::postgres::simulate(
                 &target,
                 vec![timing_out],
                 config,
@@ -101,7 +101,7 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
         let target = target.clone();
         let clock = clock.clone();
         tokio::spawn(async move {
-            gavel::orchestrator::simulate(
+            gavel::simulate::postgres::simulate(
                 &target,
                 vec![gated_long],
                 slow,

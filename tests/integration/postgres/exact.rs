@@ -4,9 +4,9 @@
 //! decimal of an f32, as a judge's score is written in a recording).
 
 use gavel::domain::{Change, Decision, JudgeDecision, Session, Signals};
-use gavel::orchestrator::Orchestrator;
 use gavel::simulate::Stage;
-use gavel::store::postgres::history;
+use gavel::simulate::postgres::PgStage;
+use gavel::store::postgres::{Orchestrator, history};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -46,7 +46,7 @@ async fn round_trip(
         let ruling = rows::ruling(id, 0, round, "a", JudgeDecision::Continue, score);
         changes.push(Change::Judgment(ruling));
     }
-    let mut stage = orchestrator.stage(id, false).unwrap();
+    let mut stage = PgStage::new(orchestrator, id, false).unwrap();
     stage.write(changes).await.unwrap();
     let mut back = vec![(None, None); values.len()];
     for change in history(client, id, &Default::default()).await.unwrap() {

@@ -11,7 +11,7 @@ mod notify_rows;
 
 use std::time::{Duration, Instant};
 
-use gavel::app::{Command, Event, Link, update};
+use gavel::console::app::{Command, Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
 use gavel::policy::ControllerConfig;
 use gavel::store::postgres::{migrate, record};

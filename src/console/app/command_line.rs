@@ -1,0 +1,318 @@
+//! The `:` command line: reading a command ([`parse`]), completing what is typed ([`complete`])
+//! and recalling earlier commands ([`History`]). Pure: the debates' ids come from the caller,
+//! and only when the operator asks for a completion, at most [`ID_CANDIDATES`] of them.
+
+use crate::config::theme;
+use crate::domain::ControllerMode;
+
+use super::fleet::SortOrder;
+
+/// A command read from the `:` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Colon {
+    /// `:pending`: list only debates with a pending decision.
+    Pending,
+    /// `:waiting`: list only debates whose decision waits for the operator.
+    Waiting,
+    /// `:mode <mode>`: list only debates in that mode; `:mode` alone lists every mode again.
+    Mode(Option<ControllerMode>),
+    /// `:sort <arrival|pending|id>`.
+    Sort(SortOrder),
+    /// `:theme <name>`: a bundled theme.
+    Theme(String),
+    /// `:help`: the keys.
+    Help,
+    /// `:who`: the other consoles on the database.
+    Who,
+    /// `:q`, `:quit`.
+    Quit,
+    /// `:<debate id>` (or a unique part of one): select that debate.
+    Jump(String),
+}
+
+/// The commands by name, with what their argument may be (none: they take none).
+const COMMANDS: &[(&str, Argument)] = &[
+    ("pending", Argument::None),
+    ("waiting", Argument::None),
+    ("mode", Argument::Mode),
+    ("sort", Argument::Sort),
+    ("theme", Argument::Theme),
+    ("help", Argument::None),
+    ("who", Argument::None),
+    ("quit", Argument::None),
+    ("q", Argument::None),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Argument {
+    None,
+    Mode,
+    Sort,
+    Theme,
+}
+
+/// The sort orders by name.
+const SORTS: &[(&str, SortOrder)] = &[
+    ("arrival", SortOrder::Arrival),
+    ("pending", SortOrder::PendingFirst),
+    ("id", SortOrder::Id),
+];
+
+/// Debate ids offered for one completion at most.
+pub const ID_CANDIDATES: usize = 50;
+
+impl Argument {
+    /// The values this argument may take.
+    fn values(self) -> Vec<&'static str> {
+        match self {
+            Argument::None => Vec::new(),
+            Argument::Mode => ControllerMode::ALL.iter().map(|m| m.as_str()).collect(),
+            Argument::Sort => SORTS.iter().map(|(name, _)| *name).collect(),
+            Argument::Theme => theme::bundled_names().collect(),
+        }
+    }
+}
+
+/// Every command as the operator may type it, for messages: `pending, mode <off|shadow|...>, ...`.
+pub fn known() -> String {
+    let commands: Vec<String> = COMMANDS
+        .iter()
+        .filter(|(name, _)| *name != "q")
+        .map(|(name, argument)| match argument {
+            Argument::None => (*name).to_owned(),
+            _ => format!("{name} <{}>", argument.values().join("|")),
+        })
+        .collect();
+    format!("{}, or a debate id", commands.join(", "))
+}
+
+/// Reads a command line (without its `:`); `None` when it is blank.
+pub fn parse(text: &str) -> Result<Option<Colon>, String> {
+    let mut words = text.split_whitespace();
+    let Some(name) = words.next() else {
+        return Ok(None);
+    };
+    let args: Vec<&str> = words.collect();
+    let Some(&(name, argument)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
+        return match args.as_slice() {
+            [] => Ok(Some(Colon::Jump(name.to_owned()))),
+            _ => Err(format!(
+                "unknown command {name}: the commands are {}",
+                known()
+            )),
+        };
+    };
+    let one = |args: &[&str]| match args {
+        [arg] => Ok(arg.to_lowercase()),
+        _ => Err(format!(
+            "{name} takes one of {}",
+            argument.values().join(", ")
+        )),
+    };
+    let colon = match argument {
+        Argument::None if !args.is_empty() => {
+            return Err(format!("{name} takes no argument"));
+        }
+        Argument::None => match name {
+            "pending" => Colon::Pending,
+            "waiting" => Colon::Waiting,
+            "help" => Colon::Help,
+            "who" => Colon::Who,
+            _ => Colon::Quit,
+        },
+        Argument::Mode if args.is_empty() => Colon::Mode(None),
+        Argument::Mode => {
+            let mode = one(&args)?;
+            Colon::Mode(Some(mode.parse().map_err(|_| {
+                format!(
+                    "no mode {mode}: the modes are {}",
+                    argument.values().join(", ")
+                )
+            })?))
+        }
+        Argument::Sort => {
+            let sort = one(&args)?;
+            match SORTS.iter().find(|(n, _)| *n == sort) {
+                Some((_, order)) => Colon::Sort(*order),
+                None => {
+                    return Err(format!(
+                        "no sort order {sort}: the orders are {}",
+                        argument.values().join(", ")
+                    ));
+                }
+            }
+        }
+        Argument::Theme => {
+            let name = one(&args)?;
+            if !argument.values().contains(&name.as_str()) {
+                return Err(format!(
+                    "no bundled theme {name}: the themes are {}",
+                    argument.values().join(", ")
+                ));
+            }
+            Colon::Theme(name)
+        }
+    };
+    Ok(Some(colon))
+}
+
+/// What a completion offers for the word being typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The line before the word completed.
+    pub head: String,
+    /// What the word may become, sorted.
+    pub candidates: Vec<String>,
+    /// More debate ids match than were offered.
+    pub more: bool,
+    /// The candidate put in the line by cycling through them, if any.
+    pub chosen: Option<usize>,
+}
+
+impl Completion {
+    /// The line with candidate `at` in place of the word.
+    pub fn line(&self, at: usize) -> String {
+        format!("{}{}", self.head, self.candidates[at])
+    }
+}
+
+/// The completions of the last word of `text`: command names, then the argument of a command
+/// (modes, sort orders, theme names); a first word is also completed as a debate id from
+/// `ids(prefix, limit)` (ids starting with the prefix, in any order), when it is not empty.
+pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -> Completion {
+    let (head, word) = match text.rfind(' ') {
+        Some(at) => text.split_at(at + 1),
+        None => ("", text),
+    };
+    let mut more = false;
+    let mut candidates: Vec<String> = match head.split_whitespace().collect::<Vec<_>>()[..] {
+        [] => {
+            let mut names: Vec<String> = COMMANDS
+                .iter()
+                .map(|(name, _)| *name)
+                .filter(|name| *name != "q" && name.starts_with(word))
+                .map(str::to_owned)
+                .collect();
+            if !word.is_empty() {
+                let found = ids(word, ID_CANDIDATES + 1);
+                more = found.len() > ID_CANDIDATES;
+                let mut found: Vec<String> = found
+                    .into_iter()
+                    .take(ID_CANDIDATES)
+                    .map(str::to_owned)
+                    .collect();
+                found.sort_unstable();
+                names.extend(found);
+            }
+            names
+        }
+        [name] => COMMANDS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, argument)| argument.values())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|value| value.starts_with(&word.to_lowercase()))
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    candidates.dedup();
+    Completion {
+        head: head.to_owned(),
+        candidates,
+        more,
+        chosen: None,
+    }
+}
+
+/// Whether a command by this name takes an argument (a completed name is then followed by a
+/// space).
+pub fn takes_argument(name: &str) -> bool {
+    COMMANDS
+        .iter()
+        .any(|(n, argument)| *n == name && *argument != Argument::None)
+}
+
+/// The longest prefix every one of `words` starts with.
+pub fn common_prefix(words: &[String]) -> &str {
+    let Some(first) = words.first() else {
+        return "";
+    };
+    let mut end = first.len();
+    for word in &words[1..] {
+        let same: usize = first
+            .chars()
+            .zip(word.chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a.len_utf8())
+            .sum();
+        end = end.min(same);
+    }
+    &first[..end]
+}
+
+/// The commands run this session, for ↑ and ↓ in the `:` line.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    entries: Vec<String>,
+    /// The entry shown, while going back through them.
+    at: Option<usize>,
+    /// The line being typed before going back.
+    draft: String,
+}
+
+/// Commands remembered per session.
+const HISTORY: usize = 100;
+
+impl History {
+    /// Remembers a command run (not twice in a row), and starts again from the newest.
+    pub fn push(&mut self, line: &str) {
+        let line = line.trim();
+        if !line.is_empty() && self.entries.last().map(String::as_str) != Some(line) {
+            self.entries.push(line.to_owned());
+            if self.entries.len() > HISTORY {
+                self.entries.remove(0);
+            }
+        }
+        self.restart();
+    }
+
+    /// Forgets where ↑ had got to (the line is typed afresh).
+    pub fn restart(&mut self) {
+        self.at = None;
+        self.draft.clear();
+    }
+
+    /// The command before the one shown (`line` is what is typed now, kept for [`History::newer`]);
+    /// `None` when there is none.
+    pub fn older(&mut self, line: &str) -> Option<&str> {
+        let at = match self.at {
+            None if self.entries.is_empty() => return None,
+            None => {
+                self.draft = line.to_owned();
+                self.entries.len() - 1
+            }
+            Some(at) => at.saturating_sub(1),
+        };
+        self.at = Some(at);
+        Some(&self.entries[at])
+    }
+
+    /// The command after the one shown, or the line that was being typed; `None` when not going
+    /// back through them.
+    pub fn newer(&mut self) -> Option<&str> {
+        let at = self.at?;
+        if at + 1 < self.entries.len() {
+            self.at = Some(at + 1);
+            Some(&self.entries[at + 1])
+        } else {
+            self.at = None;
+            Some(&self.draft)
+        }
+    }
+
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+}

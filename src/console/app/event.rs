@@ -1,0 +1,77 @@
+//! What flows into the console, and what it asks of a backend.
+
+use chrono::{DateTime, Utc};
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use crate::config::theme::Theme;
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, Status};
+use crate::simulate::Playback;
+pub use crate::store::Link;
+use crate::store::{Feed, NoteFailed, ResolveError};
+
+/// Every input to the console.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A key the operator pressed.
+    Key(KeyEvent),
+    /// The terminal's size (width, height): at start and on every change.
+    Resize(u16, u16),
+    /// A mouse wheel turn or click (acted on only when mouse support is on).
+    Mouse(MouseEvent),
+    /// The active theme file changed: the theme it now holds, or why it cannot be used.
+    Theme(Result<Box<Theme>, String>),
+    /// A row landed in the store.
+    Store(Box<Change>),
+    /// The outcome of a [`Command::Resolve`].
+    Resolved(Result<OperatorAction, ResolveError>),
+    /// The outcome of a [`Command::Note`].
+    Noted(Result<DebateNote, NoteFailed>),
+    /// The live database connection changed state.
+    Link(Link),
+    /// What the live database lets this console do, checked on every connect.
+    Access(Access),
+    /// The other consoles on the live database now.
+    Presence(Vec<Peer>),
+    /// The calibration or shadow-week figures changed (see [`super::Reports`]).
+    Reports,
+    /// The wall clock, once a second: gated countdowns move.
+    Tick(DateTime<Utc>),
+    /// A [`Command::Page`] ended: the pager ran, or why it could not.
+    Paged(Result<(), String>),
+}
+
+impl From<Feed> for Event {
+    fn from(feed: Feed) -> Event {
+        match feed {
+            Feed::Row(change) => Event::Store(change),
+            Feed::Link(link) => Event::Link(link),
+            Feed::Access(access) => Event::Access(access),
+            Feed::Presence(peers) => Event::Presence(peers),
+        }
+    }
+}
+
+/// What the console asks a backend to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Record an operator's resolution of a decision, exactly once.
+    Resolve(OperatorAction),
+    /// Say this to the other consoles from now on (presence, on a live database).
+    Present(Status),
+    /// Pin a note to a debate (append-only; not an action).
+    Note(DebateNote),
+    /// Pause, resume or change the speed of the simulated debates.
+    SetPlayback(Playback),
+    /// Load every row of a debate (only the start window is loaded from a database).
+    LoadHistory(String),
+    /// Load the debates whose id, question, status, mode or roster contains this text (a
+    /// filter confirmed), as the start window loads them: debates the console let go of, or
+    /// never loaded, come back.
+    Search(String),
+    /// Put this text on the clipboard (OSC 52). The draw loop does it, not a backend.
+    Copy(String),
+    /// Show this text in the operator's pager, the console's terminal modes left meanwhile. The
+    /// draw loop does it, not a backend.
+    Page { title: String, text: String },
+}

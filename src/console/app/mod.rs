@@ -1,0 +1,29 @@
+//! The console's state and the only place it changes.
+//!
+//! Every input arrives as one [`Event`]; [`update`] applies it to the [`Model`] and may answer
+//! with [`Command`]s for a backend to carry out (record an operator action, change playback).
+//! The results come back as events. Nothing here does I/O.
+
+pub mod command_line;
+mod copy;
+mod event;
+pub mod filter;
+mod fleet;
+mod geometry;
+mod model;
+pub mod prompt;
+mod reports;
+mod update;
+mod wait_clock;
+
+pub use crate::config::keys::{Action, Key, KeyError, KeyOverrides, Keymap};
+pub use copy::{COPY_LIMIT, capped, round_text};
+pub use event::{Command, Event, Link};
+pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
+pub use geometry::{Geometry, Region, TextRows, table_rows};
+pub use model::{
+    Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, Past, worst_ruling,
+};
+pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
+pub use update::{HELD_BACK, MAX_LINE, update};
+pub use wait_clock::{Instant, WaitClock};

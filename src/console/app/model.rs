@@ -1,0 +1,699 @@
+//! The console's state: the debates held (a summary of each, the full rows of the selected one
+//! and of the most recently changed), and what the operator is doing.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::config::theme::Theme;
+use crate::config::{Config, Notify};
+use crate::domain::{
+    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, Moment,
+    OperatorAction, Peer, Reported, Status, who,
+};
+use crate::policy::ControllerConfig;
+use crate::simulate::Playback;
+use crate::text::one_line;
+
+use super::command_line::{Completion, History};
+use super::event::Link;
+use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
+use super::geometry::Geometry;
+use super::prompt::Prompt;
+use super::reports::Reports;
+use super::wait_clock::WaitClock;
+use crate::calibrate::Measuring;
+use crate::config::keys::Keymap;
+
+/// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
+/// unknown ruling ranks above all, so that it is seen), and of the turns given that ruling, the
+/// one with the lowest score (a score that is missing or not a number counts as the lowest).
+pub fn worst_ruling<'a>(judgments: &[&'a Judgment]) -> Option<&'a Judgment> {
+    let severity = |j: &Judgment| match j.decision {
+        Reported::Known(JudgeDecision::Continue) => 0,
+        Reported::Known(JudgeDecision::Warn) => 1,
+        Reported::Known(JudgeDecision::HaltReplace) => 2,
+        Reported::Known(JudgeDecision::Abort) => 3,
+        Reported::Unknown(_) => 4,
+    };
+    let score = |j: &Judgment| {
+        j.score
+            .filter(|s| s.is_finite())
+            .unwrap_or(f64::NEG_INFINITY)
+    };
+    judgments.iter().copied().max_by(|a, b| {
+        severity(a)
+            .cmp(&severity(b))
+            .then_with(|| score(b).total_cmp(&score(a)))
+    })
+}
+
+/// Where the arrow keys act: the debates list, or the selected debate's detail view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Debates,
+    Detail,
+}
+
+/// The views of the selected debate the operator switches between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailView {
+    Rounds,
+    Transcript,
+    Judge,
+    Trace,
+    Format,
+}
+
+impl DetailView {
+    pub const ALL: [DetailView; 5] = [
+        DetailView::Rounds,
+        DetailView::Transcript,
+        DetailView::Judge,
+        DetailView::Trace,
+        DetailView::Format,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            DetailView::Rounds => "rounds",
+            DetailView::Transcript => "transcript",
+            DetailView::Judge => "judge",
+            DetailView::Trace => "trace",
+            DetailView::Format => "format",
+        }
+    }
+
+    /// The view `step` places along, wrapping around.
+    pub fn step(self, step: isize) -> DetailView {
+        let at = DetailView::ALL.iter().position(|v| *v == self).unwrap_or(0) as isize;
+        let len = DetailView::ALL.len() as isize;
+        DetailView::ALL[(at + step).rem_euclid(len) as usize]
+    }
+}
+
+/// An operator action waiting for `y`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Intent {
+    pub session_id: String,
+    pub round_index: u32,
+    pub action: ActionKind,
+    /// The decision that will stand.
+    pub decision: Reported<Decision>,
+    pub persona: Option<String>,
+    /// The operator's reason, recorded with the action.
+    pub note: Option<String>,
+}
+
+impl Intent {
+    /// The longest note kept.
+    pub const MAX_NOTE: usize = 500;
+
+    /// The action to record, by `operator`.
+    pub fn into_action(self, operator: &str) -> OperatorAction {
+        OperatorAction {
+            session_id: self.session_id,
+            round_index: self.round_index,
+            action: self.action.into(),
+            decision: self.decision,
+            persona: self.persona,
+            operator: operator.to_owned(),
+            role: None,
+            note: self.note.filter(|n| !n.trim().is_empty()),
+            created_at: None,
+            issues: Vec::new(),
+        }
+    }
+}
+
+/// A pick list for an override (decisions) or an escalation (personas).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chooser {
+    pub session_id: String,
+    pub round_index: u32,
+    pub action: ActionKind,
+    pub options: Vec<String>,
+    pub cursor: usize,
+}
+
+impl Chooser {
+    /// The intent for the option under the cursor.
+    pub fn chosen(&self) -> Intent {
+        let option = self.options[self.cursor].clone();
+        let (decision, persona) = match self.action {
+            ActionKind::Escalate => (Reported::Known(Decision::EscalateNewPersona), Some(option)),
+            _ => (Reported::parse(&option), None),
+        };
+        Intent {
+            session_id: self.session_id.clone(),
+            round_index: self.round_index,
+            action: self.action,
+            decision,
+            persona,
+            note: None,
+        }
+    }
+}
+
+/// A window over the console.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    /// The keys, scrolled by `scroll` lines (on a short terminal they do not all fit).
+    Help {
+        scroll: u16,
+    },
+    Choose(Chooser),
+    Confirm(Intent),
+    /// Typing the note for an intent; back to its confirmation on Enter.
+    Note(Intent),
+    /// The calibration chart and, below it, the debates of the setting under the cursor (the
+    /// `cursor`-th of the frontier, from the fewest verdict flips) or, `table`, every setting;
+    /// the list below scrolled by `scroll` rows.
+    Calibration {
+        scroll: u16,
+        cursor: usize,
+        table: bool,
+    },
+    /// The shadow-week rollup, scrolled by `scroll` rows.
+    ShadowWeek {
+        scroll: u16,
+    },
+    /// Typing the debates filter; the list follows each key.
+    Filter,
+    /// Typing a command after `:` (the text is the model's [`Model::prompt`]).
+    Command,
+    /// Asking to confirm that a read-only console may act.
+    Unlock,
+    /// The other consoles on the database (`:who`), scrolled by `scroll` rows.
+    Who {
+        scroll: u16,
+    },
+    /// Asking whether to take over a decision another console is deciding, before the dialog
+    /// of this action opens.
+    TakeOver(ActionKind),
+    /// Typing a note to pin to this debate (the text is the model's [`Model::prompt`]).
+    Pin(String),
+}
+
+impl Overlay {
+    /// The decision a dialog is about to resolve (its debate and round) and the note typed so
+    /// far, for the dialogs that act.
+    pub fn deciding(&self) -> Option<(&str, u32, Option<&str>)> {
+        match self {
+            Overlay::Choose(c) => Some((&c.session_id, c.round_index, None)),
+            Overlay::Confirm(i) | Overlay::Note(i) => {
+                Some((&i.session_id, i.round_index, i.note.as_deref()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A one-line message for the operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flash {
+    pub text: String,
+    pub error: bool,
+}
+
+/// The selected debate as it stood at one of its decisions, while the operator looks back.
+#[derive(Debug, Clone)]
+pub struct Past {
+    /// Where it stands: a decision landed, or the action on it.
+    pub moment: Moment,
+    /// Its rows as they stood then ([`Debate::as_of`]), moved along at each step.
+    pub debate: Debate,
+    /// What the live debate's rows were when `debate` was made from them ([`Held::touched`]):
+    /// a step from a past whose live rows changed since makes it anew.
+    seen: u64,
+    /// `space` plays history forward: the wall time of the next step (`None` until the next
+    /// tick sets it), while it plays.
+    pub playing: Option<Option<chrono::DateTime<chrono::Utc>>>,
+}
+
+/// A debate whose full rows the console holds: the open one, and the most recently changed.
+#[derive(Debug, Clone)]
+struct Held {
+    debate: Debate,
+    /// Holds every row of the debate (or they were asked for): rows filed since it was first
+    /// seen without a database, or since its history was requested.
+    whole: bool,
+    /// When a row last landed or it was opened, for letting go of the least recent.
+    touched: u64,
+}
+
+/// Everything the console shows.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// What the console is attached to, e.g. "demo: 8 recorded debates".
+    pub source: String,
+    /// The similarity measure gavel's own controller and calibration use, in a few words.
+    pub similarity: String,
+    /// The name recorded with this console's actions.
+    pub operator: String,
+    /// The thresholds drawn on charts.
+    pub controller: ControllerConfig,
+    /// The calibration grid and the shadow week, computed off the draw loop.
+    pub reports: Reports,
+    /// A summary of every debate held, in the list's order and filter.
+    pub debates: Fleet,
+    /// Full rows of the selected debate and of the most recently changed ones.
+    held: HashMap<Seq, Held>,
+    /// Counts rows landing, for [`Held::touched`].
+    touches: u64,
+    /// The time gated decisions wait in, moved by [`super::Event::Tick`].
+    pub clock: WaitClock,
+    /// How long a gated decision waits for an operator, for the countdowns.
+    pub gated_timeout: Duration,
+    /// How a decision that starts waiting is announced.
+    pub notify: Notify,
+    /// Decisions that started waiting since the last announcement.
+    arrivals: usize,
+    /// The note of a dialog closed because its decision was resolved elsewhere, offered again
+    /// in the next note.
+    pub kept_note: Option<String>,
+    /// The other consoles on the live database, as presence last said.
+    pub peers: Vec<Peer>,
+    /// What this console last told the others.
+    pub said: Option<Status>,
+    /// A note that was not pinned, offered again when a note is next typed on its debate.
+    pub unpinned: Option<DebateNote>,
+    /// The debate whose history to ask the backend for.
+    wanted: Option<String>,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    /// Whether mouse scrolling and clicks are on.
+    pub mouse: bool,
+    /// Refuses operator actions until unlocked (with confirmation).
+    pub read_only: bool,
+    /// Why the database refuses this console's actions (its role may only watch, or, attached
+    /// to a database, [`CHECKING_ACCESS`] until the database says): read-only, and unlocking
+    /// cannot help, until a (re)connect finds the role may act.
+    pub denied: Option<String>,
+    /// The database role this console's actions are stamped with, once the database said so.
+    pub role: Option<String>,
+    /// The selected debate; rows landing never move it.
+    pub selected: Option<Seq>,
+    pub focus: Focus,
+    pub view: DetailView,
+    /// The round selected in the rounds table; `None` follows the latest.
+    pub round_cursor: Option<u32>,
+    /// The time cursor: the selected debate as it stood at a decision; `None` is live.
+    pub past: Option<Past>,
+    /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
+    pub detail_scroll: i32,
+    /// The terminal's size, for laying out the next frame.
+    pub screen: (u16, u16),
+    /// The last frame's layout, recorded by the draw loop: where mouse clicks land, how far
+    /// the detail scrolls.
+    pub geometry: Geometry,
+    /// A debate asked for by `:` that the database is still loading; selected when it lands.
+    pub jump_to: Option<String>,
+    pub overlay: Option<Overlay>,
+    pub playback: Playback,
+    /// Attached to a live database: its connection state, and pausing holds rows back.
+    pub link: Option<Link>,
+    /// Rows that arrived while a live feed was paused, applied on resume.
+    pub held_back: Vec<Change>,
+    /// An action whose write failed, kept for `r` (retry).
+    pub retry: Option<OperatorAction>,
+    pub flash: Option<Flash>,
+    /// The text being typed in the open prompt: the note, the filter or the `:` line.
+    pub prompt: Prompt,
+    /// The `:` commands run this session.
+    pub history: History,
+    /// The completions the `:` line offers, while they are shown.
+    pub completion: Option<Completion>,
+    /// A simulator's clock is behind the feed (the demo, also with `--postgres`): playback
+    /// speed applies.
+    pub simulated: bool,
+    pub quit: bool,
+    /// Something on screen may have changed since the last frame.
+    pub dirty: bool,
+    /// The debates the list drew last frame.
+    drawn: Window,
+}
+
+/// Why a console attached to a database holds actions back until its first connect: whether
+/// its role may record them is not known yet.
+pub const CHECKING_ACCESS: &str = "checking this role's rights…";
+
+/// Debates whose full rows are held besides the selected one: the most recently changed.
+pub const HELD_DEBATES: usize = 64;
+
+impl Model {
+    pub fn new(source: String, operator: String, config: &Config) -> Model {
+        Model {
+            source,
+            operator,
+            controller: config.controller.clone(),
+            reports: Reports::start(
+                &config.calibration.grid,
+                &config.controller,
+                Measuring::recorded(config.signals.measure()),
+            ),
+            similarity: config.signals.measure().short().to_owned(),
+            debates: Fleet::new(config.ui.keep_finished),
+            held: HashMap::new(),
+            touches: 0,
+            clock: WaitClock::default(),
+            gated_timeout: config.simulator.gated_timeout(),
+            notify: config.ui.notify,
+            arrivals: 0,
+            kept_note: None,
+            unpinned: None,
+            peers: Vec::new(),
+            said: None,
+            wanted: None,
+            theme: Theme::dark(),
+            keymap: config.keys.clone(),
+            mouse: config.ui.mouse,
+            read_only: false,
+            denied: None,
+            role: None,
+            selected: None,
+            focus: Focus::Debates,
+            view: DetailView::Rounds,
+            round_cursor: None,
+            past: None,
+            detail_scroll: 0,
+            screen: (0, 0),
+            geometry: Geometry::default(),
+            jump_to: None,
+            overlay: None,
+            playback: Playback::default(),
+            link: None,
+            held_back: Vec::new(),
+            retry: None,
+            flash: None,
+            prompt: Prompt::default(),
+            history: History::default(),
+            completion: None,
+            simulated: true,
+            quit: false,
+            dirty: true,
+            drawn: Window::default(),
+        }
+    }
+
+    /// A model for a live database: pausing holds rows back instead of stopping a simulator, and
+    /// actions are held until the database says whether this role may record them.
+    pub fn live(source: String, operator: String, config: &Config) -> Model {
+        Model {
+            link: Some(Link::Connecting),
+            denied: Some(CHECKING_ACCESS.to_owned()),
+            gated_timeout: config.ui.gated_timeout(&config.simulator),
+            simulated: false,
+            ..Model::new(source, operator, config)
+        }
+    }
+
+    /// Files a row under its debate, creating the debate on first sight (the first debate seen
+    /// is selected).
+    pub fn apply(&mut self, change: Change) {
+        self.reports.row(&change);
+        let filed = self.debates.apply(&change, &self.clock);
+        let seq = filed.seq;
+        self.dirty |=
+            filed.reordered || self.selected == Some(seq) || self.drawn.rows.contains(&seq);
+        self.arrivals += usize::from(filed.waits);
+        self.close_resolved_dialog(&change);
+        self.touches += 1;
+        let whole = self.link.is_none();
+        let held = self.held.entry(seq).or_insert_with(|| Held {
+            debate: Debate::new(change.session_id()),
+            // Rows from the first on, without a database to miss them in between.
+            whole: whole && filed.created,
+            touched: 0,
+        });
+        held.touched = self.touches;
+        held.debate.apply(change);
+        self.let_go();
+        if self.selected.is_none() {
+            self.select(seq);
+        }
+        if let Some(id) = &self.jump_to
+            && self.debates.seq(id) == Some(seq)
+        {
+            self.jump_to = None;
+            self.jump(seq);
+        }
+    }
+
+    /// Closes a dialog on a decision that `change` shows resolved: resolved (by another console,
+    /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
+    /// finished. Says by whom, and keeps the typed note for the next dialog.
+    fn close_resolved_dialog(&mut self, change: &Change) {
+        let Some((session_id, round, note)) = self.overlay.as_ref().and_then(Overlay::deciding)
+        else {
+            return;
+        };
+        if change.session_id() != session_id {
+            return;
+        }
+        let (session_id, note) = (session_id.to_owned(), note.map(str::to_owned));
+        let why = match change {
+            Change::Action(a) if a.round_index == round => format!(
+                "resolved by {}: {} {}",
+                one_line(&a.who()),
+                a.action,
+                a.decision
+            ),
+            Change::Decision(d) if d.round_index > round => {
+                format!("superseded: round {} was decided", d.round_index)
+            }
+            Change::Session(s) if !s.is_running() => format!("the debate is {}", s.status),
+            _ => return,
+        };
+        let kept = note.filter(|n| !n.trim().is_empty());
+        let saying = if kept.is_some() {
+            " — your note is kept for your next action"
+        } else {
+            ""
+        };
+        self.flash(
+            format!(
+                "closed {} round {round}: {why}{saying}",
+                one_line(&session_id)
+            ),
+            true,
+        );
+        if kept.is_some() {
+            self.kept_note = kept;
+        }
+        self.overlay = None;
+        self.dirty = true;
+    }
+
+    /// What to announce, as `[ui] notify` asks, of the decisions that started waiting for an
+    /// operator since the last call (once a frame: a burst of rows rings once).
+    pub fn announcement(&mut self) -> Option<String> {
+        let arrived = std::mem::take(&mut self.arrivals);
+        if arrived == 0 || self.notify == Notify::Off {
+            return None;
+        }
+        let what = if arrived == 1 {
+            "a decision".to_owned()
+        } else {
+            format!("{arrived} decisions")
+        };
+        let waiting = self.debates.waiting();
+        Some(format!("gavel: {what} waiting for you ({waiting} in all)"))
+    }
+
+    /// How long the decision `summary` waits on has left; `None` unless one waits.
+    /// Another console deciding round `round` of debate `session_id`: who (its name, with the
+    /// database role when that differs; not yet escaped) and for how long.
+    pub fn deciding(&self, session_id: &str, round: u32) -> Option<(String, Duration)> {
+        let peer = self.peers.iter().find(|p| p.claims(session_id, round))?;
+        let held = self.clock.now().left(self.clock.since(peer.claimed_at));
+        Some((who(&peer.status.operator, Some(&peer.role)), held))
+    }
+
+    pub fn time_left(&self, summary: &Summary) -> Option<Duration> {
+        summary.waiting().then(|| {
+            summary
+                .decided
+                .after(self.gated_timeout)
+                .left(self.clock.now())
+        })
+    }
+
+    /// Lets go of the full rows of the least recently changed debates beyond [`HELD_DEBATES`]
+    /// (never the selected one's).
+    fn let_go(&mut self) {
+        if self.held.len() <= HELD_DEBATES + 1 {
+            return;
+        }
+        let oldest = self
+            .held
+            .iter()
+            .filter(|(seq, _)| Some(**seq) != self.selected)
+            .min_by_key(|(_, held)| held.touched)
+            .map(|(seq, _)| *seq);
+        if let Some(seq) = oldest {
+            self.held.remove(&seq);
+        }
+    }
+
+    /// Selects the debate `seq` for `:`, clearing a filter that hides it.
+    pub fn jump(&mut self, seq: Seq) {
+        let hidden = !self.debates.is_listed(seq);
+        if hidden {
+            self.set_filter(String::new());
+        }
+        self.select(seq);
+        self.focus = Focus::Debates;
+        let id = self
+            .debates
+            .get(seq)
+            .map_or_else(String::new, |s| one_line(&s.id));
+        let note = if hidden { " (filter cleared)" } else { "" };
+        self.flash(format!("at {id}{note}"), false);
+    }
+
+    /// Work done once per frame rather than once per row: handing the rows landed to the reports
+    /// worker, letting go of the longest-finished debates beyond what is kept, and noting which
+    /// debates the list draws.
+    pub fn prepare_frame(&mut self) {
+        self.reports.flush();
+        self.debates.retain(self.selected);
+        self.note_drawn();
+    }
+
+    /// Records the frame about to be drawn: its layout, and which debates its list shows.
+    pub fn record_frame(&mut self, geometry: Geometry) {
+        self.geometry = geometry;
+        self.note_drawn();
+    }
+
+    fn note_drawn(&mut self) {
+        self.drawn = self
+            .debates
+            .window(self.selected, self.geometry.list_rows());
+    }
+
+    /// The debates the list drew last frame.
+    pub fn drawn_rows(&self) -> &[Seq] {
+        &self.drawn.rows
+    }
+
+    /// Whether anything on screen may have changed since the last call.
+    pub fn take_dirty(&mut self) -> bool {
+        std::mem::take(&mut self.dirty)
+    }
+
+    /// The full rows of the debate with this id, if held.
+    pub fn debate(&self, id: &str) -> Option<&Debate> {
+        self.held(self.debates.seq(id)?)
+    }
+
+    /// The full rows of the debate `seq`, if held.
+    pub fn held(&self, seq: Seq) -> Option<&Debate> {
+        self.held.get(&seq).map(|held| &held.debate)
+    }
+
+    /// The selected debate's full rows, unless the filter hides it: as they stood at the time
+    /// cursor's decision when it is set.
+    pub fn selected_debate(&self) -> Option<&Debate> {
+        let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
+        if let Some(past) = &self.past {
+            return Some(&past.debate);
+        }
+        self.held.get(&seq).map(|held| &held.debate)
+    }
+
+    /// Moves the time cursor to the selected debate's `moment` (its rows as they stood then,
+    /// from the rows held: nothing is read again; a step from one moment to another copies only
+    /// the rows it gains), or back to live (`None`).
+    pub fn travel(&mut self, moment: Option<Moment>) {
+        let live = self.selected.and_then(|seq| self.held.get(&seq));
+        let past = self.past.take();
+        let playing = past.as_ref().and_then(|p| p.playing).map(|_| None);
+        self.past = moment.zip(live).map(|(moment, live)| {
+            let debate = match past {
+                Some(mut past) if past.seen == live.touched => {
+                    past.debate.step_to(&live.debate, moment);
+                    past.debate
+                }
+                _ => live.debate.as_of(moment),
+            };
+            Past {
+                moment,
+                debate,
+                seen: live.touched,
+                playing,
+            }
+        });
+        self.round_cursor = moment.map(|m| m.round);
+        self.detail_scroll = 0;
+        self.dirty = true;
+    }
+
+    /// The selected debate's summary, unless the filter hides it.
+    pub fn selected_summary(&self) -> Option<&Summary> {
+        let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
+        self.debates.get(seq)
+    }
+
+    /// The filter as typed: the list shows only the debates whose id, question, persona,
+    /// status or mode contain it.
+    pub fn filter(&self) -> &str {
+        self.debates.filter()
+    }
+
+    pub fn sort(&self) -> SortOrder {
+        self.debates.sort()
+    }
+
+    pub fn set_filter(&mut self, filter: String) {
+        self.debates.arrange(self.sort(), &filter);
+    }
+
+    pub fn set_sort(&mut self, sort: SortOrder) {
+        let filter = self.filter().to_owned();
+        self.debates.arrange(sort, &filter);
+    }
+
+    /// Selects the debate `seq`, from its latest round; its full rows are asked for unless held.
+    pub fn select(&mut self, seq: Seq) {
+        if Some(seq) != self.selected {
+            self.selected = Some(seq);
+            self.past = None;
+            self.round_cursor = None;
+            self.detail_scroll = 0;
+        }
+        let Some(id) = self.debates.get(seq).map(|s| s.id.clone()) else {
+            return;
+        };
+        self.touches += 1;
+        let held = self.held.entry(seq).or_insert_with(|| Held {
+            debate: Debate::new(&id),
+            whole: false,
+            touched: 0,
+        });
+        held.touched = self.touches;
+        if !held.whole {
+            held.whole = true;
+            self.wanted = Some(id.to_string());
+        }
+        self.let_go();
+    }
+
+    /// The debate whose history the backend should load, once.
+    pub fn take_wanted(&mut self) -> Option<String> {
+        self.wanted.take()
+    }
+
+    /// The round the rounds table highlights.
+    pub fn selected_round(&self) -> Option<u32> {
+        let latest = self.selected_debate()?.latest_round();
+        (latest > 0).then(|| self.round_cursor.unwrap_or(latest).min(latest))
+    }
+
+    pub fn flash(&mut self, text: impl Into<String>, error: bool) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            error,
+        });
+    }
+}

@@ -1,0 +1,141 @@
+//! The live backend: the console attached to a database. Rows arrive from the listener; the
+//! console's commands (actions, notes) are carried out on a connection of their own, so a slow or failed write
+//! never holds up the feed. Presence (who else is here) keeps a connection of its own too.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::watch;
+use tokio_postgres::Client;
+
+use crate::console::app::{Command, Event};
+use crate::console::backend::{Backend, execute};
+use crate::domain::{DebateNote, Limits, OperatorAction, Status};
+use crate::simulate::Playback;
+use crate::store::postgres::{self, Target, Wanted, listen, present};
+use crate::store::{NoteFailed, ResolveError};
+
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Starts following `target`; returns the sender for the console's commands. `playback`, when
+/// given, is the clock of an in-process simulator (`gavel demo --postgres`) that pause and speed
+/// also steer. Rows are read, and actions checked, within `limits`.
+pub fn start(
+    target: Target,
+    events: UnboundedSender<Event>,
+    playback: Option<watch::Sender<Playback>>,
+    limits: Limits,
+) -> UnboundedSender<Command> {
+    let (wants, wanted) = unbounded_channel();
+    tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
+    let (presence, said) = watch::channel(None);
+    tokio::spawn(present(target.clone(), said, events.clone()));
+    let (commands, receiver) = unbounded_channel();
+    let database = Database {
+        target,
+        writer: None,
+        wants,
+        presence,
+        limits,
+    };
+    tokio::spawn(execute(receiver, database, playback, events));
+    commands
+}
+
+/// The live backend: actions written on a connection of their own (made again when it fails),
+/// history and searches asked of the listener, whose rows come with the feed.
+struct Database {
+    target: Target,
+    writer: Option<Client>,
+    wants: UnboundedSender<Wanted>,
+    /// What this console says to the others (presence runs on a connection of its own).
+    presence: watch::Sender<Option<Status>>,
+    limits: Limits,
+}
+
+impl Backend for Database {
+    async fn resolve(&mut self, action: OperatorAction) -> Result<OperatorAction, ResolveError> {
+        write_action(&self.target, &mut self.writer, action, &self.limits).await
+    }
+
+    async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
+        write_note(&self.target, &mut self.writer, note).await
+    }
+
+    fn present(&mut self, status: Status) {
+        self.presence.send_replace(Some(status));
+    }
+
+    fn load_history(&mut self, id: String, _events: &UnboundedSender<Event>) -> bool {
+        let _ = self.wants.send(Wanted::History(id));
+        true
+    }
+
+    fn search(&mut self, text: String) {
+        let _ = self.wants.send(Wanted::Search(text));
+    }
+}
+
+/// Records one action if its decision is still open, (re)connecting the writer as needed; a
+/// failed connection leaves the action in hand for a retry, a refusal does not.
+async fn write_action(
+    target: &Target,
+    writer: &mut Option<Client>,
+    action: OperatorAction,
+    limits: &Limits,
+) -> Result<OperatorAction, ResolveError> {
+    let failed = |error: String| ResolveError::Failed {
+        action: Box::new(action.clone()),
+        error,
+    };
+    let client = connected(target, writer).await.map_err(failed)?;
+    let answer = within(postgres::resolve(client, &action, limits)).await;
+    if answer.is_err() {
+        *writer = None;
+    }
+    answer.map_err(failed)?
+}
+
+/// Pins one note, (re)connecting the writer as needed; the note comes back with why when it
+/// was not written.
+async fn write_note(
+    target: &Target,
+    writer: &mut Option<Client>,
+    note: DebateNote,
+) -> Result<DebateNote, NoteFailed> {
+    let failed = |reason: String| NoteFailed {
+        note: Box::new(note.clone()),
+        reason,
+    };
+    let client = connected(target, writer).await.map_err(failed)?;
+    let answer = within(postgres::pin(client, &note)).await;
+    if answer.is_err() {
+        *writer = None;
+    }
+    answer.map_err(failed)?.map_err(failed)
+}
+
+/// The writer's connection, made again when there is none or it closed.
+async fn connected<'w>(
+    target: &Target,
+    writer: &'w mut Option<Client>,
+) -> Result<&'w Client, String> {
+    if writer.as_ref().is_none_or(Client::is_closed) {
+        let connected = tokio::time::timeout(WRITE_TIMEOUT, target.connect_driven())
+            .await
+            .map_err(|_| "the database did not answer".to_owned())?
+            .map_err(|e| format!("{e:#}"))?;
+        *writer = Some(connected);
+    }
+    Ok(writer.as_ref().expect("connected above"))
+}
+
+/// A write's answer, or why there is none: the connection failed or the database did not
+/// answer within [`WRITE_TIMEOUT`].
+async fn within<T>(write: impl Future<Output = postgres::Result<T>>) -> Result<T, String> {
+    match tokio::time::timeout(WRITE_TIMEOUT, write).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(format!("{e:#}")),
+        Err(_) => Err("the database did not answer within 10 s".to_owned()),
+    }
+}

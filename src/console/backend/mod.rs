@@ -1,0 +1,100 @@
+//! The console's commands carried out against a backend, in one loop for every backend (the
+//! demo's memory store, a live database): an operator's action recorded once and its outcome
+//! sent back, a note pinned, a debate's rows brought back, a search, playback steered. Copy and page are the
+//! draw loop's business, never a backend's.
+
+pub mod demo;
+pub mod live;
+
+use std::future::Future;
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::watch;
+
+use crate::console::app::{Command, Event};
+use crate::domain::{DebateNote, OperatorAction, Status};
+use crate::simulate::Playback;
+use crate::store::{NoteFailed, ResolveError};
+
+/// What differs between backends.
+pub trait Backend: Send {
+    /// Records `action` once, if its decision is still open.
+    fn resolve(
+        &mut self,
+        action: OperatorAction,
+    ) -> impl Future<Output = Result<OperatorAction, ResolveError>> + Send;
+
+    /// Pins `note` to its debate; the note as written (its id, time and role filled in).
+    fn note(
+        &mut self,
+        note: DebateNote,
+    ) -> impl Future<Output = Result<DebateNote, NoteFailed>> + Send;
+
+    /// Says `status` to the other consoles from now on (a backend without others ignores it).
+    fn present(&mut self, status: Status);
+
+    /// Brings every row of debate `id` back to `events`; false when the console is gone.
+    fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool;
+
+    /// Brings back the debates that match `text`, as the console's filter confirmed it.
+    fn search(&mut self, text: String);
+}
+
+/// Carries out `commands` against `backend` until the console is gone; `playback`, when
+/// given, is the clock of the simulated debates that pause and speed steer.
+pub async fn execute(
+    mut commands: UnboundedReceiver<Command>,
+    mut backend: impl Backend,
+    playback: Option<watch::Sender<Playback>>,
+    events: UnboundedSender<Event>,
+) {
+    while let Some(command) = commands.recv().await {
+        match command {
+            Command::Resolve(action) => {
+                let outcome = backend.resolve(action).await;
+                match &outcome {
+                    Ok(a) => tracing::info!(
+                        session = %a.session_id,
+                        round = a.round_index,
+                        operator = %a.operator,
+                        action = %a.action,
+                        decision = %a.decision,
+                        "operator action recorded"
+                    ),
+                    Err(e) => tracing::warn!("operator action not recorded: {e}"),
+                }
+                if events.send(Event::Resolved(outcome)).is_err() {
+                    return;
+                }
+            }
+            Command::Note(note) => {
+                let outcome = backend.note(note).await;
+                match &outcome {
+                    Ok(n) => tracing::info!(
+                        session = %n.session_id,
+                        operator = %n.operator,
+                        "note pinned"
+                    ),
+                    Err(e) => tracing::warn!("{e}"),
+                }
+                if events.send(Event::Noted(outcome)).is_err() {
+                    return;
+                }
+            }
+            Command::Present(status) => backend.present(status),
+            Command::LoadHistory(id) => {
+                if !backend.load_history(id, &events) {
+                    return;
+                }
+            }
+            Command::Search(text) => backend.search(text),
+            Command::SetPlayback(setting) => {
+                if let Some(playback) = &playback {
+                    playback.send_replace(setting);
+                }
+            }
+            // The console's draw loop carries these out on its terminal.
+            Command::Copy(_) | Command::Page { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The debates list: a marker for a decision waiting for the operator (with the time it has
+//! left) or an advisory one, the id (`✎` when operators pinned notes to it, `⚠` when a row was
+//! read with issues), the topic (on wide screens), mode and status badges, the
+//! round, and the last decision of a running debate or how a finished one ended; the title
+//! counts what is shown, waiting and advisory, and says the sort and the filter. Text cut to
+//! fit ends in `…`.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Row, Table, TableState};
+
+use super::common::{column_widths, compact, countdown, decision_style, fit, one_line, panel};
+use crate::config::theme::Theme;
+use crate::console::app::{Model, Summary};
+use crate::domain::{ControllerMode, Ending, Reported, SessionStatus};
+
+/// Below this width the topic column is left out (the detail's title shows it).
+const WIDE: u16 = 120;
+
+/// Draws the rows that fit, around the selection: the cost of a frame does not grow with the
+/// debates held.
+pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+    let wide = area.width >= WIDE;
+    let window = model
+        .debates
+        .window(model.selected, usize::from(area.height.saturating_sub(3)));
+    let mut widths = vec![
+        Constraint::Length(7),
+        Constraint::Length(26),
+        Constraint::Fill(1),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(5),
+        Constraint::Length(26),
+    ];
+    let mut header = vec![
+        "", "debate", "question", "mode", "status", "round", "decision",
+    ];
+    if !wide {
+        widths.remove(2);
+        header.remove(2);
+        widths[1] = Constraint::Fill(1);
+    }
+    let columns = column_widths(&widths, area);
+    let rows = window
+        .rows
+        .iter()
+        .filter_map(|&seq| model.debates.get(seq))
+        .map(|summary| row(model, summary, theme, wide, &columns));
+    let shown = if model.filter().is_empty() {
+        format!("{}", model.debates.len())
+    } else {
+        format!(
+            "{} of {} match /{}",
+            model.debates.listed(),
+            model.debates.len(),
+            one_line(model.filter())
+        )
+    };
+    let title = format!(
+        "debates ({shown}) · {} · sorted by {}",
+        counts(model),
+        model.sort().label()
+    );
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme.muted()))
+        .row_highlight_style(theme.selection())
+        .block(panel(
+            fit(&title, usize::from(area.width.saturating_sub(4))),
+            theme,
+            focused,
+        ));
+    let mut state = TableState::default().with_selected(window.selected);
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The decisions pending, as the header and the list's title say them: those waiting for an
+/// operator, and the advisory ones.
+pub fn counts(model: &Model) -> String {
+    format!(
+        "{} waiting · {} advisory",
+        model.debates.waiting(),
+        model.debates.advisory()
+    )
+}
+
+/// A word on a coloured background.
+fn badge(text: &str, style: Style) -> Span<'static> {
+    Span::styled(
+        format!(" {text} "),
+        style.add_modifier(Modifier::REVERSED | Modifier::BOLD),
+    )
+}
+
+fn row<'a>(
+    model: &Model,
+    summary: &Summary,
+    theme: &Theme,
+    wide: bool,
+    columns: &[usize],
+) -> Row<'a> {
+    let claimed = summary
+        .pending()
+        .and_then(|round| model.deciding(&summary.id, round));
+    let marker = match (model.time_left(summary), summary.pending()) {
+        (Some(left), _) if left.is_zero() => Span::styled("● late", theme.danger()),
+        (Some(left), _) if claimed.is_some() => {
+            Span::styled(format!("◐ {}", countdown(left)), theme.warn())
+        }
+        (Some(left), _) => Span::styled(format!("● {}", countdown(left)), theme.pending()),
+        (None, Some(_)) => Span::styled("○", theme.muted()),
+        (None, None) => Span::raw(""),
+    };
+    let status = match &summary.status {
+        Reported::Known(status) => {
+            let style = match status {
+                SessionStatus::Running => theme.accent(),
+                SessionStatus::Completed => theme.ok(),
+                SessionStatus::Aborted => theme.danger(),
+            };
+            badge(status.shown(), style)
+        }
+        Reported::Unknown(raw) => badge(&fit(&format!("?{}", one_line(raw)), 7), theme.danger()),
+    };
+    let mode = match &summary.mode {
+        Reported::Known(ControllerMode::Gated) => badge("gated", theme.pending()),
+        Reported::Known(ControllerMode::Shadow) => badge("shadow", theme.muted()),
+        Reported::Known(ControllerMode::Enabled) => badge("enabled", theme.accent()),
+        Reported::Known(ControllerMode::Off) => badge("off", theme.muted()),
+        Reported::Unknown(raw) => badge(&fit(&format!("?{}", one_line(raw)), 5), theme.danger()),
+    };
+    let last_width = columns.last().copied().unwrap_or(0);
+    let last = match (summary.ending(), &summary.last_decision) {
+        (None, _) if claimed.is_some() => {
+            let (who, _) = claimed.unwrap_or_default();
+            Span::styled(
+                fit(&format!("{} deciding", one_line(&who)), last_width),
+                theme.warn(),
+            )
+        }
+        (Some(ending), _) => Span::styled(
+            fit(&one_line(&ending.to_string()), last_width),
+            ending_style(theme, &ending),
+        ),
+        (None, Some(decision)) => Span::styled(
+            fit(&one_line(&decision.to_string()), last_width),
+            decision_style(theme, decision),
+        ),
+        (None, None) => Span::styled("—", theme.muted()),
+    };
+    let round = format!(
+        "{}/{}",
+        compact(summary.rounds().into()),
+        compact(summary.max_rounds.into())
+    );
+    let flag = if summary.flagged() { " ⚠" } else { "" };
+    let noted = if summary.noted { " ✎" } else { "" };
+    let id_width = columns
+        .get(1)
+        .copied()
+        .unwrap_or(0)
+        .saturating_sub(flag.chars().count() + noted.chars().count());
+    let mut cells = vec![
+        Cell::from(marker),
+        Cell::from(Line::from(vec![
+            Span::styled(fit(&one_line(&summary.id), id_width), theme.text()),
+            Span::styled(noted, theme.accent()),
+            Span::styled(flag, theme.danger()),
+        ])),
+        Cell::from(Span::styled(
+            fit(&summary.question, columns.get(2).copied().unwrap_or(0)),
+            theme.muted(),
+        )),
+        Cell::from(mode),
+        Cell::from(status),
+        Cell::from(Line::from(round).right_aligned()),
+        Cell::from(last),
+    ];
+    if !wide {
+        cells.remove(2);
+    }
+    Row::new(cells)
+}
+
+/// How a finished debate's ending is coloured: an abort or a timeout stands out.
+fn ending_style(theme: &Theme, ending: &Ending) -> Style {
+    match ending {
+        Ending::JudgeAbort => theme.danger(),
+        Ending::Timeout(_) => theme.warn(),
+        Ending::Operator(_) | Ending::Accepted(_) => theme.accent(),
+        Ending::Controller(decision) => decision_style(theme, decision),
+        Ending::FixedLoop | Ending::Unexplained => theme.muted(),
+    }
+}

@@ -1,0 +1,261 @@
+//! Rendering: `view(&Model, &mut Frame)` draws the whole console from read-only state, one file
+//! per panel, in the model's theme. Every string that came from a debate passes through
+//! [`common::inert`] (or [`common::one_line`]) before it reaches the terminal.
+//!
+//! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
+//! [`geometry`] in the model, where `update` reads where a mouse click landed and how far a
+//! view can scroll.
+
+mod calibration;
+mod charts;
+mod common;
+mod debates;
+mod document;
+mod footer;
+mod format_view;
+mod grid_chart;
+mod judge;
+mod overlay;
+mod pending;
+mod rounds;
+mod shadow;
+mod trace;
+mod transcript;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+
+use crate::config::theme::Theme;
+use crate::console::app::{DetailView, Focus, Geometry, Link, Model, table_rows};
+
+pub use common::{inert, one_line};
+
+use common::{fit, fit_line};
+
+/// Where each part of the main screen goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Areas {
+    pub header: Rect,
+    pub list: Rect,
+    pub tabs: Rect,
+    pub detail: Rect,
+    pub pending: Rect,
+    /// The similarity chart and the token gauge, in the rounds view only.
+    pub charts: Option<(Rect, Rect)>,
+    pub footer: Rect,
+}
+
+/// Lays out the main screen for `model` in `area`.
+pub fn areas(model: &Model, area: Rect) -> Areas {
+    let roomy = area.height >= 36;
+    let held = u16::try_from(model.debates.len()).unwrap_or(u16::MAX);
+    let list_height = held.saturating_add(3).clamp(5, if roomy { 14 } else { 7 });
+    let band_height = match (roomy, model.view) {
+        (true, DetailView::Rounds) => 11,
+        (true, _) => 8,
+        (false, _) => 7,
+    };
+    let [header, list, tabs, detail, band, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(list_height),
+        Constraint::Length(1),
+        Constraint::Min(5),
+        Constraint::Length(band_height),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    // The decision comes first: on a narrow screen a pending one takes the charts' room.
+    let deciding = area.width < 120
+        && model
+            .selected_debate()
+            .is_some_and(|d| d.pending().is_some());
+    let (pending, charts) = if model.view == DetailView::Rounds && !deciding {
+        let [pending, chart, budget] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Percentage(27),
+            Constraint::Percentage(20),
+        ])
+        .areas(band);
+        (pending, Some((chart, budget)))
+    } else {
+        (band, None)
+    };
+    Areas {
+        header,
+        list,
+        tabs,
+        detail,
+        pending,
+        charts,
+        footer,
+    }
+}
+
+/// Draws the console.
+pub fn view(model: &Model, frame: &mut Frame) {
+    let theme = &model.theme;
+    let areas = areas(model, frame.area());
+    render_header(model, theme, frame, areas.header);
+    debates::render(
+        model,
+        theme,
+        frame,
+        areas.list,
+        model.focus == Focus::Debates,
+    );
+    render_tabs(model, theme, frame, areas.tabs);
+    let focused = model.focus == Focus::Detail;
+    let debate = model.selected_debate();
+    match (model.view, text_view(model)) {
+        (_, Some(document)) => document.render(model, frame, areas.detail, focused),
+        (DetailView::Format, None) => format_view::render(model, frame, areas.detail, focused),
+        (_, None) => rounds::render(model, theme, frame, areas.detail, focused),
+    }
+    if let Some((chart, budget)) = areas.charts {
+        charts::similarity(debate, &model.controller, theme, frame, chart);
+        charts::budget(debate, &model.controller, theme, frame, budget);
+    }
+    pending::render(model, debate, theme, frame, areas.pending);
+    footer::render(model, theme, frame, areas.footer);
+    if let Some(overlay) = &model.overlay {
+        overlay::render(model, overlay, theme, frame);
+    }
+}
+
+/// The layout of a frame of `model` as `update` reads it (see [`Geometry`]), at the current
+/// screen size.
+pub fn geometry(model: &Model) -> Geometry {
+    let (width, height) = model.screen;
+    let areas = areas(model, Rect::new(0, 0, width, height));
+    let detail_text = if width == 0 || height == 0 {
+        None
+    } else {
+        match (model.view, text_view(model)) {
+            (_, Some(document)) => Some(document.extent(model, areas.detail)),
+            (DetailView::Format, None) => Some(format_view::extent(model, areas.detail)),
+            (_, None) => None,
+        }
+    };
+    Geometry {
+        list: areas.list,
+        detail: areas.detail,
+        first_round_shown: rounds::first_shown(model, table_rows(areas.detail)),
+        detail_text,
+    }
+}
+
+/// The current detail view's text, for the views read round by round.
+fn text_view(model: &Model) -> Option<document::Document<'static>> {
+    let build = match model.view {
+        DetailView::Transcript => transcript::document,
+        DetailView::Judge => judge::document,
+        DetailView::Trace => trace::document,
+        DetailView::Rounds | DetailView::Format => return None,
+    };
+    Some(document::of(model, model.view.title(), build))
+}
+
+fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let mut spans = vec![Span::raw(" ")];
+    for (i, view) in DetailView::ALL.iter().enumerate() {
+        let style = if *view == model.view {
+            theme.selection().patch(theme.title())
+        } else {
+            theme.muted()
+        };
+        spans.push(Span::styled(format!(" {} {} ", i + 1, view.title()), style));
+    }
+    spans.push(Span::styled("  v/V next/previous view", theme.muted()));
+    frame.render_widget(Line::from(spans), area);
+}
+
+/// Where the time cursor stands, first in the header: `as of round 3 · 14:02:11 · live: round
+/// 6` (the time of the decision, or of the action on it, in UTC); nothing when live.
+fn as_of(model: &Model, theme: &Theme) -> Span<'static> {
+    let Some(past) = &model.past else {
+        return Span::raw("");
+    };
+    let at = past.debate.time_of(past.moment).map_or_else(
+        || "time not recorded".to_owned(),
+        |t| t.format("%H:%M:%S").to_string(),
+    );
+    let live = model.selected_summary().map_or(0, |s| s.latest_round);
+    Span::styled(
+        format!(
+            " as of round {} · {at} · live: round {live} │",
+            past.moment.round
+        ),
+        theme.warn(),
+    )
+}
+
+/// The header, most important first (a narrow terminal cuts the end): what waits for the
+/// operator, the connection, read-only, the source, playback (the demo's; a live feed only
+/// says when it is paused), the operator.
+fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let waiting = model.debates.waiting();
+    let counts = Span::styled(
+        format!(" {} ", debates::counts(model)),
+        if waiting > 0 {
+            theme.pending()
+        } else {
+            theme.muted()
+        },
+    );
+    let playback = match (&model.link, model.playback.paused) {
+        (Some(_), true) => Span::styled(
+            format!("│ ⏸ paused, {} rows held ", model.held_back.len()),
+            theme.warn(),
+        ),
+        (Some(_), false) => Span::raw(""),
+        (None, true) => Span::styled("│ ⏸ paused ", theme.warn()),
+        (None, false) => Span::styled(format!("│ ▶ {}x ", model.playback.speed), theme.ok()),
+    };
+    let link = match &model.link {
+        None => Span::raw(""),
+        Some(Link::Live) => Span::styled("│ ● live ", theme.ok()),
+        Some(Link::Connecting) => Span::styled("│ ◌ connecting ", theme.warn()),
+        Some(Link::Down { error, retry_in }) => Span::styled(
+            format!(
+                "│ ✗ down: {} (retry in {:.1}s) ",
+                fit(&one_line(error), 48),
+                retry_in.as_secs_f64()
+            ),
+            theme.danger(),
+        ),
+    };
+    let others = match (&model.link, model.peers.len()) {
+        (None, _) => Span::raw(""),
+        (Some(_), 0) => Span::styled("│ 0 others here ", theme.muted()),
+        (Some(_), 1) => Span::styled("│ 1 other here ", theme.accent()),
+        (Some(_), n) => Span::styled(format!("│ {n} others here "), theme.accent()),
+    };
+    let access = match (&model.denied, model.read_only) {
+        (Some(why), _) => Span::styled(
+            format!("│ read-only: {} ", fit(&one_line(why), 40)),
+            theme.warn(),
+        ),
+        (None, true) => Span::styled("│ read-only ", theme.warn()),
+        (None, false) => Span::raw(""),
+    };
+    let line = Line::from(vec![
+        Span::styled(" gavel ", theme.title()),
+        Span::styled("│", theme.muted()),
+        as_of(model, theme),
+        counts,
+        link,
+        others,
+        access,
+        Span::styled("│ ", theme.muted()),
+        Span::styled(one_line(&model.source), theme.text()),
+        Span::raw(" "),
+        playback,
+        Span::styled("│ operator ", theme.muted()),
+        Span::styled(fit(&one_line(&model.operator), 24), theme.text()),
+        Span::styled(" │ similarity ", theme.muted()),
+        Span::styled(one_line(&model.similarity), theme.text()),
+        Span::styled(" │ ? help", theme.muted()),
+    ]);
+    frame.render_widget(fit_line(line, area.width.into()), area);
+}

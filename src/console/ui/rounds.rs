@@ -1,0 +1,257 @@
+//! The rounds table of the selected debate: who spoke, and each round's signals, judge ruling,
+//! controller decision and operator action.
+
+use std::collections::HashSet;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+
+use super::common::{
+    column_widths, compact, decision_style, figure, fit, one_line, panel, ruling_style,
+};
+use crate::config::theme::Theme;
+use crate::console::app::{Model, worst_ruling};
+use crate::domain::{Debate, RoundRow, Turn};
+
+pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+    let Some(debate) = model.selected_debate() else {
+        let block = panel("rounds".to_owned(), theme, focused);
+        frame.render_widget(
+            Paragraph::new("no debates yet")
+                .style(theme.muted())
+                .block(block),
+            area,
+        );
+        return;
+    };
+    let title = format!(
+        "rounds · {} · {}",
+        one_line(&debate.session.id),
+        one_line(&debate.session.question)
+    );
+    let threshold = model.controller.similarity_threshold;
+    // Only the rounds that fit are built.
+    let selected = model.selected_round().map(|r| r as usize - 1);
+    let shown = usize::from(area.height.saturating_sub(3));
+    let offset = first_shown(model, shown);
+    let first = u32::try_from(offset + 1).unwrap_or(u32::MAX);
+    let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
+    let widths = widths(area.width);
+    let columns = column_widths(&widths, area);
+    let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
+    if shown > 0 {
+        for round in debate.rounds_in(first..=last) {
+            rows.push(cells(&round, debate, threshold, theme, &columns));
+        }
+    }
+    let header = &HEADER[..widths.len()];
+    let table = Table::new(rows.into_iter().map(Row::new), widths)
+        .header(Row::new(header.iter().copied()).style(theme.muted()))
+        .row_highlight_style(theme.selection())
+        .block(panel(
+            fit(&title, usize::from(area.width.saturating_sub(4))),
+            theme,
+            focused,
+        ));
+    let mut state =
+        TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The table's column heads, the operator's last.
+const HEADER: [&str; 8] = [
+    "#",
+    "persona(s)",
+    "sim",
+    "verdict",
+    "new",
+    "judge",
+    "controller",
+    "operator",
+];
+
+/// The table's columns on a screen `width` wide. Narrow screens leave out the operator column
+/// (the decision panel shows the resolution); the verdict gets the room, personas collapse to
+/// a count when their names do not fit.
+fn widths(width: u16) -> Vec<Constraint> {
+    if width >= 120 {
+        vec![
+            Constraint::Length(3),
+            Constraint::Length(24),
+            Constraint::Length(5),
+            Constraint::Fill(1),
+            Constraint::Length(4),
+            Constraint::Length(17),
+            Constraint::Length(20),
+            Constraint::Length(16),
+        ]
+    } else {
+        vec![
+            Constraint::Length(3),
+            Constraint::Length(13),
+            Constraint::Length(4),
+            Constraint::Fill(1),
+            Constraint::Length(3),
+            Constraint::Length(13),
+            Constraint::Length(17),
+        ]
+    }
+}
+
+/// The index of the first round a table of `shown` rows shows. Following a debate, it moves by
+/// half a table at a time, so that rounds landing one by one add a row each instead of
+/// scrolling (and redrawing) the whole table every time; a selected round on that page keeps
+/// it, one above it gets the first page that shows it.
+pub fn first_shown(model: &Model, shown: usize) -> usize {
+    let (Some(debate), Some(selected)) = (model.selected_debate(), model.selected_round()) else {
+        return 0;
+    };
+    let step = (shown / 2).max(1);
+    let page = |round: u32| (round as usize).saturating_sub(shown).div_ceil(step) * step;
+    let following = page(debate.latest_round());
+    if selected as usize > following {
+        following
+    } else {
+        page(selected)
+    }
+}
+
+/// One round's cells, each cut to its column's width in `columns` (with `…`); a persona who
+/// joins later (an escalation, a replacement) than the first round of `debate` is marked `+`.
+fn cells<'a>(
+    round: &RoundRow<'_>,
+    debate: &Debate,
+    threshold: f64,
+    theme: &Theme,
+    columns: &[usize],
+) -> Vec<Cell<'a>> {
+    let width = |column: usize| columns.get(column).copied().unwrap_or(0);
+    let signals = round.decision.map(|d| &d.signals);
+    let similarity = signals.and_then(|s| s.similarity);
+    let similarity_style = match similarity {
+        Some(s) if s >= threshold => theme.ok(),
+        Some(s) if s.is_finite() => theme.text(),
+        Some(_) => theme.danger(),
+        None => theme.muted(),
+    };
+    let verdict = match signals {
+        Some(s) if s.verdict_split == Some(true) => Span::styled(
+            fit(
+                &format!("split: {}", one_line(s.verdict.as_deref().unwrap_or(""))),
+                width(3),
+            ),
+            theme.warn(),
+        ),
+        Some(s) => Span::styled(
+            fit(&one_line(s.verdict.as_deref().unwrap_or("—")), width(3)),
+            if s.verdict_stable == Some(true) {
+                theme.ok()
+            } else {
+                theme.text()
+            },
+        ),
+        None => Span::styled("—", theme.muted()),
+    };
+    let new_claims = signals
+        .and_then(|s| s.new_claims)
+        .map_or("—".to_owned(), |n| compact(n.into()));
+    let judge = match worst_ruling(&round.judgments) {
+        Some(j) => Span::styled(
+            fit(
+                &format!("{} {}", figure(j.score), one_line(&j.decision.to_string())),
+                width(5),
+            ),
+            ruling_style(theme, &j.decision),
+        ),
+        None => Span::styled("—", theme.muted()),
+    };
+    let controller = match round.decision {
+        Some(d) => Span::styled(
+            fit(&one_line(&d.decision.to_string()), width(6)),
+            decision_style(theme, &d.decision),
+        ),
+        None => Span::styled("—", theme.muted()),
+    };
+    let operator = match round.action {
+        Some(a) => Span::styled(
+            fit(&one_line(&format!("{} {}", a.action, a.who())), width(7)),
+            theme.accent(),
+        ),
+        None if round.decision.is_some() => Span::styled("·", theme.muted()),
+        None => Span::raw(""),
+    };
+    let mut cells = vec![
+        Cell::from(Line::from(compact(round.number.into())).right_aligned()),
+        Cell::from(personas(round, debate, theme, width(1))),
+        Cell::from(Span::styled(
+            fit(&figure(similarity), width(2)),
+            similarity_style,
+        )),
+        Cell::from(verdict),
+        Cell::from(Line::from(new_claims).right_aligned()),
+        Cell::from(judge),
+        Cell::from(controller),
+        Cell::from(operator),
+    ];
+    cells.truncate(columns.len());
+    cells
+}
+
+/// Who spoke in a round, in spoken order: their names when they fit in `width`, else how many
+/// spoke (and how many joined), e.g. `4 personas +1`. A superseded turn is struck through, one
+/// who joined later is marked `+`.
+fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usize) -> Line<'a> {
+    // A persona joined in the first round it spoke in, after the first.
+    let joined = |turn: &Turn| {
+        round.number > 1
+            && debate
+                .first_spoke(&turn.agent_persona)
+                .is_none_or(|first| first >= round.number)
+    };
+    let names: Vec<Span> = round
+        .turns
+        .iter()
+        .enumerate()
+        .flat_map(|(i, turn)| {
+            let style = if turn.superseded {
+                theme.danger().add_modifier(Modifier::CROSSED_OUT)
+            } else if joined(turn) || turn.metadata.replaces.is_some() {
+                theme.warn()
+            } else {
+                theme.text()
+            };
+            let name = format!(
+                "{}{}",
+                if joined(turn) { "+" } else { "" },
+                one_line(&turn.agent_persona)
+            );
+            let separator = (i > 0).then(|| Span::styled(" ", theme.muted()));
+            separator.into_iter().chain([Span::styled(name, style)])
+        })
+        .collect();
+    let line = Line::from(names);
+    if line.width() <= width {
+        return line;
+    }
+    let spoke: HashSet<&str> = round
+        .turns
+        .iter()
+        .map(|t| t.agent_persona.as_str())
+        .collect();
+    let newcomers = round.turns.iter().filter(|t| joined(t)).count();
+    let count = match newcomers {
+        0 => format!("{} personas", spoke.len()),
+        n => format!("{} personas +{n}", spoke.len()),
+    };
+    Line::styled(
+        fit(&count, width),
+        if newcomers > 0 {
+            theme.warn()
+        } else {
+            theme.text()
+        },
+    )
+}
