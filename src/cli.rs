@@ -1,4 +1,8 @@
 //! The command line.
+//!
+//! The doc comments here are the commands' `--help` text, written for a terminal: the
+//! `<placeholders>` and `[config sections]` in them are words, not HTML or links.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 use std::io::Write;
 use std::path::PathBuf;

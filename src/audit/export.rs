@@ -241,7 +241,7 @@ impl serde_json::ser::Formatter for InertJson {
     }
 }
 
-/// `value` as one line of JSON, escaped as [`InertJson`] escapes.
+/// `value` as one line of JSON, escaped as `InertJson` escapes.
 pub fn json(value: &impl Serialize) -> io::Result<String> {
     let mut out = Vec::new();
     value

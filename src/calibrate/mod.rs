@@ -1,7 +1,7 @@
 //! Threshold calibration from recorded debates: what would the controller have done with other
 //! thresholds? Each finished debate is reduced once to its rounds' signals ([`record`]); every
 //! setting of a grid ([`grid`]) is replayed over those records with no further I/O
-//! ([`replay`]) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
+//! ([`replay`](mod@replay)) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
 //! escalations, stops by kind, agreement with operator labels, and the frontier of tokens saved
 //! against verdict flips. [`html`] makes the report a file to share.
 

@@ -103,7 +103,7 @@ pub struct SignalsConfig {
     /// Where round vectors are kept between runs (a file per model): a directory, or `off`.
     /// Unset: the data dir's `vectors`.
     pub vectors: Option<String>,
-    /// Tokens of a round embedded, from its start, [CLS] and [SEP] included (256: what an
+    /// Tokens of a round embedded, from its start, `[CLS]` and `[SEP]` included (256: what an
     /// orchestrator embedding each round as one all-MiniLM-L6-v2 input sees). Unset: the whole
     /// round.
     pub window: Option<usize>,

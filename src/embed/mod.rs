@@ -48,7 +48,7 @@ const BUILTIN_WINDOW: usize = 128;
 pub enum ModelChoice {
     /// paraphrase-MiniLM-L3-v2, compiled in.
     Builtin,
-    /// A sentence-transformers BERT directory ([`bert::FILES`]).
+    /// A sentence-transformers BERT directory (`bert::FILES`).
     Dir(PathBuf),
 }
 

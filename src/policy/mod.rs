@@ -1,5 +1,5 @@
 //! The decisions the debate system makes, as pure deterministic functions: the round controller
-//! ([`controller`]), the per-turn judge ([`judge`]) and the format-specific convergence checks
+//! ([`controller`]), the per-turn judge ([`judge`](mod@judge)) and the format-specific convergence checks
 //! ([`convergence`]). Thresholds come from [`ControllerConfig`] and [`JudgeConfig`]; nothing
 //! here reads a clock, a file or a database.
 

@@ -4,7 +4,7 @@
 //! semantic cosine of sentence embeddings, or the lexical TF-IDF cosine; overridden by a
 //! precomputed value an orchestrator wrote), the count of new claims, the round's verdict and
 //! the open DISPUTE/MISSED items. [`DebateSignals`] takes a debate one round at a time and reads
-//! each turn once, so a round costs the same at round 30 as at round 3; [`reference`] keeps the
+//! each turn once, so a round costs the same at round 30 as at round 3; [`reference`](mod@reference) keeps the
 //! straightforward definitions it is tested against. Nothing here touches I/O.
 
 mod claims;

@@ -60,7 +60,7 @@ impl RowKey {
 pub struct Summary {
     pub seq: Seq,
     pub id: Arc<str>,
-    /// The question on one line, cut to [`QUESTION_CHARS`].
+    /// The question on one line, cut to `QUESTION_CHARS`.
     pub question: Box<str>,
     pub status: Reported<SessionStatus>,
     pub mode: Reported<ControllerMode>,

@@ -286,7 +286,7 @@ pub struct Model {
     /// Refuses operator actions until unlocked (with confirmation).
     pub read_only: bool,
     /// Why the database refuses this console's actions (its role may only watch, or, attached
-    /// to a database, [`CHECKING_ACCESS`] until the database says): read-only, and unlocking
+    /// to a database, `CHECKING_ACCESS` until the database says): read-only, and unlocking
     /// cannot help, until a (re)connect finds the role may act.
     pub denied: Option<String>,
     /// The database role this console's actions are stamped with, once the database said so.

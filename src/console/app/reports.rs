@@ -39,7 +39,7 @@ pub const CALIBRATED: usize = 2_000;
 const DRAIN: usize = 4096;
 /// Debates whose rows may wait to be reduced before the worker looks at them again.
 const DRAIN_DEBATES: usize = 256;
-/// Finished debates that may wait to settle (see [`settled`]); beyond, those waiting longest are
+/// Finished debates that may wait to settle (see `settled`); beyond, those waiting longest are
 /// left out of the reports (reduced before their rows settle, they might be measured from part
 /// of them).
 pub const SETTLING: usize = 500;
@@ -151,7 +151,7 @@ impl Reports {
     }
 
     /// Hands the rows landed since the last call to the worker, together (the draw loop calls it
-    /// once a frame). The console never waits for the worker: while [`QUEUED`] rows wait for it,
+    /// once a frame). The console never waits for the worker: while `QUEUED` rows wait for it,
     /// rows are left out of the reports and counted, and so are their debates (see
     /// [`Figures::skipped`]).
     pub fn flush(&self) {

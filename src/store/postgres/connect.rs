@@ -237,7 +237,7 @@ impl Target {
     }
 
     /// Opens one connection to the first server that answers and suits `target_session_attrs`.
-    /// The caller drives the returned [`Driven`] (spawns it, or polls its messages to receive
+    /// The caller drives the returned `Driven` (spawns it, or polls its messages to receive
     /// notifications).
     pub async fn connect(&self) -> Result<(Client, Driven)> {
         let order = self.order();

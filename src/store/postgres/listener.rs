@@ -42,7 +42,7 @@ const READ_EVERY: Duration = Duration::from_millis(16);
 pub enum Wanted {
     /// Every row of this debate.
     History(String),
-    /// The debates a filter finds (see [`queries::search`]).
+    /// The debates a filter finds (see `queries::search`).
     Search(String),
 }
 
