@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use gavel::config::Config;
 use gavel::console::app::{Event, Model, SortOrder, update};
+use gavel::console::reports::ReportsWorker;
 use gavel::domain::{
     Change, ControllerDecision, ControllerMode, Decision, Reported, Session, SessionStatus,
     Signals, Turn,
@@ -144,19 +145,22 @@ fn timed(
 /// A console holding `held` debates, most finished, a tenth running with a decision pending,
 /// the one in the middle selected; and the mean cost of filing one of their rows.
 fn fleet(held: usize) -> (Model, Duration) {
-    let mut model = Model::new("bench".into(), "alice".into(), &Config::default());
+    let config = Config::default();
+    let mut model = Model::new("bench".into(), "alice".into(), &config);
+    let mut reports = ReportsWorker::of(&config);
     update(&mut model, Event::Resize(200, 60));
     let started = Instant::now();
     let mut rows = 0u32;
     for n in 0..held {
         for change in debate(n, n % 10 == 0) {
             update(&mut model, Event::Store(Box::new(change)));
+            reports.relieve(&mut model);
             rows += 1;
         }
     }
     let filing = started.elapsed() / rows.max(1);
     // The reports' worker catches up first, so that it does not share the cores with frames.
-    model.reports.catch_up();
+    reports.catch_up(&mut model);
     let middle = model
         .debates
         .seq(&format!("debate-{:06}", held / 2))

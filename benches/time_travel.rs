@@ -14,6 +14,7 @@ use chrono::Utc;
 use crossterm::event::KeyCode;
 use gavel::config::Config;
 use gavel::console::app::{Event, Model, update};
+use gavel::console::reports::ReportsWorker;
 use gavel::domain::{
     Change, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment, Reported,
     Session, SessionStatus, Signals, Turn,
@@ -27,12 +28,14 @@ const FROM_LIVE: usize = 20;
 const PERSONAS: [&str; 5] = ["theorist", "skeptic", "expert", "synthesizer", "clinician"];
 
 fn main() {
-    let mut model = Model::new("bench".into(), "alice".into(), &Config::default());
+    let config = Config::default();
+    let mut model = Model::new("bench".into(), "alice".into(), &config);
+    let mut reports = ReportsWorker::of(&config);
     update(&mut model, Event::Resize(200, 60));
     for change in debate() {
         update(&mut model, Event::Store(Box::new(change)));
     }
-    model.reports.catch_up();
+    reports.catch_up(&mut model);
     let backend = CrosstermBackend::new(std::io::sink());
     let area = ratatui::layout::Rect::new(0, 0, 200, 60);
     let options = ratatui::TerminalOptions {
@@ -66,12 +69,15 @@ fn main() {
     for _ in 1..ROUNDS {
         step(&mut model, '[', &mut steps);
     }
-    assert_eq!(model.past.as_ref().map(|p| p.moment.round), Some(1));
+    assert_eq!(model.nav.past.as_ref().map(|p| p.moment.round), Some(1));
     let mut forward = Vec::new();
     for _ in 1..ROUNDS {
         step(&mut model, ']', &mut forward);
     }
-    assert_eq!(model.past.as_ref().map(|p| p.moment.round), Some(ROUNDS));
+    assert_eq!(
+        model.nav.past.as_ref().map(|p| p.moment.round),
+        Some(ROUNDS)
+    );
     println!(
         "time cursor on a {ROUNDS}-round debate ({} turns held), 200x60; median / p99",
         ROUNDS as usize * PERSONAS.len()

@@ -45,7 +45,7 @@ pub fn run(
         format!("demo: {} recorded debates", fixtures.len())
     };
     let (mut model, theme_file) = console_model(source, console, &config, postgres)?;
-    model.playback = playback;
+    model.time.playback = playback;
     let ready = Ready { model, theme_file };
     let rt = runtime()?;
     let ended = if postgres {
@@ -63,13 +63,13 @@ fn on_postgres(
     config: Config,
     mut ready: Ready,
 ) -> Result<Ended> {
-    ready.model.simulated = true;
+    ready.model.about.simulated = true;
     eprintln!("gavel: starting a throwaway PostgreSQL ...");
     let server = LocalServer::start()?;
     // Where the demo's database is (for psql in another terminal), in the header
     // and again on exit.
     let source = format!("demo --postgres: {}", server.url("gavel"));
-    ready.model.source = source.clone();
+    ready.model.about.source = source.clone();
     let result = rt.block_on(demo_postgres(&server, fixtures, config, ready));
     rt.shutdown_background();
     drop(server);
@@ -79,13 +79,21 @@ fn on_postgres(
 
 /// The demo played in memory.
 fn in_memory(rt: Runtime, fixtures: Vec<Fixture>, config: Config, ready: Ready) -> Result<Ended> {
-    let playback = ready.model.playback;
+    let playback = ready.model.time.playback;
     let ended = rt.block_on(async {
         let (events, receiver) = unbounded_channel();
-        let commands = demo::start(fixtures, Arc::new(config), events.clone());
+        let config = Arc::new(config);
+        let commands = demo::start(fixtures, config.clone(), events.clone());
         let _ = commands.send(Command::SetPlayback(playback));
         let theme_file = ready.theme_file.as_deref();
-        gavel::console::run(ready.model, theme_file, (events, receiver), commands).await
+        gavel::console::run(
+            ready.model,
+            &config,
+            theme_file,
+            (events, receiver),
+            commands,
+        )
+        .await
     })?;
     rt.shutdown_background();
     Ok(ended)
@@ -104,7 +112,7 @@ async fn demo_postgres(
     config: Config,
     ready: Ready,
 ) -> Result<Ended> {
-    let playback = ready.model.playback;
+    let playback = ready.model.time.playback;
     let admin = Target::exact(&server.url("postgres"))?
         .connect_driven()
         .await?;
@@ -126,7 +134,14 @@ async fn demo_postgres(
     let (events, receiver) = unbounded_channel();
     let commands = live::start(target, events.clone(), Some(clock_tx), config.limits);
     let theme_file = ready.theme_file.as_deref();
-    let result = gavel::console::run(ready.model, theme_file, (events, receiver), commands).await;
+    let result = gavel::console::run(
+        ready.model,
+        &config,
+        theme_file,
+        (events, receiver),
+        commands,
+    )
+    .await;
     simulator.abort();
     Ok(result?)
 }

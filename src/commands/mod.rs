@@ -99,8 +99,8 @@ pub fn console_model(
     } else {
         Model::new(source, operator, config)
     };
-    model.theme = theme;
-    model.read_only = console.read_only;
+    model.settings.theme = theme;
+    model.settings.read_only = console.read_only;
     Ok((model, theme_file))
 }
 

@@ -35,7 +35,14 @@ pub fn run(
     let ended = rt.block_on(async {
         let (events, receiver) = unbounded_channel();
         let commands = live::start(target, events.clone(), None, config.limits);
-        gavel::console::run(model, theme_file.as_deref(), (events, receiver), commands).await
+        gavel::console::run(
+            model,
+            &config,
+            theme_file.as_deref(),
+            (events, receiver),
+            commands,
+        )
+        .await
     });
     // Not waiting on the backend's blocking tasks: after a signal, tokio's handlers
     // would swallow a second SIGTERM or SIGINT while a drop waited on them.

@@ -1,6 +1,8 @@
 //! The console's run: the terminal in the console's modes for its lifetime (see
 //! [`crate::console::terminal`]: restored on quit, error, panic and signal, suspended by Ctrl-Z); keys
-//! read on their own thread; the active theme file watched for edits; the draw loop.
+//! read on their own thread; the active theme file watched for edits; the reports worker
+//! ([`crate::console::reports`]), handed the rows landed once a frame, its figures coming back
+//! as events; the draw loop.
 //!
 //! The loop never awaits I/O: it waits for the next event (or signal), drains every event
 //! already queued, applies them all, and draws once, at most 60 times a second on average (see
@@ -22,10 +24,10 @@ use futures_util::FutureExt;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use crate::config::Notify;
-use crate::config::{self, theme};
+use crate::config::{self, Config, Notify, theme};
 use crate::console::app::{Command, Event, Model, update};
 use crate::console::pager;
+use crate::console::reports::ReportsWorker;
 use crate::console::terminal::{self, Input, OsSignals, Panicked, Request};
 use crate::console::ui::{self, view};
 use crate::pace::Pace;
@@ -92,9 +94,11 @@ impl Ended {
 }
 
 /// Runs the console until the operator quits, the events end or a signal ends it; edits to
-/// `theme_file` apply live. Fails at once, in one line, without a terminal.
+/// `theme_file` apply live; the reports are computed as `config` says. Fails at once, in one
+/// line, without a terminal.
 pub async fn run(
     model: Model,
+    config: &Config,
     theme_file: Option<&Path>,
     events: (UnboundedSender<Event>, UnboundedReceiver<Event>),
     commands: UnboundedSender<Command>,
@@ -115,8 +119,9 @@ pub async fn run(
     let signals = OsSignals::listen()?;
     let panicked = terminal::leave_on_panic();
     let stop = Arc::new(AtomicBool::new(false));
-    let entered = terminal::enter(model.mouse);
-    model.reports.wake(sender.clone());
+    let entered = terminal::enter(model.settings.mouse);
+    let reports = ReportsWorker::of(config);
+    reports.wake(sender.clone());
     let reading = Arc::new(Reading::default());
     let reader = spawn_key_reader(sender, stop.clone(), reading.clone());
     let result = match entered {
@@ -127,6 +132,7 @@ pub async fn run(
                 signals,
                 panicked,
                 reading,
+                reports,
             };
             draw_loop(model, parts).await
         }
@@ -155,12 +161,13 @@ struct Parts {
     signals: OsSignals,
     panicked: Panicked,
     reading: Arc<Reading>,
+    reports: ReportsWorker,
 }
 
 /// Applies events and draws until the console ends. [`Command::Copy`] and [`Command::Page`]
 /// are the terminal's business: the loop carries them out itself; every other command goes to
 /// the backend.
-async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
+async fn draw_loop(mut model: Model, mut parts: Parts) -> Result<Ended> {
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
     // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
     // (`eprintln!` to a terminal gone).
@@ -168,8 +175,9 @@ async fn draw_loop(mut model: Model, parts: Parts) -> Result<Ended> {
         BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout()),
     ))?);
     let size = terminal.size()?;
-    model.screen = (size.width, size.height);
+    model.screen.size = (size.width, size.height);
     model.prepare_frame();
+    parts.reports.sync(&mut model);
     model.take_dirty();
     draw(&mut terminal, &mut model)?;
     let mut console = Console {
@@ -229,7 +237,7 @@ impl Console {
                 return Ok(Ended::Quit);
             }
             if let Some(text) = self.model.announcement() {
-                notify(&mut self.terminal, self.model.notify, &text);
+                notify(&mut self.terminal, self.model.settings.notify, &text);
             }
             if let Some((title, text)) = asked.paging
                 && let Some(ended) = self.page(&title, &text).await?
@@ -237,6 +245,7 @@ impl Console {
                 return Ok(ended);
             }
             self.model.prepare_frame();
+            self.parts.reports.sync(&mut self.model);
             if !self.model.take_dirty() && !asked.suspending {
                 continue;
             }
@@ -298,6 +307,7 @@ impl Console {
                 }
             }
         }
+        self.parts.reports.relieve(&mut self.model);
     }
 
     /// Shows `text` in the operator's pager, the console's modes left meanwhile; a signal
@@ -306,7 +316,7 @@ impl Console {
         self.parts.reading.pause().await;
         terminal::leave()?;
         let shown = pager::show(title, text, &mut self.parts.signals).await;
-        terminal::enter(self.model.mouse)?;
+        terminal::enter(self.model.settings.mouse)?;
         self.parts.reading.resume();
         self.terminal.clear()?;
         match shown {
@@ -364,7 +374,7 @@ fn draw(terminal: &mut Screen, model: &mut Model) -> io::Result<()> {
 /// whole screen.
 fn suspend(terminal: &mut Screen, model: &mut Model) -> Result<()> {
     tracing::info!("suspended");
-    terminal::suspend(model.mouse)?;
+    terminal::suspend(model.settings.mouse)?;
     tracing::info!("resumed");
     terminal.clear()?;
     draw(terminal, model)?;

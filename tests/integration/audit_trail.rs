@@ -88,7 +88,7 @@ fn failed_accept() -> Model {
         error: "connection refused".into(),
     };
     update(&mut model, Event::Resolved(Err(failed)));
-    assert!(model.retry.is_some());
+    assert!(model.desk.retry.is_some());
     model
 }
 
@@ -101,7 +101,7 @@ fn r_on_an_action_that_landed_unanswered_says_it_was_recorded_if_this_role_wrote
     );
     let mine = OperatorAction {
         role: Some("bob".into()),
-        ..model.retry.clone().unwrap()
+        ..model.desk.retry.clone().unwrap()
     };
     // Another role wrote the same action under the same display name: not this console's.
     let mut theirs = model.clone();
@@ -122,7 +122,7 @@ fn r_on_an_action_that_landed_unanswered_says_it_was_recorded_if_this_role_wrote
         flash(&model),
         "recorded after all: alice accept stop_converged on s round 5"
     );
-    assert!(model.retry.is_none());
+    assert!(model.desk.retry.is_none());
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn a_live_console_holds_actions_until_the_database_says_what_its_role_may_do() {
     );
     assert!(!flash(&model).contains("unlock"), "{}", flash(&model));
     update(&mut model, char('a'));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     assert_eq!(sent(&update(&mut model, char('y'))).round_index, 5);
 }
 
@@ -175,7 +175,7 @@ fn r_refuses_a_failed_accept_once_a_newer_decision_is_pending() {
         'r',
         "not retried, nothing was recorded: round 5 is no longer the latest decision: round 6 is",
     );
-    assert!(model.retry.is_none(), "and nothing is left to retry");
+    assert!(model.desk.retry.is_none(), "and nothing is left to retry");
 }
 
 #[test]
@@ -213,12 +213,12 @@ fn a_confirmation_that_went_stale_closes_itself_and_y_sends_nothing() {
         &mut model,
         Event::Key(crossterm::event::KeyCode::Enter.into()),
     );
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     store(
         &mut model,
         Change::Decision(decision("s", 6, Decision::ContinueBaseline.into())),
     );
-    assert_eq!(model.overlay, None);
+    assert_eq!(model.desk.overlay, None);
     assert_eq!(
         flash(&model),
         "closed s round 5: superseded: round 6 was decided"
@@ -239,10 +239,10 @@ fn accepting_a_decision_that_is_null_writes_nothing() {
         'a',
         "cannot accept: the controller's decision for round 2 is empty: nothing to accept",
     );
-    assert!(model.overlay.is_none(), "no confirmation to say y to");
+    assert!(model.desk.overlay.is_none(), "no confirmation to say y to");
     // An override still lets the operator decide.
     update(&mut model, char('o'));
-    assert!(matches!(model.overlay, Some(Overlay::Choose(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Choose(_))));
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn a_refused_write_offers_no_retry() {
         "permission denied for table debate_operator_actions",
     );
     update(&mut model, Event::Resolved(Err(denied)));
-    assert!(model.retry.is_none());
+    assert!(model.desk.retry.is_none());
     let shown = flash(&model);
     assert!(
         shown.starts_with("not recorded: accept stop_converged on s round 5: permission denied")
@@ -269,16 +269,16 @@ fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
     let mut model = console_at_round_5();
     let why = "role carol cannot insert into debate_operator_actions";
     update(&mut model, Event::Access(Access::WatchOnly(why.into())));
-    assert!(model.read_only);
+    assert!(model.settings.read_only);
     assert_eq!(flash(&model), format!("read-only: {why}"));
     let shown = screen(&model);
     assert!(shown.contains(&format!("read-only: {why}")), "{shown}");
     for key in ['a', 'o', 'e', 'r'] {
         refused_key(&mut model, key, why);
-        assert!(model.overlay.is_none());
+        assert!(model.desk.overlay.is_none());
     }
     update(&mut model, char('U'));
-    assert!(model.overlay.is_none(), "no unlock to confirm");
+    assert!(model.desk.overlay.is_none(), "no unlock to confirm");
     assert_eq!(flash(&model), format!("still read-only: {why}"));
 
     // Granted meanwhile: the next connect says so, and unlocking works again.
@@ -288,11 +288,11 @@ fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
             role: "carol".into(),
         }),
     );
-    assert!(model.denied.is_none() && model.read_only);
+    assert!(model.live.denied.is_none() && model.settings.read_only);
     update(&mut model, char('U'));
     update(&mut model, char('y'));
     update(&mut model, char('a'));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
 }
 
 #[test]
@@ -809,17 +809,17 @@ async fn a_viewers_console_watches_read_only_and_says_why() {
     let mut carol = Console::attach(target_as(&server, "viewer", "carol", "gavel"));
     carol
         .until("the live link and the pending decision", |m| {
-            m.link == Some(Link::Live) && m.debate("s").is_some_and(|d| d.pending().is_some())
+            m.live.link == Some(Link::Live) && m.debate("s").is_some_and(|d| d.pending().is_some())
         })
         .await;
     let why = "role carol cannot insert into debate_operator_actions, nor use the sequence \
                public.debate_operator_actions_id_seq";
-    assert_eq!(carol.model.denied.as_deref(), Some(why));
-    assert!(carol.model.read_only);
+    assert_eq!(carol.model.live.denied.as_deref(), Some(why));
+    assert!(carol.model.settings.read_only);
     assert!(screen(&carol.model).contains(&format!("read-only: {why}")));
     carol.select("s");
     carol.press("a");
-    assert!(carol.model.overlay.is_none());
+    assert!(carol.model.desk.overlay.is_none());
     assert!(carol.flash().ends_with(why));
     // LISTEN needs no privilege: the viewer follows new rows.
     owner
@@ -836,12 +836,13 @@ async fn a_viewers_console_watches_read_only_and_says_why() {
         .await;
 
     // Had the console missed the check, the database's refusal is final: no retry offered.
-    carol.model.denied = None;
-    carol.model.read_only = false;
+    carol.model.live.denied = None;
+    carol.model.settings.read_only = false;
     carol.press("ay");
     carol
         .until("the refusal", |m| {
-            m.flash
+            m.desk
+                .flash
                 .as_ref()
                 .is_some_and(|f| f.text.starts_with("not recorded"))
         })
@@ -852,12 +853,12 @@ async fn a_viewers_console_watches_read_only_and_says_why() {
         carol.flash()
     );
     assert!(!carol.flash().contains("press r"), "{}", carol.flash());
-    assert!(carol.model.retry.is_none());
+    assert!(carol.model.desk.retry.is_none());
     assert_eq!(action_count(&owner).await, 0);
 
     // An operator's console may act from the start.
     let bob = Console::live(target_as(&server, "viewer", "bob", "gavel")).await;
-    assert!(bob.model.denied.is_none() && !bob.model.read_only);
+    assert!(bob.model.live.denied.is_none() && !bob.model.settings.read_only);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

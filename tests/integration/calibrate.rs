@@ -12,7 +12,8 @@ use gavel::calibrate::{
     self, AxisSpec, Class, DebateOutcome, RecordedDebate, Report, Row, Setting,
 };
 use gavel::config::Config;
-use gavel::console::app::{Reports, Watched};
+use gavel::console::app::{Event, Watched};
+use gavel::console::reports::ReportsWorker;
 use gavel::domain::{
     ControllerDecision, Debate, Decision, Reported, SessionStatus, Signals, Turn, TurnMetadata,
 };
@@ -327,28 +328,19 @@ fn a_round_with_neither_signals_nor_turns_is_reported_and_never_converges() {
 
 #[test]
 fn the_console_reports_follow_debates_as_they_finish() {
-    let config = Config::default();
-    let reports = Reports::start(
-        &config.calibration.grid,
-        &config.controller,
-        gavel::calibrate::Measuring::recorded(config.signals.measure()),
-    );
+    let reports = ReportsWorker::of(&Config::default());
     let mut debate = with_recorded_signals(0.97);
     debate.session.status = SessionStatus::Running.into();
-    for change in debate_rows(&debate) {
-        reports.row(&change);
-    }
-    reports.catch_up();
-    let figures = reports.figures();
+    reports.hand_over(debate_rows(&debate));
+    let figures = reports.caught_up();
     assert!(figures.problem.is_none());
     assert_eq!(
         figures.calibration.debates, 0,
         "a running debate is not calibrated"
     );
     debate.session.status = SessionStatus::Completed.into();
-    reports.row(&gavel::domain::Change::Session(debate.session.clone()));
-    reports.catch_up();
-    let figures = reports.figures();
+    reports.hand_over(vec![gavel::domain::Change::Session(debate.session.clone())]);
+    let figures = reports.caught_up();
     assert_eq!(figures.calibration.debates, 1);
     assert_eq!(figures.calibration.rows.len(), 12);
     assert!(!figures.refreshing);
@@ -356,29 +348,25 @@ fn the_console_reports_follow_debates_as_they_finish() {
 
 #[test]
 fn the_console_reports_refresh_only_the_report_watched() {
-    let config = Config::default();
-    let reports = Reports::start(
-        &config.calibration.grid,
-        &config.controller,
-        gavel::calibrate::Measuring::recorded(config.signals.measure()),
-    );
+    let mut reports = ReportsWorker::of(&Config::default());
     let (events, mut woken) = tokio::sync::mpsc::unbounded_channel();
     reports.wake(events);
     reports.watch(Some(Watched::Calibration));
     let debate = with_recorded_signals(0.97);
-    for change in debate_rows(&debate) {
-        reports.row(&change);
-    }
-    reports.flush();
+    reports.hand_over(debate_rows(&debate));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while reports.figures().calibration.debates == 0 {
+    // The console is woken with the figures, as they change, until the debate is in them.
+    loop {
         assert!(
             std::time::Instant::now() < deadline,
             "no refresh within 10 s"
         );
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        match woken.try_recv() {
+            Ok(Event::Reports(figures)) if figures.calibration.debates == 1 => break,
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
     }
-    assert!(woken.try_recv().is_ok(), "the console is woken to redraw");
 }
 
 fn debate_rows(debate: &Debate) -> Vec<gavel::domain::Change> {
@@ -394,11 +382,7 @@ fn the_console_reports_hold_the_rows_of_the_most_active_running_debates_only() {
     use gavel::console::app::RUNNING_ROWS;
     use gavel::domain::Change;
     let config = Config::default();
-    let reports = Reports::start(
-        &config.calibration.grid,
-        &config.controller,
-        gavel::calibrate::Measuring::recorded(config.signals.measure()),
-    );
+    let reports = ReportsWorker::of(&config);
     let template = with_recorded_signals(0.97);
     let rows_of = |id: &str, status: SessionStatus| -> Vec<Change> {
         let mut debate = template.clone();
@@ -414,18 +398,13 @@ fn the_console_reports_hold_the_rows_of_the_most_active_running_debates_only() {
     };
     // One more running debate than are held: the first, least active since, is let go.
     for n in 0..=RUNNING_ROWS {
-        for change in rows_of(&format!("r{n}"), SessionStatus::Running) {
-            reports.row(&change);
-        }
-        reports.catch_up();
+        reports.hand_over(rows_of(&format!("r{n}"), SessionStatus::Running));
+        reports.caught_up();
     }
     for n in [0, RUNNING_ROWS] {
-        for change in rows_of(&format!("r{n}"), SessionStatus::Completed) {
-            reports.row(&change);
-        }
+        reports.hand_over(rows_of(&format!("r{n}"), SessionStatus::Completed));
     }
-    reports.catch_up();
-    let figures = reports.figures();
+    let figures = reports.caught_up();
     assert_eq!(figures.untracked, 1);
     assert_eq!(
         figures.calibration.debates, 1,

@@ -217,13 +217,13 @@ fn sort_theme_help_quit_and_unknown_commands() {
     run(&mut model, "sort id");
     assert_eq!(model.sort(), SortOrder::Id);
     run(&mut model, "theme light");
-    assert_eq!(model.theme.name, "light");
+    assert_eq!(model.settings.theme.name, "light");
     assert_eq!(flash(&model), "theme light applied");
     run(&mut model, "theme neon");
-    assert_eq!(model.theme.name, "light");
-    assert!(model.flash.as_ref().unwrap().error);
+    assert_eq!(model.settings.theme.name, "light");
+    assert!(model.desk.flash.as_ref().unwrap().error);
     run(&mut model, "help");
-    assert!(matches!(model.overlay, Some(Overlay::Help { .. })));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Help { .. })));
     update(&mut model, key(KeyCode::Esc));
     run(&mut model, "no-such-debate");
     let said = flash(&model);
@@ -251,30 +251,30 @@ fn tab_completes_and_cycles_and_arrows_recall() {
     }
     update(&mut model, key(KeyCode::Tab));
     assert_eq!(
-        model.prompt.value(),
+        model.desk.prompt.value(),
         "mode ",
         "a command that takes an argument gets a space"
     );
     update(&mut model, key(KeyCode::Tab));
     assert_eq!(
-        model.completion.as_ref().unwrap().candidates,
+        model.desk.completion.as_ref().unwrap().candidates,
         ["off", "shadow", "enabled", "gated"]
     );
-    assert_eq!(model.prompt.value(), "mode ");
+    assert_eq!(model.desk.prompt.value(), "mode ");
     update(&mut model, key(KeyCode::Tab));
-    assert_eq!(model.prompt.value(), "mode off");
+    assert_eq!(model.desk.prompt.value(), "mode off");
     update(&mut model, key(KeyCode::Tab));
-    assert_eq!(model.prompt.value(), "mode shadow");
+    assert_eq!(model.desk.prompt.value(), "mode shadow");
     update(&mut model, key(KeyCode::BackTab));
     update(&mut model, key(KeyCode::BackTab));
     assert_eq!(
-        model.prompt.value(),
+        model.desk.prompt.value(),
         "mode gated",
         "Shift-Tab goes back round"
     );
     update(&mut model, key(KeyCode::Enter));
     assert_eq!(model.filter(), "mode:gated");
-    assert_eq!(model.completion, None);
+    assert_eq!(model.desk.completion, None);
 
     // Debate ids complete from the fleet.
     update(&mut model, char(':'));
@@ -282,15 +282,15 @@ fn tab_completes_and_cycles_and_arrows_recall() {
         update(&mut model, char(c));
     }
     update(&mut model, key(KeyCode::Tab));
-    assert_eq!(model.prompt.value(), "replication-crisis-causes");
+    assert_eq!(model.desk.prompt.value(), "replication-crisis-causes");
     update(&mut model, key(KeyCode::Esc));
-    assert_eq!(model.overlay, None);
+    assert_eq!(model.desk.overlay, None);
 
     // ↑ recalls what ran, ↓ comes back to what was typed.
     update(&mut model, char(':'));
     update(&mut model, char('x'));
     update(&mut model, key(KeyCode::Up));
-    assert_eq!(model.prompt.value(), "mode gated");
+    assert_eq!(model.desk.prompt.value(), "mode gated");
     update(&mut model, key(KeyCode::Down));
-    assert_eq!(model.prompt.value(), "x");
+    assert_eq!(model.desk.prompt.value(), "x");
 }

@@ -24,7 +24,7 @@ fn ids(model: &Model) -> Vec<&str> {
 }
 
 fn selected_id(model: &Model) -> &str {
-    &model.debates.get(model.selected.unwrap()).unwrap().id
+    &model.debates.get(model.nav.selected.unwrap()).unwrap().id
 }
 
 fn type_text(model: &mut Model, text: &str) -> Vec<Command> {
@@ -77,7 +77,7 @@ fn filtering_keeps_a_shown_selection_and_moves_a_hidden_one() {
     assert_eq!(selected_id(&model), "salt-substitutes-shadow");
     update(&mut model, key(KeyCode::Enter));
     assert!(
-        model.overlay.is_none(),
+        model.desk.overlay.is_none(),
         "Enter keeps the filter and closes the prompt"
     );
     assert_eq!(model.filter(), "shadow");
@@ -191,14 +191,14 @@ fn colon_jumps_to_a_debate_by_id() {
     update(&mut model, char(':'));
     type_text(&mut model, "nope");
     update(&mut model, key(KeyCode::Enter));
-    let flash = model.flash.clone().unwrap();
+    let flash = model.desk.flash.clone().unwrap();
     assert!(flash.error && flash.text.contains("no debate with id nope"));
     assert_eq!(selected_id(&model), "salt-substitutes-shadow");
 
     update(&mut model, char(':'));
     type_text(&mut model, "-");
     update(&mut model, key(KeyCode::Enter));
-    let flash = model.flash.clone().unwrap();
+    let flash = model.desk.flash.clone().unwrap();
     assert!(
         flash.error && flash.text.contains("9 debates match -"),
         "{flash:?}"
@@ -233,8 +233,8 @@ fn colon_asks_a_live_database_for_a_debate_not_on_screen() {
 #[test]
 fn read_only_refuses_every_action_until_unlocked() {
     let (mut model, _) = demo_model();
-    model.read_only = true;
-    model.retry = Some(model.held(0).unwrap().pending().map(|d| {
+    model.settings.read_only = true;
+    model.desk.retry = Some(model.held(0).unwrap().pending().map(|d| {
         common::rows::action(
             &d.session_id,
             d.round_index,
@@ -246,11 +246,11 @@ fn read_only_refuses_every_action_until_unlocked() {
     for refused in ['a', 'o', 'e', 'r'] {
         assert!(update(&mut model, char(refused)).is_empty(), "{refused}");
         assert!(
-            model.overlay.is_none(),
+            model.desk.overlay.is_none(),
             "{refused} opened {:?}",
-            model.overlay
+            model.desk.overlay
         );
-        let flash = model.flash.clone().unwrap();
+        let flash = model.desk.flash.clone().unwrap();
         assert!(
             flash.error && flash.text.starts_with("read-only"),
             "{flash:?}"
@@ -259,14 +259,17 @@ fn read_only_refuses_every_action_until_unlocked() {
     assert!(common::screen(&model).contains("read-only: [U] unlocks actions"));
 
     update(&mut model, char('U'));
-    assert_eq!(model.overlay, Some(Overlay::Unlock));
+    assert_eq!(model.desk.overlay, Some(Overlay::Unlock));
     update(&mut model, char('n'));
-    assert!(model.read_only, "anything but y keeps it read-only");
+    assert!(
+        model.settings.read_only,
+        "anything but y keeps it read-only"
+    );
     update(&mut model, char('U'));
     update(&mut model, char('y'));
-    assert!(!model.read_only);
+    assert!(!model.settings.read_only);
     update(&mut model, char('a'));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     let commands = update(&mut model, char('y'));
     assert!(matches!(commands.as_slice(), [Command::Resolve(_)]));
 }
@@ -295,18 +298,18 @@ fn pause_and_play_keep_the_filter_view_and_scroll() {
     update(&mut model, key(KeyCode::Down));
     let before = (
         model.filter().to_owned(),
-        model.view,
-        model.detail_scroll,
-        model.selected,
+        model.nav.view,
+        model.nav.detail_scroll,
+        model.nav.selected,
     );
     assert_eq!(before.2, 2);
 
     update(&mut model, char(' '));
-    assert!(model.playback.paused);
+    assert!(model.time.playback.paused);
     let mut held = runs[0].session().clone();
     held.id = "arrived-while-paused".into();
     update(&mut model, Event::Store(Box::new(Change::Session(held))));
-    assert_eq!(model.held_back.len(), 1);
+    assert_eq!(model.live.held_back.len(), 1);
     assert!(model.debate("arrived-while-paused").is_none(), "held back");
     update(&mut model, char(' '));
     assert!(
@@ -315,9 +318,9 @@ fn pause_and_play_keep_the_filter_view_and_scroll() {
     );
     let after = (
         model.filter().to_owned(),
-        model.view,
-        model.detail_scroll,
-        model.selected,
+        model.nav.view,
+        model.nav.detail_scroll,
+        model.nav.selected,
     );
     assert_eq!(before, after);
 }
@@ -333,13 +336,17 @@ fn views_switch_by_number_and_cycle() {
         ('1', DetailView::Rounds),
     ] {
         update(&mut model, char(key_char));
-        assert_eq!(model.view, view);
-        assert_eq!(model.focus, Focus::Detail);
+        assert_eq!(model.nav.view, view);
+        assert_eq!(model.nav.focus, Focus::Detail);
     }
     update(&mut model, char('V'));
-    assert_eq!(model.view, DetailView::Format, "previous view wraps around");
+    assert_eq!(
+        model.nav.view,
+        DetailView::Format,
+        "previous view wraps around"
+    );
     update(&mut model, char('v'));
-    assert_eq!(model.view, DetailView::Rounds);
+    assert_eq!(model.nav.view, DetailView::Rounds);
 }
 
 #[test]
@@ -351,12 +358,12 @@ fn remapped_keys_drive_the_console() {
     .unwrap();
     let (mut model, _) = demo_model_with(&config);
     update(&mut model, char('a'));
-    assert!(model.overlay.is_none(), "a no longer accepts");
+    assert!(model.desk.overlay.is_none(), "a no longer accepts");
     update(&mut model, char('A'));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     update(&mut model, key(KeyCode::Esc));
     update(&mut model, char('n'));
-    assert_eq!(model.selected, Some(1));
+    assert_eq!(model.nav.selected, Some(1));
     update(
         &mut model,
         Event::Key(crossterm::event::KeyEvent::new(
@@ -364,7 +371,7 @@ fn remapped_keys_drive_the_console() {
             KeyModifiers::CONTROL,
         )),
     );
-    assert_eq!(model.overlay, Some(Overlay::ShadowWeek { scroll: 0 }));
+    assert_eq!(model.desk.overlay, Some(Overlay::ShadowWeek { scroll: 0 }));
 }
 
 fn mouse(kind: MouseEventKind, column: u16, row: u16) -> Event {
@@ -384,9 +391,13 @@ fn the_mouse_selects_and_scrolls_only_when_on() {
     // The list starts at row 1: border, header, then the first debate on row 3.
     let click = |row| mouse(MouseEventKind::Down(MouseButton::Left), 10, row);
     update(&mut model, click(6));
-    assert_eq!(model.selected, Some(0), "mouse support is off by default");
+    assert_eq!(
+        model.nav.selected,
+        Some(0),
+        "mouse support is off by default"
+    );
 
-    model.mouse = true;
+    model.settings.mouse = true;
     update(&mut model, click(6));
     assert_eq!(selected_id(&model), "sepsis-ml-replacement");
     update(&mut model, mouse(MouseEventKind::ScrollDown, 10, 6));
@@ -399,12 +410,12 @@ fn the_mouse_selects_and_scrolls_only_when_on() {
     select(&mut model, "als-phase3-subgroup");
     common::record_frame(&mut model);
     update(&mut model, click(17));
-    assert_eq!(model.focus, Focus::Detail);
+    assert_eq!(model.nav.focus, Focus::Detail);
     assert_eq!(model.selected_round(), Some(2));
     update(&mut model, char('c'));
     update(&mut model, mouse(MouseEventKind::ScrollDown, 10, 20));
     assert_eq!(
-        model.overlay,
+        model.desk.overlay,
         Some(Overlay::Calibration {
             scroll: 3,
             cursor: 0,
@@ -418,13 +429,13 @@ fn a_theme_event_applies_and_a_broken_one_keeps_the_previous_theme() {
     let (mut model, _) = demo_model();
     let light = Theme::bundled("light").unwrap();
     update(&mut model, Event::Theme(Ok(Box::new(light.clone()))));
-    assert_eq!(model.theme, light);
+    assert_eq!(model.settings.theme, light);
     update(
         &mut model,
         Event::Theme(Err("mine.toml: invalid theme: no".into())),
     );
-    assert_eq!(model.theme, light);
-    let flash = model.flash.clone().unwrap();
+    assert_eq!(model.settings.theme, light);
+    let flash = model.desk.flash.clone().unwrap();
     assert!(flash.error);
     assert_eq!(
         flash.text,
@@ -584,7 +595,7 @@ fn first_round_shown(screen: &str) -> u32 {
 fn a_long_debate_moves_its_rounds_table_half_a_table_at_a_time_and_clicks_follow() {
     use gavel::domain::{Session, Turn};
     let mut model = Model::new("demo".into(), "alice".into(), &Config::default());
-    model.mouse = true;
+    model.settings.mouse = true;
     update(&mut model, Event::Resize(160, 48));
     update(
         &mut model,

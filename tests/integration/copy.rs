@@ -82,7 +82,7 @@ fn copied_and_paged_text_is_inert_and_the_copy_capped() {
         "only line breaks stay"
     );
     assert!(text.contains("␛]52;c;ZXZpbA==␇line one\nline    two�"));
-    let flash = &model.flash.as_ref().unwrap().text;
+    let flash = &model.desk.flash.as_ref().unwrap().text;
     assert!(flash.contains("copied the first 100,000 of"), "{flash}");
     assert!(flash.contains("the clipboard takes 100,000 at most"));
 
@@ -110,7 +110,7 @@ fn p_pages_the_trace_in_the_trace_view_and_says_why_not_without_turns() {
         &mut model,
         Event::Paged(Err("less ended with exit status: 2".into())),
     );
-    let flash = model.flash.clone().unwrap();
+    let flash = model.desk.flash.clone().unwrap();
     assert!(flash.error);
     assert_eq!(
         flash.text,

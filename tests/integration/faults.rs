@@ -96,7 +96,7 @@ async fn the_feed_survives_its_backend_being_terminated_mid_stream() {
         console.links
     );
     console
-        .until("the live link again", |m| m.link == Some(Link::Live))
+        .until("the live link again", |m| m.live.link == Some(Link::Live))
         .await;
 }
 
@@ -144,7 +144,7 @@ async fn the_feed_catches_up_after_its_backend_was_frozen_past_the_keepalive() {
     console
         .until(
             "the keepalive to find the frozen backend",
-            |m| matches!(&m.link, Some(Link::Down { error, .. }) if error == unanswered),
+            |m| matches!(&m.live.link, Some(Link::Down { error, .. }) if error == unanswered),
         )
         .await;
     assert_eq!(
@@ -177,7 +177,7 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
     );
     console
         .until("the live link after the restart", |m| {
-            m.link == Some(Link::Live)
+            m.live.link == Some(Link::Live)
         })
         .await;
     let client = connect(&own).await;
@@ -214,7 +214,7 @@ async fn an_action_written_while_the_server_is_down_is_reported_then_lands_once_
         )
     );
     assert_eq!(table_count(&client, count).await, 1, "landed once");
-    assert!(console.model.retry.is_none());
+    assert!(console.model.desk.retry.is_none());
     console.press("r");
     assert_eq!(console.flash(), "nothing to retry");
     assert_each_turn_once(&console.model, "gated", 4);
@@ -267,7 +267,8 @@ async fn r_after_a_write_that_landed_but_went_unanswered_says_it_was_recorded_af
         .until("the action recorded and answered", |m| {
             m.debate("gated")
                 .is_some_and(|d| d.actions.contains_key(&1))
-                && m.flash
+                && m.desk
+                    .flash
                     .as_ref()
                     .is_some_and(|f| f.text.starts_with("recorded:"))
         })
@@ -289,6 +290,6 @@ async fn r_after_a_write_that_landed_but_went_unanswered_says_it_was_recorded_af
         console.flash(),
         "recorded after all: alice accept stop_converged on gated round 1"
     );
-    assert!(console.model.retry.is_none());
+    assert!(console.model.desk.retry.is_none());
     assert_eq!(action_count(&client).await, 1);
 }

@@ -34,20 +34,20 @@ fn g_and_end_go_to_the_bottom_as_home_goes_to_the_top() {
     assert_eq!(model.selected_round(), Some(1));
     update(&mut model, char('G'));
     assert_eq!(model.selected_round(), Some(8), "the latest round");
-    assert_eq!(model.round_cursor, None, "and following it again");
+    assert_eq!(model.nav.round_cursor, None, "and following it again");
 
     update(&mut model, key(KeyCode::Home));
     update(&mut model, char('2'));
     assert_eq!(
-        (model.focus, model.view),
+        (model.nav.focus, model.nav.view),
         (Focus::Detail, DetailView::Transcript)
     );
     common::record_frame(&mut model);
     update(&mut model, key(KeyCode::End));
-    let bottom = model.detail_scroll;
+    let bottom = model.nav.detail_scroll;
     assert!(bottom > 20, "the transcript from round 1 is long: {bottom}");
     update(&mut model, key(KeyCode::Down));
-    assert!(model.detail_scroll <= bottom + 1);
+    assert!(model.nav.detail_scroll <= bottom + 1);
     update(&mut model, key(KeyCode::End));
     let screen = common::screen(&model);
     assert!(screen.contains("round 8"), "the last round's text shows");
@@ -101,7 +101,7 @@ fn a_live_console_has_no_playback_speed() {
     let hints = footer(&model, 200);
     assert!(hints.contains("space pause"), "{hints}");
     assert!(!hints.contains("speed"), "{hints}");
-    let speed = model.playback.speed;
+    let speed = model.time.playback.speed;
     for c in ['+', '-'] {
         // A live console says it is here (presence); it asks nothing of the playback.
         let commands = update(&mut model, char(c));
@@ -109,9 +109,9 @@ fn a_live_console_has_no_playback_speed() {
             commands.iter().all(|c| matches!(c, Command::Present(_))),
             "{commands:?}"
         );
-        assert_eq!(model.playback.speed, speed);
+        assert_eq!(model.time.playback.speed, speed);
         assert_eq!(
-            model.flash.as_ref().unwrap().text,
+            model.desk.flash.as_ref().unwrap().text,
             "playback speed is the demo's only: a live feed plays as it comes"
         );
     }

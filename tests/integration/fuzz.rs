@@ -527,7 +527,7 @@ fn event() -> impl Strategy<Value = Event> {
 /// A console holding hostile rows of debate `s`, with the mouse on.
 fn hostile_model() -> Model {
     let mut model = Model::live("fuzz".into(), "alice".into(), &Config::default());
-    model.mouse = true;
+    model.settings.mouse = true;
     let rows = [
         hostile_session(),
         turn_row("1", Some("1"), "-3", "x"),
@@ -550,7 +550,7 @@ proptest! {
             update(&mut model, event);
             model.prepare_frame();
         }
-        let (width, height) = (model.screen.0.clamp(1, 300), model.screen.1.clamp(1, 100));
+        let (width, height) = (model.screen.size.0.clamp(1, 300), model.screen.size.1.clamp(1, 100));
         for (w, h) in [(width, height), (80, 24)] {
             common::draw(&model, w, h);
         }

@@ -42,6 +42,7 @@ const CONSOLE_LAYERS: Layers = &[
     ("the pager, on the terminal", &["pager"]),
     ("the console's state and update", &["app"]),
     ("the console's view", &["ui"]),
+    ("the reports worker", &["reports"]),
     ("backends: commands carried out", &["backend"]),
     ("the console's run", &["run"]),
 ];

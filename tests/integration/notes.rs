@@ -36,14 +36,15 @@ async fn a_note_pinned_on_one_console_shows_on_another_under_the_writers_role() 
     bob.until("debate s", |m| m.debate("s").is_some()).await;
     bob.select("s");
     bob.press("N");
-    assert!(matches!(bob.model.overlay, Some(Overlay::Pin(ref id)) if id == "s"));
+    assert!(matches!(bob.model.desk.overlay, Some(Overlay::Pin(ref id)) if id == "s"));
     type_and_enter(
         &mut bob,
         "the skeptic keeps citing retracted papers; I'm on it",
     );
     bob.until("the note pinned", |m| {
         m.debate("s").is_some_and(|d| !d.notes.is_empty())
-            && m.flash
+            && m.desk
+                .flash
                 .as_ref()
                 .is_some_and(|f| f.text == "note pinned to s")
     })
@@ -67,7 +68,7 @@ async fn a_note_pinned_on_one_console_shows_on_another_under_the_writers_role() 
     // carol cannot pin one: the console refuses, and so does the database.
     carol.select("s");
     carol.press("N");
-    assert!(carol.model.overlay.is_none());
+    assert!(carol.model.desk.overlay.is_none());
     assert!(
         carol.flash().starts_with("cannot pin a note: "),
         "{}",
@@ -181,7 +182,7 @@ fn n_goes_through_the_commands_and_the_memory_store_files_the_note() {
     assert!(update(&mut model, key(KeyCode::Enter)).is_empty());
     update(&mut model, char('N'));
     update(&mut model, key(KeyCode::Esc));
-    assert!(model.overlay.is_none());
+    assert!(model.desk.overlay.is_none());
 }
 
 #[test]

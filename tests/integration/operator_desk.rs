@@ -210,7 +210,7 @@ fn confirming_with_note(note: &str) -> Model {
         update(&mut model, char(c));
     }
     update(&mut model, common::key(KeyCode::Enter));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     model
 }
 
@@ -220,7 +220,7 @@ fn a_dialog_on_a_decision_resolved_elsewhere_closes_says_by_whom_and_keeps_the_n
     let mut theirs = action("g", 1, ActionKind::Override, Decision::StopConverged.into());
     theirs.operator = "bob".into();
     store(&mut model, Change::Action(theirs));
-    assert_eq!(model.overlay, None);
+    assert_eq!(model.desk.overlay, None);
     assert_eq!(
         flash(&model),
         "closed g round 1: resolved by bob: override stop_converged — your note is kept for your next action"
@@ -233,7 +233,7 @@ fn a_dialog_on_a_decision_resolved_elsewhere_closes_says_by_whom_and_keeps_the_n
     update(&mut model, char('a'));
     assert!(screen_at(&model, 160, 48).contains("n offers the note kept"));
     update(&mut model, char('n'));
-    match &model.overlay {
+    match &model.desk.overlay {
         Some(Overlay::Note(intent)) => {
             assert_eq!(intent.note.as_deref(), Some("checked the PMIDs"));
             assert_eq!(intent.round_index, 2);
@@ -253,12 +253,12 @@ fn a_dialog_whose_wait_ran_out_closes_and_says_so() {
     );
     timeout.operator = TIMEOUT_OPERATOR.into();
     store(&mut model, Change::Action(timeout));
-    assert_eq!(model.overlay, None);
+    assert_eq!(model.desk.overlay, None);
     assert_eq!(
         flash(&model),
         "closed g round 1: resolved by timeout: accept continue_baseline"
     );
-    assert_eq!(model.kept_note, None);
+    assert_eq!(model.desk.kept_note, None);
 }
 
 #[test]

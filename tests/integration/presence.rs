@@ -26,15 +26,23 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
     let mut alice = Console::live(target_as(&server, "presence", "postgres", "a")).await;
     let mut bob = Console::live(target_as(&server, "presence", "bob", "b")).await;
     bob.until("alice", |m| {
-        m.peers
+        m.live
+            .peers
             .iter()
             .any(|p| p.status.operator == "alice" && p.role == "postgres")
     })
     .await;
     alice
-        .until("bob's console", |m| m.peers.iter().any(|p| p.role == "bob"))
+        .until("bob's console", |m| {
+            m.live.peers.iter().any(|p| p.role == "bob")
+        })
         .await;
-    assert_eq!(alice.model.peers.len(), 1, "{:?}", alice.model.peers);
+    assert_eq!(
+        alice.model.live.peers.len(),
+        1,
+        "{:?}",
+        alice.model.live.peers
+    );
 
     // mallory claims to be alice: she is shown as alice under her own role, mallory.
     let forger = target_as(&server, "presence", "mallory", "m")
@@ -47,11 +55,12 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
         .await
         .unwrap();
     bob.until("the forged message", |m| {
-        m.peers.iter().any(|p| p.role == "mallory")
+        m.live.peers.iter().any(|p| p.role == "mallory")
     })
     .await;
     let shown = bob
         .model
+        .live
         .peers
         .iter()
         .find(|p| p.role == "mallory")
@@ -61,7 +70,7 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
     // mallory sends nothing more (as a killed console would): gone within two heartbeats.
     let silent = Instant::now();
     bob.until("mallory gone", |m| {
-        m.peers.iter().all(|p| p.role != "mallory")
+        m.live.peers.iter().all(|p| p.role != "mallory")
     })
     .await;
     assert!(
@@ -71,7 +80,7 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
     );
     assert!(silent.elapsed() >= LINGER - Duration::from_secs(1));
     // alice, who keeps beating, stays.
-    assert!(bob.model.peers.iter().any(|p| p.role == "postgres"));
+    assert!(bob.model.live.peers.iter().any(|p| p.role == "postgres"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -85,13 +94,16 @@ async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_
     let mut bob = Console::at_pending(target_as(&server, "claims", "bob", "b"), "s").await;
     let mut carol = Console::at_pending(target_as(&server, "claims", "carol", "c"), "s").await;
     bob.until("alice's console", |m| {
-        m.peers.iter().any(|p| p.role == "postgres")
+        m.live.peers.iter().any(|p| p.role == "postgres")
     })
     .await;
 
     // alice opens the confirmation: bob sees her deciding within a second.
     alice.press("a");
-    assert!(matches!(alice.model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(
+        alice.model.desk.overlay,
+        Some(Overlay::Confirm(_))
+    ));
     let opened = Instant::now();
     bob.until("alice's claim", |m| m.deciding("s", 1).is_some())
         .await;
@@ -105,24 +117,26 @@ async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_
 
     // bob asks to accept too: he is asked first; any other key leaves it to her.
     bob.press("a");
-    assert!(matches!(bob.model.overlay, Some(Overlay::TakeOver(_))));
+    assert!(matches!(bob.model.desk.overlay, Some(Overlay::TakeOver(_))));
     bob.press("x");
-    assert!(bob.model.overlay.is_none());
+    assert!(bob.model.desk.overlay.is_none());
     assert_eq!(action_count(&owner).await, 0);
     // He takes over: both confirm, the database still takes one.
     bob.press("ay");
-    assert!(matches!(bob.model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(bob.model.desk.overlay, Some(Overlay::Confirm(_))));
     bob.press("y");
     alice.press("y");
     alice
         .until("alice's answer", |m| {
-            m.flash
+            m.desk
+                .flash
                 .as_ref()
                 .is_some_and(|f| !f.text.starts_with("sending"))
         })
         .await;
     bob.until("bob's answer", |m| {
-        m.flash
+        m.desk
+            .flash
             .as_ref()
             .is_some_and(|f| !f.text.starts_with("sending"))
     })
@@ -131,8 +145,15 @@ async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_
 
     // A viewer sees claims but makes none: carol's open dialog is refused, she claims nothing.
     carol.press("a");
-    assert!(carol.model.overlay.is_none());
-    assert!(carol.model.said.as_ref().is_some_and(|s| s.claim.is_none()));
+    assert!(carol.model.desk.overlay.is_none());
+    assert!(
+        carol
+            .model
+            .live
+            .said
+            .as_ref()
+            .is_some_and(|s| s.claim.is_none())
+    );
 }
 
 /// Another console, of role `role`, calling itself `operator`, deciding round 1 of `claimed`.
@@ -173,10 +194,10 @@ fn a_claim_shows_in_the_list_the_panel_and_the_dialogs_and_p_offers_the_free_fir
     );
     select(&mut model, "review-pdac-methylation");
     update(&mut model, char('a'));
-    assert!(matches!(model.overlay, Some(Overlay::TakeOver(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::TakeOver(_))));
     insta::assert_snapshot!("claim_take_over", common::screen_at(&model, 120, 30));
     update(&mut model, char('y'));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     insta::assert_snapshot!("claim_confirm", common::screen_at(&model, 120, 30));
 }
 
@@ -194,6 +215,6 @@ fn who_lists_the_other_consoles_escaped() {
         update(&mut model, char(c));
     }
     update(&mut model, key(KeyCode::Enter));
-    assert!(matches!(model.overlay, Some(Overlay::Who { .. })));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Who { .. })));
     insta::assert_snapshot!("who", common::screen_at(&model, 120, 30));
 }

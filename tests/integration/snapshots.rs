@@ -3,9 +3,11 @@
 
 use crate::common;
 
-use common::{char, demo_model, key, select};
+use common::{char, demo_model, demo_reporting, key, select};
 use crossterm::event::KeyCode;
+use gavel::config::Config;
 use gavel::console::app::{Event, Model, update};
+use gavel::console::reports::ReportsWorker;
 use gavel::domain::{Change, Reported};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -43,24 +45,18 @@ fn help_overlay() {
     snapshot_both("help", &model);
 }
 
-/// Opens the calibration window and waits for its figures and the cursor's debates, as the
-/// console's wake-ups would bring them.
-fn open_calibration(model: &mut Model) {
-    update(model, char('c'));
-    settle(model);
-}
-
-/// Waits for the reports thread, then for the cursor's setting it is told about.
-fn settle(model: &mut Model) {
-    model.reports.catch_up();
-    update(model, Event::Reports);
-    model.reports.catch_up();
+/// The demo's model and the reports worker that saw its rows, the calibration window open and
+/// its figures and the cursor's debates in, as the run loop would bring them.
+fn open_calibration() -> (Model, ReportsWorker) {
+    let (mut model, _, mut reports) = demo_reporting(&Config::default());
+    update(&mut model, char('c'));
+    reports.catch_up(&mut model);
+    (model, reports)
 }
 
 #[test]
 fn calibration_over_the_finished_demo_debates() {
-    let (mut model, _) = demo_model();
-    open_calibration(&mut model);
+    let (model, _) = open_calibration();
     let figures = model.reports.figures();
     let report = &figures.calibration;
     // Seven demo debates finish without an operator; the two gated ones wait.
@@ -77,8 +73,7 @@ fn calibration_over_the_finished_demo_debates() {
 
 #[test]
 fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
-    let (mut model, _) = demo_model();
-    open_calibration(&mut model);
+    let (mut model, mut reports) = open_calibration();
     let figures = model.reports.figures();
     let frontier: Vec<_> = figures
         .calibration
@@ -102,8 +97,8 @@ fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
     for _ in 0..20 {
         update(&mut model, char('>'));
     }
-    settle(&mut model);
-    let selected = model.reports.figures().selected.unwrap();
+    reports.catch_up(&mut model);
+    let selected = model.reports.figures().selected.clone().unwrap();
     assert_eq!(selected.setting, frontier[11]);
     let outcomes = selected.outcomes.as_ref().unwrap();
     let salt = outcomes
@@ -115,9 +110,9 @@ fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
     snapshot_both("calibration_cursor", &model);
 
     update(&mut model, char('<'));
-    settle(&mut model);
+    reports.catch_up(&mut model);
     assert_eq!(
-        model.reports.figures().selected.unwrap().setting,
+        model.reports.figures().selected.clone().unwrap().setting,
         frontier[10]
     );
     update(&mut model, key(KeyCode::Tab));
@@ -126,8 +121,7 @@ fn calibration_cursor_walks_the_frontier_and_lists_its_debates() {
 
 #[test]
 fn the_calibration_charts_marks_differ_by_symbol_and_by_colour_in_every_theme() {
-    let (mut model, _) = demo_model();
-    open_calibration(&mut model);
+    let (mut model, _) = open_calibration();
     for name in gavel::config::theme::bundled_names() {
         let theme = gavel::config::theme::Theme::bundled(name).unwrap();
         update(&mut model, Event::Theme(Ok(Box::new(theme.clone()))));
@@ -151,9 +145,9 @@ fn the_calibration_charts_marks_differ_by_symbol_and_by_colour_in_every_theme() 
 
 #[test]
 fn shadow_week_rollup() {
-    let (mut model, _) = demo_model();
+    let (mut model, _, mut reports) = demo_reporting(&Config::default());
     update(&mut model, char('w'));
-    model.reports.catch_up();
+    reports.catch_up(&mut model);
     snapshot_both("shadow_week", &model);
 }
 
@@ -233,7 +227,7 @@ fn command_prompt() {
 #[test]
 fn read_only_console_and_its_unlock() {
     let (mut model, _) = demo_model();
-    model.read_only = true;
+    model.settings.read_only = true;
     snapshot_both("read_only", &model);
     update(&mut model, char('U'));
     snapshot_both("unlock", &model);
@@ -269,7 +263,7 @@ fn hostile_content_is_rendered_inert() {
     update(&mut model, key(KeyCode::Enter));
     update(&mut model, key(KeyCode::Enter));
     let detail = screen(&model);
-    model.detail_scroll = 130;
+    model.nav.detail_scroll = 130;
     let tail = screen(&model);
     update(&mut model, char('3'));
     let judge = screen(&model);

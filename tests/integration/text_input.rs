@@ -209,13 +209,13 @@ fn type_text(model: &mut Model, text: &str) {
 /// Opens the note editor on the pending decision of the first debate.
 fn note_editor(model: &mut Model) {
     update(model, char('a'));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     update(model, char('n'));
-    assert!(matches!(model.overlay, Some(Overlay::Note(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Note(_))));
 }
 
 fn note_of(model: &Model) -> Option<String> {
-    match &model.overlay {
+    match &model.desk.overlay {
         Some(Overlay::Note(intent) | Overlay::Confirm(intent)) => intent.note.clone(),
         _ => None,
     }
@@ -231,7 +231,7 @@ fn the_note_is_edited_in_place_and_kept_on_enter() {
     assert_eq!(note_of(&model).as_deref(), Some("do not stop early"));
     press(&mut model, ctrl('w'));
     press(&mut model, plain(KeyCode::Enter));
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     assert_eq!(
         note_of(&model).as_deref(),
         Some("do stop early"),

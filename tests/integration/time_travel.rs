@@ -32,14 +32,14 @@ fn below_list(screen: &str) -> String {
 /// Screens of `model` in every view, at 160x48 and 80x24.
 fn screens(model: &mut Model) -> Vec<String> {
     let mut shown = Vec::new();
-    model.flash = None;
+    model.desk.flash = None;
     for view in DetailView::ALL {
-        model.view = view;
+        model.nav.view = view;
         for (width, height) in [(160, 48), (80, 24)] {
             shown.push(below_list(&screen_at(model, width, height)));
         }
     }
-    model.view = DetailView::Rounds;
+    model.nav.view = DetailView::Rounds;
     shown
 }
 
@@ -51,7 +51,7 @@ fn the_time_cursor_shows_each_decision_as_the_console_showed_it_live() {
         ("gated_converges_round3", ControllerMode::Enabled),
     ] {
         let mut model = Model::new("demo".into(), "alice".into(), &Config::default());
-        model.focus = Focus::Detail;
+        model.nav.focus = Focus::Detail;
         let mut run = common::run(name, mode);
         let mut live = Vec::new();
         for change in run.start() {
@@ -71,7 +71,7 @@ fn the_time_cursor_shows_each_decision_as_the_console_showed_it_live() {
 
         update(&mut model, char('{'));
         for (at, screens_then) in live.iter().enumerate() {
-            let round = model.past.as_ref().expect("in the past").moment.round;
+            let round = model.nav.past.as_ref().expect("in the past").moment.round;
             assert_eq!(round as usize, at + 1, "{name}");
             let header = screen_at(&model, 160, 48);
             assert!(
@@ -84,7 +84,7 @@ fn the_time_cursor_shows_each_decision_as_the_console_showed_it_live() {
             }
             update(&mut model, char(']'));
         }
-        assert!(model.past.is_none(), "{name}: past the latest is live");
+        assert!(model.nav.past.is_none(), "{name}: past the latest is live");
     }
 }
 
@@ -98,13 +98,13 @@ fn in_the_past_actions_are_off_and_esc_returns_to_live() {
     assert!(header.contains("as of round 1 · "), "{header}");
     assert!(header.contains("live: round 1"), "{header}");
     update(&mut model, char('a'));
-    assert!(model.overlay.is_none());
+    assert!(model.desk.overlay.is_none());
     assert!(common::flash(&model).starts_with("in the past"));
     update(&mut model, key(KeyCode::Esc));
-    assert!(model.past.is_none());
+    assert!(model.nav.past.is_none());
     update(&mut model, char('a'));
     assert!(
-        model.overlay.is_some(),
+        model.desk.overlay.is_some(),
         "live again, accept opens its dialog"
     );
 }
@@ -116,7 +116,7 @@ fn snapshots_of_a_debate_as_of_its_second_decision() {
     update(&mut model, key(KeyCode::Enter));
     update(&mut model, char('{'));
     update(&mut model, char(']'));
-    model.flash = None;
+    model.desk.flash = None;
     insta::assert_snapshot!("as_of_round_2", timeless(&screen_at(&model, 160, 48)));
     insta::assert_snapshot!("as_of_round_2_small", timeless(&screen_at(&model, 80, 24)));
 }
@@ -141,7 +141,7 @@ fn space_plays_history_forward_from_the_cursor_then_live() {
     update(&mut model, char('{'));
     update(&mut model, char(' '));
     assert!(
-        !model.playback.paused,
+        !model.time.playback.paused,
         "the demo's feed is not paused by it"
     );
     let start = chrono::Utc::now();
@@ -151,7 +151,7 @@ fn space_plays_history_forward_from_the_cursor_then_live() {
             &mut model,
             Event::Tick(start + chrono::Duration::seconds(second)),
         );
-        match &model.past {
+        match &model.nav.past {
             Some(past) if rounds.last() != Some(&past.moment) => rounds.push(past.moment),
             Some(_) => {}
             None => break,
@@ -162,7 +162,7 @@ fn space_plays_history_forward_from_the_cursor_then_live() {
         rounds, decided,
         "a debate no operator resolved plays decision by decision"
     );
-    assert!(model.past.is_none(), "after the latest decision, live");
+    assert!(model.nav.past.is_none(), "after the latest decision, live");
 }
 
 /// A clock for a run's rows that starts at 14:00:00 and moves `step` seconds at each reading,
@@ -229,7 +229,7 @@ fn operator_action(
 fn played_gated() -> (Model, Vec<(Moment, Vec<String>)>) {
     let (time, after) = stepping_clock(7);
     let mut model = Model::new("demo".into(), "alice".into(), &Config::default());
-    model.focus = Focus::Detail;
+    model.nav.focus = Focus::Detail;
     let mut run = common::run("gated_converges_round3", ControllerMode::Gated).with_time(time);
     let mut live = Vec::new();
     let feed = |model: &mut Model, changes: Vec<Change>| {
@@ -272,7 +272,7 @@ fn a_gated_debate_shows_each_decision_and_each_operator_action_as_they_landed() 
     update(&mut model, key(KeyCode::Esc));
     update(&mut model, char('{'));
     let mut stops = Vec::new();
-    while let Some(past) = &model.past {
+    while let Some(past) = &model.nav.past {
         stops.push(past.moment);
         update(&mut model, char(']'));
     }
@@ -284,7 +284,7 @@ fn a_gated_debate_shows_each_decision_and_each_operator_action_as_they_landed() 
 fn in_the_past_the_decision_panel_shows_the_action_only_once_it_landed() {
     let (mut model, _) = played_gated();
     model.travel(Some(Moment::decided(3)));
-    model.flash = None;
+    model.desk.flash = None;
     let waiting = screen_at(&model, 160, 48);
     assert!(waiting.contains("decision waiting for you"), "{waiting}");
     assert!(!waiting.contains("one more round"), "{waiting}");
@@ -292,13 +292,13 @@ fn in_the_past_the_decision_panel_shows_the_action_only_once_it_landed() {
     insta::assert_snapshot!("gated_round_3_decided_small", screen_at(&model, 80, 24));
     update(&mut model, char(']'));
     assert_eq!(
-        model.past.as_ref().map(|p| p.moment),
+        model.nav.past.as_ref().map(|p| p.moment),
         Some(Moment {
             round: 3,
             acted: true
         })
     );
-    model.flash = None;
+    model.desk.flash = None;
     let acted = screen_at(&model, 160, 48);
     assert!(acted.contains("override by ana at 14:"), "{acted}");
     assert!(acted.contains("note: one more round"), "{acted}");
@@ -312,7 +312,7 @@ fn space_lands_each_operator_action_at_its_own_moment() {
     update(&mut model, char('{'));
     update(&mut model, char('['));
     assert_eq!(
-        model.past.as_ref().unwrap().moment,
+        model.nav.past.as_ref().unwrap().moment,
         live[1].0,
         "the first stop"
     );
@@ -323,14 +323,14 @@ fn space_lands_each_operator_action_at_its_own_moment() {
     for tenth in 0..3000 {
         let wall = start + chrono::Duration::milliseconds(tenth * 100);
         update(&mut model, Event::Tick(wall));
-        let Some(past) = &model.past else {
+        let Some(past) = &model.nav.past else {
             break;
         };
         if landed.last().map(|(m, _)| m) != Some(&past.moment) {
             landed.push((past.moment, wall));
         }
     }
-    assert!(model.past.is_none(), "after the latest moment, live");
+    assert!(model.nav.past.is_none(), "after the latest moment, live");
     let moments: Vec<Moment> = live.iter().skip(1).map(|(m, _)| *m).collect();
     let shown: Vec<Moment> = landed.iter().map(|(m, _)| *m).collect();
     assert_eq!(shown, moments, "each decision, then the action on it");
@@ -391,14 +391,14 @@ const ORDERED_ROWS: &[&str] = &[
 /// Debate a's screens at each stop of the time cursor, from the first to the latest, in every
 /// view (below the list); stepping reads nothing: no key gives a command.
 fn stepped(console: &mut common::pg::Console) -> Vec<Vec<String>> {
-    console.model.focus = Focus::Detail;
+    console.model.nav.focus = Focus::Detail;
     let mut shown = Vec::new();
     let key = |model: &mut Model, c: char| {
         let commands = update(model, char(c));
         assert!(commands.is_empty(), "a step reads nothing: {commands:?}");
     };
     key(&mut console.model, '{');
-    while console.model.past.is_some() {
+    while console.model.nav.past.is_some() {
         shown.push(screens(&mut console.model));
         key(&mut console.model, ']');
     }
@@ -408,7 +408,7 @@ fn stepped(console: &mut common::pg::Console) -> Vec<Vec<String>> {
 /// The rows of debate a that `console` shows at `moment`: its turns' and rulings' ids.
 fn rows_at(console: &mut common::pg::Console, moment: Moment) -> (Vec<u32>, Vec<String>) {
     console.model.travel(Some(moment));
-    let past = &console.model.past.as_ref().expect("in the past").debate;
+    let past = &console.model.nav.past.as_ref().expect("in the past").debate;
     let turns = past.turns.iter().map(|t| t.round_number).collect();
     let rulings = past
         .judgments

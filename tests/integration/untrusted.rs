@@ -311,7 +311,9 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
     let _commands = gavel::console::backend::live::start(target, sender, None, Limits::default());
     let mut model = Model::live("untrusted".into(), "alice".into(), &Config::default());
     let deadline = Instant::now() + Duration::from_secs(20);
-    while model.link != Some(Link::Live) || model.debate("h").is_none_or(|d| d.turns.is_empty()) {
+    while model.live.link != Some(Link::Live)
+        || model.debate("h").is_none_or(|d| d.turns.is_empty())
+    {
         let event = tokio::time::timeout_at(deadline.into(), events.recv())
             .await
             .expect("the hostile rows within 20 s")
@@ -460,7 +462,7 @@ fn a_round_crowded_with_turns_stays_cheap_in_every_view() {
         let text = screen(&model, 160, 48);
         let took = started.elapsed();
         assert!(took < Duration::from_millis(1500), "{key:?} took {took:?}");
-        if model.view == DetailView::Format {
+        if model.nav.view == DetailView::Format {
             // As many takes' cards as fit, the last saying how many more there are.
             assert!(text.contains("┌ +2991 more · r1"), "{text}");
         }

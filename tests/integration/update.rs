@@ -21,14 +21,14 @@ fn accept_then_y_records_the_controllers_decision() {
     let (mut model, _) = demo_model();
     select(&mut model, "fasting-insulin-0412");
     assert!(update(&mut model, char('a')).is_empty());
-    assert!(matches!(model.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
     let action = resolve_command(&update(&mut model, char('y')));
     assert_eq!(action.session_id, "fasting-insulin-0412");
     assert_eq!(action.round_index, 1);
     assert_eq!(action.action, Reported::Known(ActionKind::Accept));
     assert_eq!(action.decision, Reported::Known(Decision::ContinueBaseline));
     assert_eq!(action.operator, "alice");
-    assert!(model.overlay.is_none());
+    assert!(model.desk.overlay.is_none());
 }
 
 #[test]
@@ -37,7 +37,7 @@ fn any_key_but_y_cancels_a_confirmation() {
     for cancel in [char('x'), char('q'), key(KeyCode::Esc), char('a')] {
         update(&mut model, char('a'));
         assert!(update(&mut model, cancel).is_empty());
-        assert!(model.overlay.is_none());
+        assert!(model.desk.overlay.is_none());
         assert!(!model.quit, "q cancels the confirmation, it does not quit");
         assert!(common::flash(&model).contains("cancelled"));
     }
@@ -48,8 +48,8 @@ fn override_chooses_among_the_other_decisions() {
     let (mut model, _) = demo_model();
     select(&mut model, "fasting-insulin-0412");
     update(&mut model, char('o'));
-    let Some(Overlay::Choose(chooser)) = &model.overlay else {
-        panic!("expected the decision list, got {:?}", model.overlay);
+    let Some(Overlay::Choose(chooser)) = &model.desk.overlay else {
+        panic!("expected the decision list, got {:?}", model.desk.overlay);
     };
     assert_eq!(
         chooser.options,
@@ -70,7 +70,7 @@ fn escalation_chooses_an_unused_persona() {
     let (mut model, _) = demo_model();
     select(&mut model, "fasting-insulin-0412");
     update(&mut model, char('e'));
-    let Some(Overlay::Choose(chooser)) = &model.overlay else {
+    let Some(Overlay::Choose(chooser)) = &model.desk.overlay else {
         panic!("expected the persona list");
     };
     assert_eq!(chooser.options, ["clinician"]);
@@ -89,7 +89,7 @@ fn esc_in_a_chooser_cancels() {
     let (mut model, _) = demo_model();
     update(&mut model, char('o'));
     assert!(update(&mut model, key(KeyCode::Esc)).is_empty());
-    assert!(model.overlay.is_none());
+    assert!(model.desk.overlay.is_none());
 }
 
 #[test]
@@ -98,8 +98,8 @@ fn actions_need_a_pending_decision() {
     select(&mut model, "sepsis-ml-replacement");
     for c in ['a', 'o', 'e'] {
         update(&mut model, char(c));
-        assert!(model.overlay.is_none());
-        let flash = model.flash.clone().unwrap();
+        assert!(model.desk.overlay.is_none());
+        let flash = model.desk.flash.clone().unwrap();
         assert!(
             flash.error
                 && flash
@@ -129,7 +129,7 @@ fn losing_a_race_tells_who_won() {
     update(&mut model, char('a'));
     let mine = resolve_command(&update(&mut model, char('y')));
     update(&mut model, Event::Resolved(store.resolve(mine)));
-    let flash = model.flash.clone().unwrap();
+    let flash = model.desk.flash.clone().unwrap();
     assert!(flash.error);
     assert!(
         flash
@@ -170,44 +170,44 @@ fn playback_keys() {
     let commands = update(&mut model, char(' '));
     assert!(matches!(commands[..], [Command::SetPlayback(p)] if p.paused));
     update(&mut model, char('+'));
-    assert_eq!(model.playback.speed, 2.0);
+    assert_eq!(model.time.playback.speed, 2.0);
     for _ in 0..10 {
         update(&mut model, char('-'));
     }
-    assert_eq!(model.playback.speed, 0.25, "speed bottoms out");
-    assert!(model.playback.paused, "speed changes keep the pause");
+    assert_eq!(model.time.playback.speed, 0.25, "speed bottoms out");
+    assert!(model.time.playback.paused, "speed changes keep the pause");
 }
 
 #[test]
 fn help_scrolls_with_j_k_and_closes_with_esc_q_or_question_mark() {
     let (mut model, _) = demo_model();
     update(&mut model, char('?'));
-    assert_eq!(model.overlay, Some(Overlay::Help { scroll: 0 }));
+    assert_eq!(model.desk.overlay, Some(Overlay::Help { scroll: 0 }));
     update(&mut model, key(KeyCode::Down));
     update(&mut model, char('j'));
     assert_eq!(
-        model.overlay,
+        model.desk.overlay,
         Some(Overlay::Help { scroll: 2 }),
         "the arrows and j scroll a help longer than the screen"
     );
     update(&mut model, char('k'));
     update(&mut model, key(KeyCode::PageDown));
     update(&mut model, key(KeyCode::Home));
-    assert_eq!(model.overlay, Some(Overlay::Help { scroll: 0 }));
+    assert_eq!(model.desk.overlay, Some(Overlay::Help { scroll: 0 }));
     update(&mut model, char('x'));
     update(&mut model, char('a'));
     assert_eq!(
-        model.overlay,
+        model.desk.overlay,
         Some(Overlay::Help { scroll: 0 }),
         "other keys leave it open and do nothing"
     );
-    assert!(model.flash.is_none(), "the accept key did not act");
+    assert!(model.desk.flash.is_none(), "the accept key did not act");
     update(&mut model, key(KeyCode::Esc));
     for close in [key(KeyCode::Esc), char('q'), char('?')] {
         update(&mut model, char('?'));
-        assert!(model.overlay.is_some());
+        assert!(model.desk.overlay.is_some());
         update(&mut model, close);
-        assert!(model.overlay.is_none());
+        assert!(model.desk.overlay.is_none());
         assert!(!model.quit, "q closes the help, it does not quit");
     }
     update(&mut model, char('q'));
@@ -230,11 +230,11 @@ fn the_calibration_and_shadow_week_windows_close_with_esc_q_or_their_own_key() {
     ] {
         for close in [key(KeyCode::Esc), char('q'), char(open)] {
             update(&mut model, char(open));
-            assert_eq!(model.overlay, Some(overlay.clone()));
+            assert_eq!(model.desk.overlay, Some(overlay.clone()));
             update(&mut model, char('x'));
-            assert_eq!(model.overlay, Some(overlay.clone()), "x does nothing");
+            assert_eq!(model.desk.overlay, Some(overlay.clone()), "x does nothing");
             update(&mut model, close);
-            assert!(model.overlay.is_none());
+            assert!(model.desk.overlay.is_none());
         }
     }
     assert!(!model.quit);
@@ -245,13 +245,13 @@ fn arrows_move_and_enter_drills_into_a_rounds_transcript() {
     let (mut model, _) = demo_model();
     update(&mut model, key(KeyCode::Down));
     update(&mut model, key(KeyCode::Down));
-    assert_eq!(model.selected, Some(2));
+    assert_eq!(model.nav.selected, Some(2));
     update(&mut model, key(KeyCode::Up));
-    assert_eq!(model.selected, Some(1));
+    assert_eq!(model.nav.selected, Some(1));
     select(&mut model, "als-phase3-subgroup");
     update(&mut model, key(KeyCode::Enter));
-    assert_eq!(model.focus, Focus::Detail);
-    assert_eq!(model.view, DetailView::Rounds);
+    assert_eq!(model.nav.focus, Focus::Detail);
+    assert_eq!(model.nav.view, DetailView::Rounds);
     assert_eq!(
         model.selected_round(),
         Some(5),
@@ -262,23 +262,23 @@ fn arrows_move_and_enter_drills_into_a_rounds_transcript() {
     assert_eq!(model.selected_round(), Some(3));
     update(&mut model, key(KeyCode::Enter));
     assert_eq!(
-        model.view,
+        model.nav.view,
         DetailView::Transcript,
         "a round opens its transcript"
     );
     assert_eq!(model.selected_round(), Some(3));
     update(&mut model, key(KeyCode::Down));
-    assert_eq!(model.detail_scroll, 1);
+    assert_eq!(model.nav.detail_scroll, 1);
     update(&mut model, key(KeyCode::Up));
     update(&mut model, key(KeyCode::Up));
     assert_eq!(
-        (model.selected_round(), model.detail_scroll),
+        (model.selected_round(), model.nav.detail_scroll),
         (Some(2), 0),
         "scrolling up past a round's start goes to the round before"
     );
     update(&mut model, key(KeyCode::Esc));
-    assert_eq!(model.focus, Focus::Debates);
-    assert!(model.overlay.is_none());
+    assert_eq!(model.nav.focus, Focus::Debates);
+    assert!(model.desk.overlay.is_none());
 }
 
 #[test]
@@ -330,7 +330,7 @@ fn a_note_can_be_added_before_confirming() {
     update(&mut model, key(KeyCode::Backspace));
     update(&mut model, key(KeyCode::Enter));
     assert!(
-        matches!(model.overlay, Some(Overlay::Confirm(_))),
+        matches!(model.desk.overlay, Some(Overlay::Confirm(_))),
         "back to the confirmation"
     );
     let action = resolve_command(&update(&mut model, char('y')));
@@ -354,7 +354,7 @@ fn a_failed_write_is_shown_and_r_retries_it() {
         error: "connection refused".into(),
     };
     update(&mut model, Event::Resolved(Err(failed)));
-    let flash = model.flash.clone().unwrap();
+    let flash = model.desk.flash.clone().unwrap();
     assert!(flash.error);
     assert!(
         flash.text.contains("not recorded")
@@ -388,10 +388,10 @@ fn a_paused_live_feed_holds_rows_until_resumed() {
     let (mut model, session) = paused_live();
     update(&mut model, Event::Store(Box::new(Change::Session(session))));
     assert!(model.debates.is_empty(), "held while paused");
-    assert_eq!(model.held_back.len(), 1);
+    assert_eq!(model.live.held_back.len(), 1);
     update(&mut model, char(' '));
     assert_eq!(model.debates.len(), 1);
-    assert!(model.held_back.is_empty());
+    assert!(model.live.held_back.is_empty());
 }
 
 #[test]
@@ -402,22 +402,25 @@ fn a_pause_holds_a_bounded_number_of_rows_then_plays_on() {
         held.id = format!("held-{n}");
         update(&mut model, Event::Store(Box::new(Change::Session(held))));
     }
-    assert!(model.playback.paused);
-    assert_eq!(model.held_back.len(), gavel::console::app::HELD_BACK - 1);
+    assert!(model.time.playback.paused);
+    assert_eq!(
+        model.live.held_back.len(),
+        gavel::console::app::HELD_BACK - 1
+    );
     let commands = update(&mut model, Event::Store(Box::new(Change::Session(session))));
     assert!(
         commands
             .iter()
             .any(|c| matches!(c, Command::SetPlayback(p) if !p.paused))
     );
-    assert!(!model.playback.paused, "played on");
-    assert!(model.held_back.is_empty());
+    assert!(!model.time.playback.paused, "played on");
+    assert!(model.live.held_back.is_empty());
     assert_eq!(
         model.debates.len(),
         gavel::console::app::HELD_BACK,
         "every row held is applied"
     );
-    let flash = model.flash.as_ref().unwrap();
+    let flash = model.desk.flash.as_ref().unwrap();
     assert!(
         flash.error && flash.text.starts_with("resumed"),
         "{}",

@@ -33,8 +33,9 @@ pub enum Event {
     Access(Access),
     /// The other consoles on the live database now.
     Presence(Vec<Peer>),
-    /// The calibration or shadow-week figures changed (see [`super::Reports`]).
-    Reports,
+    /// The calibration or shadow-week figures changed: the reports worker's figures now (see
+    /// [`super::Reports`]).
+    Reports(Box<super::Figures>),
     /// The wall clock, once a second: gated countdowns move.
     Tick(DateTime<Utc>),
     /// A [`Command::Page`] ended: the pager ran, or why it could not.

@@ -2,7 +2,9 @@
 //!
 //! Every input arrives as one [`Event`]; [`update`] applies it to the [`Model`] and may answer
 //! with [`Command`]s for a backend to carry out (record an operator action, change playback).
-//! The results come back as events. Nothing here does I/O.
+//! The results come back as events, and so do the reports worker's figures
+//! ([`Event::Reports`]). The model is state only: nothing here does I/O, starts a thread,
+//! waits or locks.
 
 pub mod command_line;
 mod copy;
@@ -22,7 +24,8 @@ pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use geometry::{Geometry, Region, TextRows, table_rows};
 pub use model::{
-    Chooser, DetailView, Flash, Focus, HELD_DEBATES, Intent, Model, Overlay, Past, worst_ruling,
+    About, Chooser, Desk, DetailView, Flash, Focus, HELD_DEBATES, Intent, Live, Model, Navigation,
+    Overlay, Past, Screen, Settings, Time, worst_ruling,
 };
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
 pub use update::{HELD_BACK, MAX_LINE, update};

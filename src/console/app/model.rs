@@ -21,7 +21,6 @@ use super::geometry::Geometry;
 use super::prompt::Prompt;
 use super::reports::Reports;
 use super::wait_clock::WaitClock;
-use crate::calibrate::Measuring;
 use crate::config::keys::Keymap;
 
 /// The most severe ruling among `judgments` (abort, then halt_replace, warn, continue; an
@@ -179,7 +178,7 @@ pub enum Overlay {
     },
     /// Typing the debates filter; the list follows each key.
     Filter,
-    /// Typing a command after `:` (the text is the model's [`Model::prompt`]).
+    /// Typing a command after `:` (the text is the desk's [`Desk::prompt`]).
     Command,
     /// Asking to confirm that a read-only console may act.
     Unlock,
@@ -190,7 +189,7 @@ pub enum Overlay {
     /// Asking whether to take over a decision another console is deciding, before the dialog
     /// of this action opens.
     TakeOver(ActionKind),
-    /// Typing a note to pin to this debate (the text is the model's [`Model::prompt`]).
+    /// Typing a note to pin to this debate (the text is the desk's [`Desk::prompt`]).
     Pin(String),
 }
 
@@ -241,9 +240,38 @@ struct Held {
     touched: u64,
 }
 
-/// Everything the console shows.
+/// Everything the console shows, grouped by what it is about.
 #[derive(Debug, Clone)]
 pub struct Model {
+    /// What the console is attached to and acts as.
+    pub about: About,
+    /// How the operator set the console up: theme, keys, mouse, announcements, read-only.
+    pub settings: Settings,
+    /// A summary of every debate held, in the list's order and filter.
+    pub debates: Fleet,
+    /// Full rows of the selected debate and of the most recently changed ones.
+    rows: Rows,
+    /// The calibration grid and the shadow week as the reports worker last reported them, and
+    /// the rows landed since they were handed to it.
+    pub reports: Reports,
+    /// Where the operator is: the debate, view and round selected, the time cursor.
+    pub nav: Navigation,
+    /// What the operator is doing: the open overlay, the prompt, the last message, an action
+    /// to retry, notes kept.
+    pub desk: Desk,
+    /// The live database: the link, rows held back while paused, the other consoles, the
+    /// role's rights.
+    pub live: Live,
+    /// The clocks: the one gated waits count in, and the simulator's playback.
+    pub time: Time,
+    /// The terminal: its size, the last frame's layout, whether to draw again.
+    pub screen: Screen,
+    pub quit: bool,
+}
+
+/// What the console is attached to and acts as.
+#[derive(Debug, Clone)]
+pub struct About {
     /// What the console is attached to, e.g. "demo: 8 recorded debates".
     pub source: String,
     /// The similarity measure gavel's own controller and calibration use, in a few words.
@@ -252,45 +280,42 @@ pub struct Model {
     pub operator: String,
     /// The thresholds drawn on charts.
     pub controller: ControllerConfig,
-    /// The calibration grid and the shadow week, computed off the draw loop.
-    pub reports: Reports,
-    /// A summary of every debate held, in the list's order and filter.
-    pub debates: Fleet,
-    /// Full rows of the selected debate and of the most recently changed ones.
-    held: HashMap<Seq, Held>,
-    /// Counts rows landing, for [`Held::touched`].
-    touches: u64,
-    /// The time gated decisions wait in, moved by [`super::Event::Tick`].
-    pub clock: WaitClock,
     /// How long a gated decision waits for an operator, for the countdowns.
     pub gated_timeout: Duration,
-    /// How a decision that starts waiting is announced.
-    pub notify: Notify,
-    /// Decisions that started waiting since the last announcement.
-    arrivals: usize,
-    /// The note of a dialog closed because its decision was resolved elsewhere, offered again
-    /// in the next note.
-    pub kept_note: Option<String>,
-    /// The other consoles on the live database, as presence last said.
-    pub peers: Vec<Peer>,
-    /// What this console last told the others.
-    pub said: Option<Status>,
-    /// A note that was not pinned, offered again when a note is next typed on its debate.
-    pub unpinned: Option<DebateNote>,
-    /// The debate whose history to ask the backend for.
-    wanted: Option<String>,
+    /// A simulator's clock is behind the feed (the demo, also with `--postgres`): playback
+    /// speed applies.
+    pub simulated: bool,
+}
+
+/// How the operator set the console up.
+#[derive(Debug, Clone)]
+pub struct Settings {
     pub theme: Theme,
     pub keymap: Keymap,
     /// Whether mouse scrolling and clicks are on.
     pub mouse: bool,
+    /// How a decision that starts waiting is announced.
+    pub notify: Notify,
     /// Refuses operator actions until unlocked (with confirmation).
     pub read_only: bool,
-    /// Why the database refuses this console's actions (its role may only watch, or, attached
-    /// to a database, `CHECKING_ACCESS` until the database says): read-only, and unlocking
-    /// cannot help, until a (re)connect finds the role may act.
-    pub denied: Option<String>,
-    /// The database role this console's actions are stamped with, once the database said so.
-    pub role: Option<String>,
+}
+
+/// The full rows the console holds, and what it asks a backend for.
+#[derive(Debug, Clone, Default)]
+struct Rows {
+    /// Full rows of the selected debate and of the most recently changed ones.
+    held: HashMap<Seq, Held>,
+    /// Counts rows landing, for [`Held::touched`].
+    touches: u64,
+    /// The debate whose history to ask the backend for.
+    wanted: Option<String>,
+    /// Decisions that started waiting since the last announcement.
+    arrivals: usize,
+}
+
+/// Where the operator is.
+#[derive(Debug, Clone)]
+pub struct Navigation {
     /// The selected debate; rows landing never move it.
     pub selected: Option<Seq>,
     pub focus: Focus,
@@ -301,34 +326,67 @@ pub struct Model {
     pub past: Option<Past>,
     /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
     pub detail_scroll: i32,
-    /// The terminal's size, for laying out the next frame.
-    pub screen: (u16, u16),
-    /// The last frame's layout, recorded by the draw loop: where mouse clicks land, how far
-    /// the detail scrolls.
-    pub geometry: Geometry,
     /// A debate asked for by `:` that the database is still loading; selected when it lands.
     pub jump_to: Option<String>,
+}
+
+/// What the operator is doing.
+#[derive(Debug, Clone, Default)]
+pub struct Desk {
     pub overlay: Option<Overlay>,
-    pub playback: Playback,
-    /// Attached to a live database: its connection state, and pausing holds rows back.
-    pub link: Option<Link>,
-    /// Rows that arrived while a live feed was paused, applied on resume.
-    pub held_back: Vec<Change>,
-    /// An action whose write failed, kept for `r` (retry).
-    pub retry: Option<OperatorAction>,
-    pub flash: Option<Flash>,
     /// The text being typed in the open prompt: the note, the filter or the `:` line.
     pub prompt: Prompt,
     /// The `:` commands run this session.
     pub history: History,
     /// The completions the `:` line offers, while they are shown.
     pub completion: Option<Completion>,
-    /// A simulator's clock is behind the feed (the demo, also with `--postgres`): playback
-    /// speed applies.
-    pub simulated: bool,
-    pub quit: bool,
+    pub flash: Option<Flash>,
+    /// An action whose write failed, kept for `r` (retry).
+    pub retry: Option<OperatorAction>,
+    /// The note of a dialog closed because its decision was resolved elsewhere, offered again
+    /// in the next note.
+    pub kept_note: Option<String>,
+    /// A note that was not pinned, offered again when a note is next typed on its debate.
+    pub(super) unpinned: Option<DebateNote>,
+}
+
+/// The live database, when the console is attached to one.
+#[derive(Debug, Clone, Default)]
+pub struct Live {
+    /// Attached to a live database: its connection state, and pausing holds rows back.
+    pub link: Option<Link>,
+    /// Rows that arrived while a live feed was paused, applied on resume.
+    pub held_back: Vec<Change>,
+    /// The other consoles on the live database, as presence last said.
+    pub peers: Vec<Peer>,
+    /// What this console last told the others.
+    pub said: Option<Status>,
+    /// The database role this console's actions are stamped with, once the database said so.
+    pub role: Option<String>,
+    /// Why the database refuses this console's actions (its role may only watch, or, attached
+    /// to a database, `CHECKING_ACCESS` until the database says): read-only, and unlocking
+    /// cannot help, until a (re)connect finds the role may act.
+    pub denied: Option<String>,
+}
+
+/// The console's clocks.
+#[derive(Debug, Clone, Default)]
+pub struct Time {
+    /// The time gated decisions wait in, moved by [`super::Event::Tick`].
+    pub clock: WaitClock,
+    pub playback: Playback,
+}
+
+/// The terminal the console is drawn on.
+#[derive(Debug, Clone, Default)]
+pub struct Screen {
+    /// The terminal's size, for laying out the next frame.
+    pub size: (u16, u16),
+    /// The last frame's layout, recorded by the draw loop: where mouse clicks land, how far
+    /// the detail scrolls.
+    pub geometry: Geometry,
     /// Something on screen may have changed since the last frame.
-    pub dirty: bool,
+    pub(super) dirty: bool,
     /// The debates the list drew last frame.
     drawn: Window,
 }
@@ -343,98 +401,84 @@ pub const HELD_DEBATES: usize = 64;
 impl Model {
     pub fn new(source: String, operator: String, config: &Config) -> Model {
         Model {
-            source,
-            operator,
-            controller: config.controller.clone(),
-            reports: Reports::start(
-                &config.calibration.grid,
-                &config.controller,
-                Measuring::recorded(config.signals.measure()),
-            ),
-            similarity: config.signals.measure().short().to_owned(),
+            about: About {
+                source,
+                similarity: config.signals.measure().short().to_owned(),
+                operator,
+                controller: config.controller.clone(),
+                gated_timeout: config.simulator.gated_timeout(),
+                simulated: true,
+            },
+            settings: Settings {
+                theme: Theme::dark(),
+                keymap: config.keys.clone(),
+                mouse: config.ui.mouse,
+                notify: config.ui.notify,
+                read_only: false,
+            },
             debates: Fleet::new(config.ui.keep_finished),
-            held: HashMap::new(),
-            touches: 0,
-            clock: WaitClock::default(),
-            gated_timeout: config.simulator.gated_timeout(),
-            notify: config.ui.notify,
-            arrivals: 0,
-            kept_note: None,
-            unpinned: None,
-            peers: Vec::new(),
-            said: None,
-            wanted: None,
-            theme: Theme::dark(),
-            keymap: config.keys.clone(),
-            mouse: config.ui.mouse,
-            read_only: false,
-            denied: None,
-            role: None,
-            selected: None,
-            focus: Focus::Debates,
-            view: DetailView::Rounds,
-            round_cursor: None,
-            past: None,
-            detail_scroll: 0,
-            screen: (0, 0),
-            geometry: Geometry::default(),
-            jump_to: None,
-            overlay: None,
-            playback: Playback::default(),
-            link: None,
-            held_back: Vec::new(),
-            retry: None,
-            flash: None,
-            prompt: Prompt::default(),
-            history: History::default(),
-            completion: None,
-            simulated: true,
+            rows: Rows::default(),
+            reports: Reports::default(),
+            nav: Navigation {
+                selected: None,
+                focus: Focus::Debates,
+                view: DetailView::Rounds,
+                round_cursor: None,
+                past: None,
+                detail_scroll: 0,
+                jump_to: None,
+            },
+            desk: Desk::default(),
+            live: Live::default(),
+            time: Time::default(),
+            screen: Screen {
+                dirty: true,
+                ..Screen::default()
+            },
             quit: false,
-            dirty: true,
-            drawn: Window::default(),
         }
     }
 
     /// A model for a live database: pausing holds rows back instead of stopping a simulator, and
     /// actions are held until the database says whether this role may record them.
     pub fn live(source: String, operator: String, config: &Config) -> Model {
-        Model {
-            link: Some(Link::Connecting),
-            denied: Some(CHECKING_ACCESS.to_owned()),
-            gated_timeout: config.ui.gated_timeout(&config.simulator),
-            simulated: false,
-            ..Model::new(source, operator, config)
-        }
+        let mut model = Model::new(source, operator, config);
+        model.live.link = Some(Link::Connecting);
+        model.live.denied = Some(CHECKING_ACCESS.to_owned());
+        model.about.gated_timeout = config.ui.gated_timeout(&config.simulator);
+        model.about.simulated = false;
+        model
     }
 
     /// Files a row under its debate, creating the debate on first sight (the first debate seen
     /// is selected).
     pub fn apply(&mut self, change: Change) {
-        self.reports.row(&change);
-        let filed = self.debates.apply(&change, &self.clock);
+        self.reports.landed(&change);
+        let filed = self.debates.apply(&change, &self.time.clock);
         let seq = filed.seq;
-        self.dirty |=
-            filed.reordered || self.selected == Some(seq) || self.drawn.rows.contains(&seq);
-        self.arrivals += usize::from(filed.waits);
+        self.screen.dirty |= filed.reordered
+            || self.nav.selected == Some(seq)
+            || self.screen.drawn.rows.contains(&seq);
+        self.rows.arrivals += usize::from(filed.waits);
         self.close_resolved_dialog(&change);
-        self.touches += 1;
-        let whole = self.link.is_none();
-        let held = self.held.entry(seq).or_insert_with(|| Held {
+        self.rows.touches += 1;
+        let whole = self.live.link.is_none();
+        let held = self.rows.held.entry(seq).or_insert_with(|| Held {
             debate: Debate::new(change.session_id()),
             // Rows from the first on, without a database to miss them in between.
             whole: whole && filed.created,
             touched: 0,
         });
-        held.touched = self.touches;
+        held.touched = self.rows.touches;
         held.debate.apply(change);
         self.let_go();
-        if self.selected.is_none() {
+        if self.nav.selected.is_none() {
             self.select(seq);
         }
-        if let Some(id) = &self.jump_to
+        if let Some(id) = &self.nav.jump_to
             && self.debates.seq(id) == Some(seq)
         {
-            self.jump_to = None;
+            self.nav.jump_to = None;
             self.jump(seq);
         }
     }
@@ -443,7 +487,8 @@ impl Model {
     /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
     /// finished. Says by whom, and keeps the typed note for the next dialog.
     fn close_resolved_dialog(&mut self, change: &Change) {
-        let Some((session_id, round, note)) = self.overlay.as_ref().and_then(Overlay::deciding)
+        let Some((session_id, round, note)) =
+            self.desk.overlay.as_ref().and_then(Overlay::deciding)
         else {
             return;
         };
@@ -478,17 +523,17 @@ impl Model {
             true,
         );
         if kept.is_some() {
-            self.kept_note = kept;
+            self.desk.kept_note = kept;
         }
-        self.overlay = None;
-        self.dirty = true;
+        self.desk.overlay = None;
+        self.screen.dirty = true;
     }
 
     /// What to announce, as `[ui] notify` asks, of the decisions that started waiting for an
     /// operator since the last call (once a frame: a burst of rows rings once).
     pub fn announcement(&mut self) -> Option<String> {
-        let arrived = std::mem::take(&mut self.arrivals);
-        if arrived == 0 || self.notify == Notify::Off {
+        let arrived = std::mem::take(&mut self.rows.arrivals);
+        if arrived == 0 || self.settings.notify == Notify::Off {
             return None;
         }
         let what = if arrived == 1 {
@@ -504,8 +549,16 @@ impl Model {
     /// Another console deciding round `round` of debate `session_id`: who (its name, with the
     /// database role when that differs; not yet escaped) and for how long.
     pub fn deciding(&self, session_id: &str, round: u32) -> Option<(String, Duration)> {
-        let peer = self.peers.iter().find(|p| p.claims(session_id, round))?;
-        let held = self.clock.now().left(self.clock.since(peer.claimed_at));
+        let peer = self
+            .live
+            .peers
+            .iter()
+            .find(|p| p.claims(session_id, round))?;
+        let held = self
+            .time
+            .clock
+            .now()
+            .left(self.time.clock.since(peer.claimed_at));
         Some((who(&peer.status.operator, Some(&peer.role)), held))
     }
 
@@ -513,25 +566,26 @@ impl Model {
         summary.waiting().then(|| {
             summary
                 .decided
-                .after(self.gated_timeout)
-                .left(self.clock.now())
+                .after(self.about.gated_timeout)
+                .left(self.time.clock.now())
         })
     }
 
     /// Lets go of the full rows of the least recently changed debates beyond [`HELD_DEBATES`]
     /// (never the selected one's).
     fn let_go(&mut self) {
-        if self.held.len() <= HELD_DEBATES + 1 {
+        if self.rows.held.len() <= HELD_DEBATES + 1 {
             return;
         }
         let oldest = self
+            .rows
             .held
             .iter()
-            .filter(|(seq, _)| Some(**seq) != self.selected)
+            .filter(|(seq, _)| Some(**seq) != self.nav.selected)
             .min_by_key(|(_, held)| held.touched)
             .map(|(seq, _)| *seq);
         if let Some(seq) = oldest {
-            self.held.remove(&seq);
+            self.rows.held.remove(&seq);
         }
     }
 
@@ -542,7 +596,7 @@ impl Model {
             self.set_filter(String::new());
         }
         self.select(seq);
-        self.focus = Focus::Debates;
+        self.nav.focus = Focus::Debates;
         let id = self
             .debates
             .get(seq)
@@ -551,35 +605,33 @@ impl Model {
         self.flash(format!("at {id}{note}"), false);
     }
 
-    /// Work done once per frame rather than once per row: handing the rows landed to the reports
-    /// worker, letting go of the longest-finished debates beyond what is kept, and noting which
-    /// debates the list draws.
+    /// Work done once per frame rather than once per row: letting go of the longest-finished
+    /// debates beyond what is kept, and noting which debates the list draws.
     pub fn prepare_frame(&mut self) {
-        self.reports.flush();
-        self.debates.retain(self.selected);
+        self.debates.retain(self.nav.selected);
         self.note_drawn();
     }
 
     /// Records the frame about to be drawn: its layout, and which debates its list shows.
     pub fn record_frame(&mut self, geometry: Geometry) {
-        self.geometry = geometry;
+        self.screen.geometry = geometry;
         self.note_drawn();
     }
 
     fn note_drawn(&mut self) {
-        self.drawn = self
+        self.screen.drawn = self
             .debates
-            .window(self.selected, self.geometry.list_rows());
+            .window(self.nav.selected, self.screen.geometry.list_rows());
     }
 
     /// The debates the list drew last frame.
     pub fn drawn_rows(&self) -> &[Seq] {
-        &self.drawn.rows
+        &self.screen.drawn.rows
     }
 
     /// Whether anything on screen may have changed since the last call.
     pub fn take_dirty(&mut self) -> bool {
-        std::mem::take(&mut self.dirty)
+        std::mem::take(&mut self.screen.dirty)
     }
 
     /// The full rows of the debate with this id, if held.
@@ -589,27 +641,30 @@ impl Model {
 
     /// The full rows of the debate `seq`, if held.
     pub fn held(&self, seq: Seq) -> Option<&Debate> {
-        self.held.get(&seq).map(|held| &held.debate)
+        self.rows.held.get(&seq).map(|held| &held.debate)
     }
 
     /// The selected debate's full rows, unless the filter hides it: as they stood at the time
     /// cursor's decision when it is set.
     pub fn selected_debate(&self) -> Option<&Debate> {
-        let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
-        if let Some(past) = &self.past {
+        let seq = self
+            .nav
+            .selected
+            .filter(|&seq| self.debates.is_listed(seq))?;
+        if let Some(past) = &self.nav.past {
             return Some(&past.debate);
         }
-        self.held.get(&seq).map(|held| &held.debate)
+        self.rows.held.get(&seq).map(|held| &held.debate)
     }
 
     /// Moves the time cursor to the selected debate's `moment` (its rows as they stood then,
     /// from the rows held: nothing is read again; a step from one moment to another copies only
     /// the rows it gains), or back to live (`None`).
     pub fn travel(&mut self, moment: Option<Moment>) {
-        let live = self.selected.and_then(|seq| self.held.get(&seq));
-        let past = self.past.take();
+        let live = self.nav.selected.and_then(|seq| self.rows.held.get(&seq));
+        let past = self.nav.past.take();
         let playing = past.as_ref().and_then(|p| p.playing).map(|_| None);
-        self.past = moment.zip(live).map(|(moment, live)| {
+        self.nav.past = moment.zip(live).map(|(moment, live)| {
             let debate = match past {
                 Some(mut past) if past.seen == live.touched => {
                     past.debate.step_to(&live.debate, moment);
@@ -624,14 +679,17 @@ impl Model {
                 playing,
             }
         });
-        self.round_cursor = moment.map(|m| m.round);
-        self.detail_scroll = 0;
-        self.dirty = true;
+        self.nav.round_cursor = moment.map(|m| m.round);
+        self.nav.detail_scroll = 0;
+        self.screen.dirty = true;
     }
 
     /// The selected debate's summary, unless the filter hides it.
     pub fn selected_summary(&self) -> Option<&Summary> {
-        let seq = self.selected.filter(|&seq| self.debates.is_listed(seq))?;
+        let seq = self
+            .nav
+            .selected
+            .filter(|&seq| self.debates.is_listed(seq))?;
         self.debates.get(seq)
     }
 
@@ -656,42 +714,42 @@ impl Model {
 
     /// Selects the debate `seq`, from its latest round; its full rows are asked for unless held.
     pub fn select(&mut self, seq: Seq) {
-        if Some(seq) != self.selected {
-            self.selected = Some(seq);
-            self.past = None;
-            self.round_cursor = None;
-            self.detail_scroll = 0;
+        if Some(seq) != self.nav.selected {
+            self.nav.selected = Some(seq);
+            self.nav.past = None;
+            self.nav.round_cursor = None;
+            self.nav.detail_scroll = 0;
         }
         let Some(id) = self.debates.get(seq).map(|s| s.id.clone()) else {
             return;
         };
-        self.touches += 1;
-        let held = self.held.entry(seq).or_insert_with(|| Held {
+        self.rows.touches += 1;
+        let held = self.rows.held.entry(seq).or_insert_with(|| Held {
             debate: Debate::new(&id),
             whole: false,
             touched: 0,
         });
-        held.touched = self.touches;
+        held.touched = self.rows.touches;
         if !held.whole {
             held.whole = true;
-            self.wanted = Some(id.to_string());
+            self.rows.wanted = Some(id.to_string());
         }
         self.let_go();
     }
 
     /// The debate whose history the backend should load, once.
     pub fn take_wanted(&mut self) -> Option<String> {
-        self.wanted.take()
+        self.rows.wanted.take()
     }
 
     /// The round the rounds table highlights.
     pub fn selected_round(&self) -> Option<u32> {
         let latest = self.selected_debate()?.latest_round();
-        (latest > 0).then(|| self.round_cursor.unwrap_or(latest).min(latest))
+        (latest > 0).then(|| self.nav.round_cursor.unwrap_or(latest).min(latest))
     }
 
     pub fn flash(&mut self, text: impl Into<String>, error: bool) {
-        self.flash = Some(Flash {
+        self.desk.flash = Some(Flash {
             text: text.into(),
             error,
         });

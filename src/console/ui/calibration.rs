@@ -65,7 +65,7 @@ pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     let figures = model.reports.figures();
     let report = &figures.calibration;
     let cursor = at_cursor(report, view.cursor);
-    let key = |action| model.keymap.hint(action);
+    let key = |action| model.settings.keymap.hint(action);
     let block = panel(title("calibration", figures.refreshing), theme, true).title_bottom(format!(
         " {} {} frontier · {} {} · ↑↓ scroll · Esc close ",
         key(Action::PreviousSetting),
@@ -81,7 +81,7 @@ pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     frame.render_widget(Clear, area);
     frame.render_widget(block, area);
 
-    let notes = notes(&figures, theme);
+    let notes = notes(figures, theme);
     let notes_height = Paragraph::new(notes.clone())
         .wrap(Wrap { trim: true })
         .line_count(inner.width) as u16;

@@ -23,9 +23,10 @@ const WIDE: u16 = 120;
 /// debates held.
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
     let wide = area.width >= WIDE;
-    let window = model
-        .debates
-        .window(model.selected, usize::from(area.height.saturating_sub(3)));
+    let window = model.debates.window(
+        model.nav.selected,
+        usize::from(area.height.saturating_sub(3)),
+    );
     let mut widths = vec![
         Constraint::Length(7),
         Constraint::Length(26),

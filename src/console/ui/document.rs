@@ -35,7 +35,10 @@ pub fn of(
         Some(debate) => build(model, debate),
         None => Document {
             title: view.to_owned(),
-            head: vec![Line::styled("no debate selected", model.theme.muted())],
+            head: vec![Line::styled(
+                "no debate selected",
+                model.settings.theme.muted(),
+            )],
             sections: Vec::new(),
         },
     }
@@ -73,7 +76,7 @@ impl<'a> Document<'a> {
     }
 
     pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
-        let theme = &model.theme;
+        let theme = &model.settings.theme;
         let from = model.selected_round().unwrap_or(1);
         // Rounds are numbered 1..=latest with none missing.
         let hint = match from - 1 {
@@ -97,7 +100,7 @@ impl<'a> Document<'a> {
         }
         let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
         let last = paragraph.line_count(body.width).saturating_sub(1);
-        let scroll = (model.detail_scroll.max(0) as usize).min(last);
+        let scroll = (model.nav.detail_scroll.max(0) as usize).min(last);
         frame.render_widget(
             paragraph.scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
             body,

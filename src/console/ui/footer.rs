@@ -18,9 +18,9 @@ use crate::console::app::{Action, Model, Overlay};
 const MAX_LINE: usize = crate::console::app::MAX_LINE;
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    match (&model.overlay, &model.flash) {
+    match (&model.desk.overlay, &model.desk.flash) {
         (Some(Overlay::Filter), _) => {
-            let prompt = synced(&model.prompt, model.filter(), MAX_LINE);
+            let prompt = synced(&model.desk.prompt, model.filter(), MAX_LINE);
             let hints = [
                 "  words all match · id: q: persona: status: mode: is:pending · ! negates · Enter keep · Esc clear",
                 "  id: q: persona: mode: is:pending !not · Enter keep · Esc clear",
@@ -33,7 +33,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 "  Tab complete · ↑↓ earlier · Enter run · Esc cancel",
                 "  Tab complete · Esc cancel",
             ];
-            line_prompt(&model.prompt, " :", &hints, theme, frame, area);
+            line_prompt(&model.desk.prompt, " :", &hints, theme, frame, area);
             completions(model, theme, frame, area);
         }
         (Some(Overlay::Pin(id)), _) => {
@@ -42,7 +42,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 "  pinned for every operator, not an action · Enter pin · Esc drop",
                 "  Enter pin · Esc drop",
             ];
-            line_prompt(&model.prompt, &label, &hints, theme, frame, area);
+            line_prompt(&model.desk.prompt, &label, &hints, theme, frame, area);
         }
         (_, Some(flash)) => frame.render_widget(
             Line::styled(
@@ -119,7 +119,7 @@ fn line_prompt(
 /// The `:` line's completions on the row above the footer: the one put in the line
 /// highlighted, those that do not fit counted.
 fn completions(model: &Model, theme: &Theme, frame: &mut Frame, footer: Rect) {
-    let Some(completion) = &model.completion else {
+    let Some(completion) = &model.desk.completion else {
         return;
     };
     if footer.y == 0 {
@@ -170,7 +170,7 @@ type Hint = (u8, String);
 /// The key hints that fit in `width` columns, in their usual order, the least important
 /// dropped first.
 fn hints(model: &Model, width: usize) -> String {
-    let keys = &model.keymap;
+    let keys = &model.settings.keymap;
     let key = |action| keys.hint(action);
     let views: Vec<String> = [
         Action::ViewRounds,
@@ -202,7 +202,7 @@ fn hints(model: &Model, width: usize) -> String {
         (7, format!("{} pager", key(Action::Pager))),
         (5, format!("{} pause", key(Action::Pause))),
     ];
-    if model.simulated {
+    if model.about.simulated {
         all.push((
             8,
             format!("{}{} speed", key(Action::Faster), key(Action::Slower)),

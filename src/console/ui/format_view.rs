@@ -25,7 +25,7 @@ const CARD_HEIGHT: u16 = 9;
 const CARD_MIN_WIDTH: u16 = 16;
 
 pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
-    let theme = &model.theme;
+    let theme = &model.settings.theme;
     let Some(debate) = model.selected_debate() else {
         frame.render_widget(panel("format".to_owned(), theme, focused), area);
         return;
@@ -49,7 +49,7 @@ pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
     }
     let paragraph = Paragraph::new(lines(debate, theme)).wrap(Wrap { trim: false });
     let last = paragraph.line_count(text.width).saturating_sub(1);
-    let scroll = (model.detail_scroll.max(0) as usize).min(last);
+    let scroll = (model.nav.detail_scroll.max(0) as usize).min(last);
     frame.render_widget(
         paragraph.scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         text,
@@ -61,7 +61,7 @@ pub fn extent(model: &Model, area: Rect) -> TextRows {
     let Some(debate) = model.selected_debate() else {
         return TextRows::default();
     };
-    let inner = panel(String::new(), &model.theme, false).inner(area);
+    let inner = panel(String::new(), &model.settings.theme, false).inner(area);
     let takes = model.selected_round().map_or(0, |n| {
         debate
             .round(n)
@@ -72,7 +72,7 @@ pub fn extent(model: &Model, area: Rect) -> TextRows {
     });
     let (_, text) = split(inner, takes);
     TextRows {
-        total: Paragraph::new(lines(debate, &model.theme))
+        total: Paragraph::new(lines(debate, &model.settings.theme))
             .wrap(Wrap { trim: false })
             .line_count(text.width),
         shown: usize::from(text.height),

@@ -51,7 +51,7 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
     let roomy = area.height >= 36;
     let held = u16::try_from(model.debates.len()).unwrap_or(u16::MAX);
     let list_height = held.saturating_add(3).clamp(5, if roomy { 14 } else { 7 });
-    let band_height = match (roomy, model.view) {
+    let band_height = match (roomy, model.nav.view) {
         (true, DetailView::Rounds) => 11,
         (true, _) => 8,
         (false, _) => 7,
@@ -70,7 +70,7 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
         && model
             .selected_debate()
             .is_some_and(|d| d.pending().is_some());
-    let (pending, charts) = if model.view == DetailView::Rounds && !deciding {
+    let (pending, charts) = if model.nav.view == DetailView::Rounds && !deciding {
         let [pending, chart, budget] = Layout::horizontal([
             Constraint::Fill(1),
             Constraint::Percentage(27),
@@ -94,7 +94,7 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
 
 /// Draws the console.
 pub fn view(model: &Model, frame: &mut Frame) {
-    let theme = &model.theme;
+    let theme = &model.settings.theme;
     let areas = areas(model, frame.area());
     render_header(model, theme, frame, areas.header);
     debates::render(
@@ -102,23 +102,23 @@ pub fn view(model: &Model, frame: &mut Frame) {
         theme,
         frame,
         areas.list,
-        model.focus == Focus::Debates,
+        model.nav.focus == Focus::Debates,
     );
     render_tabs(model, theme, frame, areas.tabs);
-    let focused = model.focus == Focus::Detail;
+    let focused = model.nav.focus == Focus::Detail;
     let debate = model.selected_debate();
-    match (model.view, text_view(model)) {
+    match (model.nav.view, text_view(model)) {
         (_, Some(document)) => document.render(model, frame, areas.detail, focused),
         (DetailView::Format, None) => format_view::render(model, frame, areas.detail, focused),
         (_, None) => rounds::render(model, theme, frame, areas.detail, focused),
     }
     if let Some((chart, budget)) = areas.charts {
-        charts::similarity(debate, &model.controller, theme, frame, chart);
-        charts::budget(debate, &model.controller, theme, frame, budget);
+        charts::similarity(debate, &model.about.controller, theme, frame, chart);
+        charts::budget(debate, &model.about.controller, theme, frame, budget);
     }
     pending::render(model, debate, theme, frame, areas.pending);
     footer::render(model, theme, frame, areas.footer);
-    if let Some(overlay) = &model.overlay {
+    if let Some(overlay) = &model.desk.overlay {
         overlay::render(model, overlay, theme, frame);
     }
 }
@@ -126,12 +126,12 @@ pub fn view(model: &Model, frame: &mut Frame) {
 /// The layout of a frame of `model` as `update` reads it (see [`Geometry`]), at the current
 /// screen size.
 pub fn geometry(model: &Model) -> Geometry {
-    let (width, height) = model.screen;
+    let (width, height) = model.screen.size;
     let areas = areas(model, Rect::new(0, 0, width, height));
     let detail_text = if width == 0 || height == 0 {
         None
     } else {
-        match (model.view, text_view(model)) {
+        match (model.nav.view, text_view(model)) {
             (_, Some(document)) => Some(document.extent(model, areas.detail)),
             (DetailView::Format, None) => Some(format_view::extent(model, areas.detail)),
             (_, None) => None,
@@ -147,19 +147,19 @@ pub fn geometry(model: &Model) -> Geometry {
 
 /// The current detail view's text, for the views read round by round.
 fn text_view(model: &Model) -> Option<document::Document<'static>> {
-    let build = match model.view {
+    let build = match model.nav.view {
         DetailView::Transcript => transcript::document,
         DetailView::Judge => judge::document,
         DetailView::Trace => trace::document,
         DetailView::Rounds | DetailView::Format => return None,
     };
-    Some(document::of(model, model.view.title(), build))
+    Some(document::of(model, model.nav.view.title(), build))
 }
 
 fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let mut spans = vec![Span::raw(" ")];
     for (i, view) in DetailView::ALL.iter().enumerate() {
-        let style = if *view == model.view {
+        let style = if *view == model.nav.view {
             theme.selection().patch(theme.title())
         } else {
             theme.muted()
@@ -173,7 +173,7 @@ fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 /// Where the time cursor stands, first in the header: `as of round 3 · 14:02:11 · live: round
 /// 6` (the time of the decision, or of the action on it, in UTC); nothing when live.
 fn as_of(model: &Model, theme: &Theme) -> Span<'static> {
-    let Some(past) = &model.past else {
+    let Some(past) = &model.nav.past else {
         return Span::raw("");
     };
     let at = past.debate.time_of(past.moment).map_or_else(
@@ -203,16 +203,16 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             theme.muted()
         },
     );
-    let playback = match (&model.link, model.playback.paused) {
+    let playback = match (&model.live.link, model.time.playback.paused) {
         (Some(_), true) => Span::styled(
-            format!("│ ⏸ paused, {} rows held ", model.held_back.len()),
+            format!("│ ⏸ paused, {} rows held ", model.live.held_back.len()),
             theme.warn(),
         ),
         (Some(_), false) => Span::raw(""),
         (None, true) => Span::styled("│ ⏸ paused ", theme.warn()),
-        (None, false) => Span::styled(format!("│ ▶ {}x ", model.playback.speed), theme.ok()),
+        (None, false) => Span::styled(format!("│ ▶ {}x ", model.time.playback.speed), theme.ok()),
     };
-    let link = match &model.link {
+    let link = match &model.live.link {
         None => Span::raw(""),
         Some(Link::Live) => Span::styled("│ ● live ", theme.ok()),
         Some(Link::Connecting) => Span::styled("│ ◌ connecting ", theme.warn()),
@@ -225,13 +225,13 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             theme.danger(),
         ),
     };
-    let others = match (&model.link, model.peers.len()) {
+    let others = match (&model.live.link, model.live.peers.len()) {
         (None, _) => Span::raw(""),
         (Some(_), 0) => Span::styled("│ 0 others here ", theme.muted()),
         (Some(_), 1) => Span::styled("│ 1 other here ", theme.accent()),
         (Some(_), n) => Span::styled(format!("│ {n} others here "), theme.accent()),
     };
-    let access = match (&model.denied, model.read_only) {
+    let access = match (&model.live.denied, model.settings.read_only) {
         (Some(why), _) => Span::styled(
             format!("│ read-only: {} ", fit(&one_line(why), 40)),
             theme.warn(),
@@ -248,13 +248,13 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         others,
         access,
         Span::styled("│ ", theme.muted()),
-        Span::styled(one_line(&model.source), theme.text()),
+        Span::styled(one_line(&model.about.source), theme.text()),
         Span::raw(" "),
         playback,
         Span::styled("│ operator ", theme.muted()),
-        Span::styled(fit(&one_line(&model.operator), 24), theme.text()),
+        Span::styled(fit(&one_line(&model.about.operator), 24), theme.text()),
         Span::styled(" │ similarity ", theme.muted()),
-        Span::styled(one_line(&model.similarity), theme.text()),
+        Span::styled(one_line(&model.about.similarity), theme.text()),
         Span::styled(" │ ? help", theme.muted()),
     ]);
     frame.render_widget(fit_line(line, area.width.into()), area);

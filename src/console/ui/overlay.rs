@@ -59,7 +59,7 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         .map(|&action| {
             Line::from(vec![
                 Span::styled(
-                    format!(" {:<16}", model.keymap.keys(action)),
+                    format!(" {:<16}", model.settings.keymap.keys(action)),
                     theme.pending(),
                 ),
                 Span::styled(action.describe(), theme.text()),
@@ -173,7 +173,7 @@ fn confirm(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
                     .map(|l| Line::styled(l, theme.text())),
             );
         }
-        None if model.kept_note.is_some() => lines.push(Line::styled(
+        None if model.desk.kept_note.is_some() => lines.push(Line::styled(
             "no note · n offers the note kept from the dialog that closed",
             theme.muted(),
         )),
@@ -200,7 +200,7 @@ const NOTE_ROWS: usize = 6;
 /// limit is used.
 fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
     let prompt = synced(
-        &model.prompt,
+        &model.desk.prompt,
         intent.note.as_deref().unwrap_or(""),
         Intent::MAX_NOTE,
     );
@@ -240,20 +240,20 @@ fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
 /// `:who`: the other consoles, each under the database role that really sent its messages,
 /// what it looks at and since when it is connected; their texts are escaped.
 fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
-    let area = centered(frame, 100, model.peers.len().max(1) as u16 + 4);
+    let area = centered(frame, 100, model.live.peers.len().max(1) as u16 + 4);
     let header = format!(
         " {:<24} {:<16} {:<32} {}",
         "operator", "database role", "looking at", "connected since"
     );
     let mut lines = vec![Line::styled(header, theme.muted())];
-    if model.peers.is_empty() {
-        let alone = match model.link {
+    if model.live.peers.is_empty() {
+        let alone = match model.live.link {
             Some(_) => " no other console is connected to this database",
             None => " the demo has no other consoles: presence needs a database",
         };
         lines.push(Line::styled(alone, theme.muted()));
     }
-    for peer in &model.peers {
+    for peer in &model.live.peers {
         let since = peer.since.map_or_else(
             || "-".to_owned(),
             |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
@@ -273,7 +273,7 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             theme.text(),
         ));
     }
-    let title = match model.peers.len() {
+    let title = match model.live.peers.len() {
         1 => "who else is here: 1 other console".to_owned(),
         n => format!("who else is here: {n} other consoles"),
     };

@@ -83,7 +83,7 @@ pub fn render(
 /// Under the headline: the signals, and beside or under them the action keys or how the
 /// decision stands, then its reasons.
 fn render_body(model: &Model, debate: &Debate, shown: &Shown, frame: &mut Frame, body: Rect) {
-    let (theme, decision, stacked) = (&model.theme, shown.decision, shown.stacked);
+    let (theme, decision, stacked) = (&model.settings.theme, shown.decision, shown.stacked);
     // Narrow, how a settled decision stands (who acted, when, with what note) comes before the
     // signals: it is what the panel is looked at for then.
     let body = if stacked && !shown.pending {
@@ -128,8 +128,8 @@ fn render_body(model: &Model, debate: &Debate, shown: &Shown, frame: &mut Frame,
 /// In the past (the time cursor), a decision that waited then shows the whole wait, as its
 /// countdown did when it was decided.
 fn title(model: &Model, pending: bool, shown: bool) -> String {
-    let left = match &model.past {
-        Some(past) => past.debate.waiting().then_some(model.gated_timeout),
+    let left = match &model.nav.past {
+        Some(past) => past.debate.waiting().then_some(model.about.gated_timeout),
         None => model
             .selected_summary()
             .and_then(|summary| model.time_left(summary)),
@@ -137,7 +137,7 @@ fn title(model: &Model, pending: bool, shown: bool) -> String {
     let claimed = model
         .selected_summary()
         .and_then(|s| Some((s, s.pending()?)))
-        .filter(|_| model.past.is_none())
+        .filter(|_| model.nav.past.is_none())
         .and_then(|(s, round)| model.deciding(&s.id, round));
     if let (true, Some(left), Some((who, held))) = (pending, left, claimed) {
         return format!(
@@ -339,11 +339,15 @@ fn signal_table(s: &Signals, height: u16) -> Vec<SignalRow> {
 
 /// The action keys in force, or why there are none.
 fn keys(model: &Model, theme: &Theme, width: usize) -> Line<'static> {
-    let key =
-        |action: Action| Span::styled(format!("[{}]", model.keymap.keys(action)), theme.pending());
-    if let Some(why) = &model.denied {
+    let key = |action: Action| {
+        Span::styled(
+            format!("[{}]", model.settings.keymap.keys(action)),
+            theme.pending(),
+        )
+    };
+    if let Some(why) = &model.live.denied {
         Line::styled(format!("read-only: {}", one_line(why)), theme.warn())
-    } else if model.read_only {
+    } else if model.settings.read_only {
         Line::from(vec![
             Span::styled("read-only: ", theme.warn()),
             key(Action::Unlock),
@@ -394,7 +398,7 @@ fn standing(model: &Model, debate: &Debate, decision: &ControllerDecision) -> St
                 let waited = (acted - decided).to_std().unwrap_or_default();
                 format!(
                     " ({})",
-                    time_left(model.gated_timeout.saturating_sub(waited))
+                    time_left(model.about.gated_timeout.saturating_sub(waited))
                 )
             });
             let note = action

@@ -32,7 +32,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
         one_line(&debate.session.id),
         one_line(&debate.session.question)
     );
-    let threshold = model.controller.similarity_threshold;
+    let threshold = model.about.controller.similarity_threshold;
     // Only the rounds that fit are built.
     let selected = model.selected_round().map(|r| r as usize - 1);
     let shown = usize::from(area.height.saturating_sub(3));

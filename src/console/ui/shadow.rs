@@ -29,7 +29,7 @@ pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
     let figures = model.reports.figures();
     let week = &figures.shadow;
-    let notes = notes(&figures, theme);
+    let notes = notes(figures, theme);
     let cells: Vec<Vec<String>> = week.rows.iter().map(cells).collect();
     let widths: Vec<Constraint> = widths(&HEADER, &cells)
         .into_iter()

@@ -13,7 +13,7 @@ use crate::console::app::Model;
 use crate::domain::{Debate, Reported, who};
 
 pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
-    let theme = &model.theme;
+    let theme = &model.settings.theme;
     let trace = Trace::of(debate);
     let mut head = vec![
         Line::styled(

@@ -82,10 +82,12 @@ pub fn known(decision: &ControllerDecision) -> Decision {
 }
 
 use gavel::console::app::{Event, Model, update};
+use gavel::console::reports::ReportsWorker;
 
 /// The footer's flash message, or nothing.
 pub fn flash(model: &Model) -> String {
     model
+        .desk
         .flash
         .as_ref()
         .map_or_else(String::new, |f| f.text.clone())
@@ -99,19 +101,28 @@ pub fn demo_model() -> (Model, Vec<DebateRun>) {
 
 /// [`demo_model`] under `config`.
 pub fn demo_model_with(config: &Config) -> (Model, Vec<DebateRun>) {
+    let (model, runs, _) = demo_reporting(config);
+    (model, runs)
+}
+
+/// [`demo_model_with`], with the reports worker that saw its rows (as the run loop owns one),
+/// for the figures of what happens next.
+pub fn demo_reporting(config: &Config) -> (Model, Vec<DebateRun>, ReportsWorker) {
     let mut model = Model::new("demo: 9 recorded debates".into(), "alice".into(), config);
+    let mut reports = ReportsWorker::of(config);
     let ids = Ids::default();
     let mut runs = Vec::new();
     for fixture in Fixture::bundled().unwrap() {
         let mut run = DebateRun::new(fixture, Arc::new(Config::default()), ids.clone());
         for change in play(&mut run, 20) {
             update(&mut model, Event::Store(Box::new(change)));
+            reports.relieve(&mut model);
         }
         runs.push(run);
     }
     model.prepare_frame();
-    model.reports.catch_up();
-    (model, runs)
+    reports.catch_up(&mut model);
+    (model, runs, reports)
 }
 
 /// The full rows of every debate the console holds, in arrival order.

@@ -196,7 +196,7 @@ impl Console {
     pub async fn live(target: Target) -> Console {
         let mut console = Console::attach(target);
         console
-            .until("the live link", |m| m.link == Some(Link::Live))
+            .until("the live link", |m| m.live.link == Some(Link::Live))
             .await;
         console
     }
@@ -224,8 +224,9 @@ impl Console {
         .await
         .unwrap();
         self.press(keys);
-        self.until("the write to fail", |m| m.retry.is_some()).await;
-        self.until("the feed to notice", |m| m.link != Some(Link::Live))
+        self.until("the write to fail", |m| m.desk.retry.is_some())
+            .await;
+        self.until("the feed to notice", |m| m.live.link != Some(Link::Live))
             .await;
         tokio::task::spawn_blocking(move || {
             server.resume().unwrap();
@@ -259,7 +260,10 @@ impl Console {
             let left = deadline.saturating_duration_since(Instant::now());
             match tokio::time::timeout(left, self.events.recv()).await {
                 Ok(Some(event)) => self.handle(event),
-                _ => panic!("timed out waiting for {what}; link {:?}", self.model.link),
+                _ => panic!(
+                    "timed out waiting for {what}; link {:?}",
+                    self.model.live.link
+                ),
             }
         }
     }
@@ -282,6 +286,7 @@ impl Console {
     /// The footer's message, or "".
     pub fn flash(&self) -> String {
         self.model
+            .desk
             .flash
             .as_ref()
             .map_or_else(String::new, |f| f.text.clone())

@@ -15,7 +15,7 @@ async fn rows_written_by_plain_sql_reach_the_model() {
         })
         .await;
     console
-        .until("the live link", |m| m.link == Some(Link::Live))
+        .until("the live link", |m| m.live.link == Some(Link::Live))
         .await;
 
     client.execute(SESSION, &[&"s1"]).await.unwrap();
@@ -91,7 +91,7 @@ async fn rounds_keep_flowing_through_a_server_restart_with_none_missed() {
     drop(client);
     let mut console = Console::attach(target.clone());
     console
-        .until("the live link", |m| m.link == Some(Link::Live))
+        .until("the live link", |m| m.live.link == Some(Link::Live))
         .await;
 
     const ROUNDS: i64 = 60;
@@ -135,7 +135,7 @@ async fn a_foreign_writers_garbage_is_shown_as_such() {
     migrate(&mut client).await.unwrap();
     let mut console = Console::attach(target);
     console
-        .until("the live link", |m| m.link == Some(Link::Live))
+        .until("the live link", |m| m.live.link == Some(Link::Live))
         .await;
     client
         .batch_execute(
@@ -232,7 +232,7 @@ async fn live_over_old_debates(name: &str, more: &str) -> Console {
         .unwrap();
     let mut console = Console::attach(target);
     console
-        .until("the live link", |m| m.link == Some(Link::Live))
+        .until("the live link", |m| m.live.link == Some(Link::Live))
         .await;
     console
 }
