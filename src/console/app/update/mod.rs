@@ -3,9 +3,10 @@
 //! mouse with no overlay open), [`overlay`] (keys in an open overlay), [`desk`] (the
 //! operator's actions on decisions and their dialogs, notes), [`prompt`] (the filter and `:`
 //! lines), [`nav`] (moving about), [`time_travel`] (the time cursor and playback) and
-//! [`hand_out`] (the clipboard, the pager). Keys become [`Action`]s through the keymap; text
-//! typed into a prompt goes to the prompt. After every event, the watched report, the
-//! calibration cursor's setting, a history to load and what presence says follow the model.
+//! [`hand_out`] (the clipboard, the pager). Keys become [`Action`](crate::config::keys::Action)s
+//! through the keymap; text typed into a prompt goes to the prompt. After every event, the
+//! watched report, the calibration cursor's setting, a history to load and what presence says
+//! follow the model.
 
 mod desk;
 mod events;
