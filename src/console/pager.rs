@@ -22,6 +22,20 @@ pub fn command() -> String {
         .unwrap_or_else(|| DEFAULT.to_owned())
 }
 
+/// Why the pager did not show the text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// `sh -c PAGER` could not be started; `cause` is the system's word for it.
+    #[error("cannot start {pager}: {cause}")]
+    Start { pager: String, cause: String },
+    /// The pager ended with a failure status.
+    #[error("{pager} ended with {status}")]
+    Failed { pager: String, status: String },
+    /// Waiting for the pager failed.
+    #[error("waiting for {pager} failed: {cause}")]
+    Wait { pager: String, cause: String },
+}
+
 /// Shows `title`, a blank line and `text` in the pager and waits for it to end: `Ok(Ok(()))`
 /// when it exited successfully, `Ok(Err(why))` when it could not run or failed. Meanwhile
 /// Ctrl-C belongs to the pager (SIGINT is ignored), Ctrl-Z stops gavel with it, and any other
@@ -30,7 +44,7 @@ pub async fn show(
     title: &str,
     text: &str,
     signals: &mut OsSignals,
-) -> Result<Result<(), String>, i32> {
+) -> Result<Result<(), Error>, i32> {
     let pager = command();
     let mut child = match Command::new("sh")
         .arg("-c")
@@ -40,7 +54,10 @@ pub async fn show(
         .spawn()
     {
         Ok(child) => child,
-        Err(e) => return Ok(Err(format!("cannot start {pager}: {e}"))),
+        Err(e) => {
+            let cause = e.to_string();
+            return Ok(Err(Error::Start { pager, cause }));
+        }
     };
     let body = format!("{title}\n\n{text}");
     let writer = child.stdin.take().map(|mut stdin| {
@@ -71,7 +88,13 @@ pub async fn show(
     }
     Ok(match status {
         Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("{pager} ended with {status}")),
-        Err(e) => Err(format!("waiting for {pager} failed: {e}")),
+        Ok(status) => Err(Error::Failed {
+            pager,
+            status: status.to_string(),
+        }),
+        Err(e) => Err(Error::Wait {
+            pager,
+            cause: e.to_string(),
+        }),
     })
 }

@@ -25,7 +25,7 @@ pub use decision::{ControllerDecision, Decision, Signals};
 pub use ending::{Ending, Resolution};
 pub use judgment::{JudgeDecision, Judgment, PmidCheck};
 pub use limits::Limits;
-pub use note::{DebateNote, KEPT_NOTES, MAX_NOTE};
+pub use note::{DebateNote, DraftError, KEPT_NOTES, MAX_NOTE};
 pub use presence::{Claim, MAX_PEERS, MAX_STATUS_BYTES, MAX_STATUS_CHARS, Peer, Status};
 pub use reported::Reported;
 pub(crate) use reported::vocabulary;

@@ -11,6 +11,17 @@ pub const MAX_NOTE: usize = 500;
 /// The notes a debate keeps in memory at most: the latest ones.
 pub const KEPT_NOTES: usize = 50;
 
+/// Why a draft cannot be written as a note.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DraftError {
+    /// Nothing but white space.
+    #[error("the note is empty")]
+    Empty,
+    /// Longer than [`MAX_NOTE`] characters.
+    #[error("the note is {chars} characters long, at most {MAX_NOTE} are kept")]
+    TooLong { chars: usize },
+}
+
 /// One note on a debate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DebateNote {
@@ -31,16 +42,14 @@ pub struct DebateNote {
 
 impl DebateNote {
     /// A note to write: `text` trimmed; `Err` says why it cannot be written (empty, too long).
-    pub fn draft(session_id: &str, operator: &str, text: &str) -> Result<DebateNote, String> {
+    pub fn draft(session_id: &str, operator: &str, text: &str) -> Result<DebateNote, DraftError> {
         let text = text.trim();
         let chars = text.chars().count();
         if chars == 0 {
-            return Err("the note is empty".to_owned());
+            return Err(DraftError::Empty);
         }
         if chars > MAX_NOTE {
-            return Err(format!(
-                "the note is {chars} characters long, at most {MAX_NOTE} are kept"
-            ));
+            return Err(DraftError::TooLong { chars });
         }
         Ok(DebateNote {
             id: 0,
@@ -69,13 +78,14 @@ mod tests {
         assert_eq!(note.text, "on it");
         assert_eq!(
             DebateNote::draft("s1", "alice", "   ").unwrap_err(),
-            "the note is empty"
+            DraftError::Empty
         );
         let long = "x".repeat(MAX_NOTE + 1);
-        assert!(
+        assert_eq!(
             DebateNote::draft("s1", "alice", &long)
                 .unwrap_err()
-                .contains("501 characters")
+                .to_string(),
+            "the note is 501 characters long, at most 500 are kept"
         );
         assert!(DebateNote::draft("s1", "alice", &"é".repeat(MAX_NOTE)).is_ok());
     }

@@ -108,7 +108,10 @@ fn p_pages_the_trace_in_the_trace_view_and_says_why_not_without_turns() {
     assert!(text.contains("stop_safety"), "{text}");
     update(
         &mut model,
-        Event::Paged(Err("less ended with exit status: 2".into())),
+        Event::Paged(Err(gavel::console::pager::Error::Failed {
+            pager: "less".to_owned(),
+            status: "exit status: 2".to_owned(),
+        })),
     );
     let flash = model.desk.flash.clone().unwrap();
     assert!(flash.error);

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::config::theme::Theme;
+use crate::console::pager;
 use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, Status};
 use crate::simulate::Playback;
 pub use crate::store::Link;
@@ -39,7 +40,7 @@ pub enum Event {
     /// The wall clock, once a second: gated countdowns move.
     Tick(DateTime<Utc>),
     /// A [`Command::Page`] ended: the pager ran, or why it could not.
-    Paged(Result<(), String>),
+    Paged(Result<(), pager::Error>),
 }
 
 impl From<Feed> for Event {

@@ -84,9 +84,9 @@ async fn write_action(
     action: OperatorAction,
     limits: &Limits,
 ) -> Result<OperatorAction, ResolveError> {
-    let failed = |error: String| ResolveError::Failed {
+    let failed = |error: Unwritten| ResolveError::Failed {
         action: Box::new(action.clone()),
-        error,
+        error: error.to_string(),
     };
     let client = connected(target, writer).await.map_err(failed)?;
     let answer = within(postgres::resolve(client, &action, limits)).await;
@@ -107,35 +107,51 @@ async fn write_note(
         note: Box::new(note.clone()),
         reason,
     };
-    let client = connected(target, writer).await.map_err(failed)?;
+    let client = connected(target, writer)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
     let answer = within(postgres::pin(client, &note)).await;
     if answer.is_err() {
         *writer = None;
     }
-    answer.map_err(failed)?.map_err(failed)
+    answer.map_err(|e| failed(e.to_string()))?.map_err(failed)
 }
 
 /// The writer's connection, made again when there is none or it closed.
 async fn connected<'w>(
     target: &Target,
     writer: &'w mut Option<Client>,
-) -> Result<&'w Client, String> {
+) -> Result<&'w Client, Unwritten> {
     if writer.as_ref().is_none_or(Client::is_closed) {
         let connected = tokio::time::timeout(WRITE_TIMEOUT, target.connect_driven())
             .await
-            .map_err(|_| "the database did not answer".to_owned())?
-            .map_err(|e| format!("{e:#}"))?;
+            .map_err(|_| Unwritten::NoConnection)?
+            .map_err(Unwritten::Database)?;
         *writer = Some(connected);
     }
     Ok(writer.as_ref().expect("connected above"))
 }
 
+/// Why a write has no answer.
+#[derive(Debug, thiserror::Error)]
+enum Unwritten {
+    /// No connection was made within [`WRITE_TIMEOUT`].
+    #[error("the database did not answer")]
+    NoConnection,
+    /// The write was not answered within [`WRITE_TIMEOUT`].
+    #[error("the database did not answer within {} s", WRITE_TIMEOUT.as_secs())]
+    NoAnswer,
+    /// The connection or the statement failed.
+    #[error("{0}")]
+    Database(postgres::Error),
+}
+
 /// A write's answer, or why there is none: the connection failed or the database did not
 /// answer within [`WRITE_TIMEOUT`].
-async fn within<T>(write: impl Future<Output = postgres::Result<T>>) -> Result<T, String> {
+async fn within<T>(write: impl Future<Output = postgres::Result<T>>) -> Result<T, Unwritten> {
     match tokio::time::timeout(WRITE_TIMEOUT, write).await {
         Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(e)) => Err(format!("{e:#}")),
-        Err(_) => Err("the database did not answer within 10 s".to_owned()),
+        Ok(Err(e)) => Err(Unwritten::Database(e)),
+        Err(_) => Err(Unwritten::NoAnswer),
     }
 }
