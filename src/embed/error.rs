@@ -101,3 +101,16 @@ fn too_large(size: Option<u64>) -> String {
         None => "larger than a model file can be".to_owned(),
     }
 }
+
+/// Why the similarity model gave no vector: it could not be loaded (every later use says the
+/// same), or it could not tokenize or embed a text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The model `model` could not be loaded; `why` names the file at fault or gives the
+    /// library's words.
+    #[error("the similarity model {model}: {why}")]
+    Load { model: String, why: String },
+    /// A text could not be tokenized or embedded; the library's words.
+    #[error("{0}")]
+    Embed(String),
+}

@@ -7,7 +7,7 @@
 //! first [`MAX_ROUND_BYTES`]) is cut into sentences packed into chunks that fit the model's
 //! window, counted with the model's own tokenizer; the chunk vectors are averaged (weighted by
 //! their tokens) into the round's unit vector. Vectors are cached by a SHA-256 of the round's
-//! text, at most [`CACHE_VECTORS`] of them, so a round is embedded once however many debates,
+//! text, at most `CACHE_VECTORS` of them, so a round is embedded once however many debates,
 //! replays or calibrations read it; and, once a command has called [`keep_vectors_in`], on disk
 //! ([`vectors`]), so a later process reads them back instead of embedding again.
 
@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokenizers::Tokenizer;
 
 pub use chunk::{Chunk, pack, sentences};
-pub use error::Error;
+pub use error::{Error, ModelError};
 pub use tally::Tally;
 use vectors::VectorFile;
 
@@ -33,7 +33,7 @@ use vectors::VectorFile;
 /// memory an untrusted round can cost, about a second with the built-in model.
 pub const MAX_ROUND_BYTES: usize = 32 * 1024;
 /// Round vectors kept (1.5 KiB each: about 25 MiB at most).
-pub const CACHE_VECTORS: usize = 16_384;
+pub(crate) const CACHE_VECTORS: usize = 16_384;
 /// The built-in model's name, as `similarity_model` records it.
 pub const BUILTIN_NAME: &str = "paraphrase-minilm-l3-v2-q4";
 /// The built-in model's tokenizer, the very file pocket-encoder compiles in (a test checks its
@@ -89,7 +89,7 @@ impl ModelChoice {
 }
 
 /// The SHA-256 of the file at `path`, in hex, read a MiB at a time.
-pub fn weights_digest(path: &Path) -> std::io::Result<String> {
+pub(crate) fn weights_digest(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let mut context = ring::digest::Context::new(&ring::digest::SHA256);
@@ -232,25 +232,28 @@ impl Encoder {
     }
 
     /// Loads the model now if it is not loaded yet.
-    pub fn load(&self) -> Result<(), String> {
+    pub fn load(&self) -> Result<(), ModelError> {
         self.loaded().map(|_| ())
     }
 
-    fn loaded(&self) -> Result<&Loaded, String> {
+    fn loaded(&self) -> Result<&Loaded, ModelError> {
         self.0
             .loaded
             .get_or_init(|| load(&self.0.choice))
             .as_ref()
-            .map_err(|e| format!("the similarity model {}: {e}", self.name()))
+            .map_err(|why| ModelError::Load {
+                model: self.name().to_owned(),
+                why: why.clone(),
+            })
     }
 
     /// The unit vector of a round made of `turns`; `None` when they hold no text.
-    pub fn round(&self, turns: &[&str]) -> Result<Option<Arc<[f32]>>, String> {
+    pub fn round(&self, turns: &[&str]) -> Result<Option<Arc<[f32]>>, ModelError> {
         self.vector(&round_text(turns))
     }
 
     /// The unit vector of a round's text ([`round_text`]); `None` when it holds none.
-    pub fn vector(&self, text: &str) -> Result<Option<Arc<[f32]>>, String> {
+    pub fn vector(&self, text: &str) -> Result<Option<Arc<[f32]>>, ModelError> {
         let key: [u8; 32] = ring::digest::digest(&ring::digest::SHA256, text.as_bytes())
             .as_ref()
             .try_into()
@@ -332,7 +335,7 @@ impl Encoder {
     }
 
     /// The chunks `text` is embedded as: its first `window` tokens when the encoder has one.
-    pub fn chunks(&self, text: &str) -> Result<Vec<Chunk>, String> {
+    pub fn chunks(&self, text: &str) -> Result<Vec<Chunk>, ModelError> {
         let loaded = self.loaded()?;
         let text = match self.0.window {
             Some(window) => &text[..loaded.measure(text, window.saturating_sub(2)).1],
@@ -346,7 +349,7 @@ impl Encoder {
     }
 
     /// The unit vector of `text` and the tokens embedded for it (special tokens included).
-    fn embed(&self, text: &str) -> Result<Option<Embedded>, String> {
+    fn embed(&self, text: &str) -> Result<Option<Embedded>, ModelError> {
         let loaded = self.loaded()?;
         let chunks = self.chunks(text)?;
         if chunks.is_empty() {
@@ -355,23 +358,25 @@ impl Encoder {
         let vectors: Vec<Vec<f32>> = match &loaded.backend {
             Backend::Builtin(encoder) => encoder
                 .embed(&chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>())
-                .map_err(|e| e.to_string())?,
+                .map_err(|e| ModelError::Embed(e.to_string()))?,
             Backend::Bert(model) => chunks
                 .iter()
                 .map(|chunk| {
                     let encoding = loaded
                         .tokenizer
                         .encode(chunk.text.as_str(), true)
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| ModelError::Embed(e.to_string()))?;
                     let mut ids = encoding.get_ids().to_vec();
                     if ids.len() > model.window {
                         let last = ids[ids.len() - 1];
                         ids.truncate(model.window - 1);
                         ids.push(last);
                     }
-                    model.embed(&ids).map_err(|e| e.to_string())
+                    model
+                        .embed(&ids)
+                        .map_err(|e| ModelError::Embed(e.to_string()))
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, ModelError>>()?,
         };
         let tokens = chunks.iter().map(|c| c.tokens as u64 + 2).sum();
         Ok(average(&chunks, &vectors).map(|vector| (vector, tokens)))

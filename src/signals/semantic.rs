@@ -32,7 +32,7 @@ impl Round {
     fn vector(&mut self, encoder: &Encoder) -> Option<Arc<[f32]>> {
         if let Round::Text(text) = self {
             let vector = encoder.vector(text).unwrap_or_else(|e| {
-                log_once(&e);
+                log_once(&e.to_string());
                 None
             });
             *self = Round::Vector(vector);
