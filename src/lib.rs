@@ -18,6 +18,8 @@
 //! action leaves `update` as a [`console::app::Command`], is recorded in the store, and comes
 //! back as a row.
 
+#![warn(unreachable_pub)]
+
 pub mod audit;
 pub mod calibrate;
 pub mod cli;

@@ -7,25 +7,25 @@ use std::time::{Duration, Instant};
 
 /// The earliest the next one may go.
 #[derive(Debug, Clone, Copy)]
-pub struct Pace {
+pub(crate) struct Pace {
     every: Duration,
     next: Instant,
 }
 
 impl Pace {
     /// One per `every` on average, the first at once.
-    pub fn new(every: Duration, now: Instant) -> Pace {
+    pub(crate) fn new(every: Duration, now: Instant) -> Pace {
         Pace { every, next: now }
     }
 
     /// The earliest the next one may go.
-    pub fn next(&self) -> Instant {
+    pub(crate) fn next(&self) -> Instant {
         self.next
     }
 
     /// One went at `now`: the next may follow at once when this one came at least an interval
     /// after its own predecessor, else an interval after the slot it took.
-    pub fn went(&mut self, now: Instant) {
+    pub(crate) fn went(&mut self, now: Instant) {
         self.next = (self.next + self.every).max(now);
     }
 }

@@ -44,7 +44,7 @@ impl Stage {
     }
 
     /// Starts `what` over items counted in `unit` whose total is not known yet (until
-    /// [`Progress::set_total`]).
+    /// `Progress::set_total`).
     pub fn open(what: &str, unit: &str) -> Stage {
         Stage::start(what, None, unit, &bar(what, unit))
     }
@@ -136,7 +136,7 @@ impl Progress {
     }
 
     /// The total, once it is known.
-    pub fn set_total(&self, total: u64) {
+    pub(crate) fn set_total(&self, total: u64) {
         self.0.set_length(total);
     }
 

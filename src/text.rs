@@ -13,7 +13,7 @@ pub fn inert(text: &str) -> String {
 /// What [`inert`] shows instead of `c`, or `None` when `c` is safe as it is. Unsafe are
 /// Unicode's controls (Cc), format characters (Cf: bidirectional controls, zero-width
 /// characters, the byte order mark, tags) and line and paragraph separators (Zl, Zp).
-pub fn stand_in(c: char) -> Option<char> {
+pub(crate) fn stand_in(c: char) -> Option<char> {
     match c {
         '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
         '\u{7f}' => Some('␡'),
@@ -45,7 +45,7 @@ pub fn stand_in(c: char) -> Option<char> {
 
 /// `text` with its line breaks kept and each line made [`inert`] (a tab as four spaces): for
 /// text handed out whole, to a pager or the clipboard.
-pub fn inert_lines(text: &str) -> String {
+pub(crate) fn inert_lines(text: &str) -> String {
     let lines: Vec<String> = text
         .lines()
         .map(|line| inert(&line.replace('\t', "    ")))

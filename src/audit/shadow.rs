@@ -71,7 +71,7 @@ impl ShadowWeek {
     }
 
     /// Share of all shadow tokens that would have been saved.
-    pub fn saved_share(&self) -> f64 {
+    pub(crate) fn saved_share(&self) -> f64 {
         share(self.tokens_saved, self.tokens)
     }
 
@@ -83,7 +83,7 @@ impl ShadowWeek {
 
 impl ShadowRow {
     /// Whether the debate runs in shadow mode (the rollup's debates).
-    pub fn is_shadow(debate: &Debate) -> bool {
+    pub(crate) fn is_shadow(debate: &Debate) -> bool {
         debate.session.controller_mode == Reported::Known(ControllerMode::Shadow)
     }
 
@@ -130,7 +130,7 @@ impl ShadowRow {
         (row, issues)
     }
 
-    pub fn saved_share(&self) -> f64 {
+    pub(crate) fn saved_share(&self) -> f64 {
         share(self.tokens_saved, self.tokens)
     }
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::replay::Setting;
 
 /// More settings than this is a typo, not an exploration.
-pub const MAX_SETTINGS: usize = 10_000;
+pub(crate) const MAX_SETTINGS: usize = 10_000;
 
 /// A threshold a grid can vary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -39,12 +39,12 @@ pub struct Section {
 
 /// Frontier settings whose debates the report lists at most: a grid can put thousands on the
 /// frontier, and a reader wants its shape, not every setting's table.
-pub const DETAILED_FRONTIER: usize = 12;
+pub(crate) const DETAILED_FRONTIER: usize = 12;
 
 impl Section {
     /// `report`, run over `records`, with the settings that matter replayed again for their
     /// debates' outcomes: the setting in force, the closest to the recorded decisions, and one
-    /// setting of each frontier point ([`DETAILED_FRONTIER`] at most, spread along it).
+    /// setting of each frontier point (`DETAILED_FRONTIER` at most, spread along it).
     pub fn new<R: Borrow<RecordedDebate>>(
         title: String,
         report: Report,

@@ -182,7 +182,7 @@ impl RecordedDebate {
     }
 
     /// The verdict standing at the end of `round`.
-    pub fn verdict_after(&self, round: u32) -> Option<&str> {
+    pub(crate) fn verdict_after(&self, round: u32) -> Option<&str> {
         match round {
             0 => None,
             r => self.rounds[r as usize - 1].standing_verdict.as_deref(),

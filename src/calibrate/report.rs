@@ -133,7 +133,7 @@ impl Row {
         )
     }
 
-    /// The cells of the table, in [`Report::HEADER`] order.
+    /// The cells of the table, in `Report::HEADER` order.
     pub fn cells(&self) -> [String; 12] {
         let bound = |b: Option<u32>| b.map_or_else(|| "own".to_owned(), |b| b.to_string());
         let s = &self.setting;
@@ -190,7 +190,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub const HEADER: [&str; 12] = [
+    pub(crate) const HEADER: [&str; 12] = [
         "",
         "similarity",
         "novelty",
@@ -205,7 +205,7 @@ impl Report {
         "label agreement",
     ];
 
-    pub const LEGEND: &str = "* in force today   + frontier: no other setting does as well on tokens \
+    pub(crate) const LEGEND: &str = "* in force today   + frontier: no other setting does as well on tokens \
                               saved and verdict flips and better on one   own: each debate's own bound";
 
     /// Replays every setting over `records` (owned or borrowed); `current` is added when the
@@ -249,7 +249,7 @@ impl Report {
 
     /// What the grid left out, to follow the count of settings: ` (3 left out: min_rounds
     /// above max_rounds)`, or nothing.
-    pub fn left_out(&self) -> String {
+    pub(crate) fn left_out(&self) -> String {
         match self.skipped_settings {
             0 => String::new(),
             n => format!(" ({n} left out: min_rounds above max_rounds)"),
@@ -288,7 +288,7 @@ impl Report {
     /// over) with each debate's outcome kept; `None` when the report has no such setting. Only
     /// the settings someone looks at keep their outcomes: a grid's worth would be settings x
     /// debates of them.
-    pub fn with_outcomes<R: Borrow<RecordedDebate>>(
+    pub(crate) fn with_outcomes<R: Borrow<RecordedDebate>>(
         &self,
         setting: &Setting,
         records: &[R],

@@ -262,13 +262,13 @@ impl Default for SimulatorConfig {
 }
 
 impl SimulatorConfig {
-    pub fn round_interval(&self) -> Duration {
+    pub(crate) fn round_interval(&self) -> Duration {
         Duration::from_secs_f64(self.round_interval_secs)
     }
-    pub fn turn_interval(&self) -> Duration {
+    pub(crate) fn turn_interval(&self) -> Duration {
         Duration::from_secs_f64(self.turn_interval_secs)
     }
-    pub fn gated_timeout(&self) -> Duration {
+    pub(crate) fn gated_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.gated_timeout_secs)
     }
 
@@ -290,7 +290,7 @@ impl SimulatorConfig {
 
 impl UiConfig {
     /// The gated wait the countdown counts for a console attached to a database.
-    pub fn gated_timeout(&self, simulator: &SimulatorConfig) -> Duration {
+    pub(crate) fn gated_timeout(&self, simulator: &SimulatorConfig) -> Duration {
         self.gated_timeout_secs
             .map_or_else(|| simulator.gated_timeout(), Duration::from_secs_f64)
     }
@@ -397,7 +397,7 @@ pub fn read(what: &'static str, path: &Path) -> Result<String> {
 
 /// A TOML file's error on one line: `origin:line: invalid {what}: message`, the line where the
 /// TOML parser or a field's reader points.
-pub fn invalid_toml(
+pub(crate) fn invalid_toml(
     origin: &str,
     text: &str,
     what: &'static str,
@@ -417,6 +417,6 @@ fn line_at(text: &str, offset: usize) -> usize {
 }
 
 /// `<config dir>/gavel/config.toml`.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("gavel").join("config.toml"))
 }

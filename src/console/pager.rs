@@ -1,6 +1,6 @@
 //! The operator's pager for text handed out whole (a round's turns, a trace): `$PAGER` run by
 //! `sh -c` (as git runs it), `less` when unset, the text on its standard input. The text is
-//! plain and already inert (see [`crate::text::inert_lines`]), so no pager option that passes
+//! plain and already inert (see `crate::text::inert_lines`), so no pager option that passes
 //! escapes through (`less -R`) is needed. The caller leaves the console's terminal modes first
 //! and takes them back after.
 

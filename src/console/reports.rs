@@ -9,9 +9,9 @@
 //! table by table and a record made before its decisions would measure rounds their decisions
 //! hold the signals of — (a late row of a debate whose rows were let go leaves its record as it
 //! was), and replays the grid only while the calibration window is open, at most every
-//! [`REFRESH`]. Its figures go back to the console as [`Event::Reports`] when they change, and
+//! `REFRESH`. Its figures go back to the console as [`Event::Reports`] when they change, and
 //! `update` stores them in the model: a view reads plain data. The worker also hands the memory
-//! bursts of rows leave free back to the system ([`crate::console::allocator::give_back`]).
+//! bursts of rows leave free back to the system (`crate::console::allocator::give_back`).
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -34,11 +34,11 @@ use crate::domain::{Change, ControllerMode, Debate, SessionStatus};
 use crate::policy::ControllerConfig;
 
 /// Rows that may wait for the worker (a few MiB); beyond, rows are left out of the reports.
-pub const QUEUED: usize = 4_096;
+pub(crate) const QUEUED: usize = 4_096;
 /// Rows gathered in the model before the run loop hands them over even if no frame is due.
 const GATHERED: usize = 256;
 /// The shortest time between two replays of the grid while rows keep landing.
-pub const REFRESH: Duration = Duration::from_millis(500);
+pub(crate) const REFRESH: Duration = Duration::from_millis(500);
 /// Messages taken from the queue before the figures are looked at again.
 const DRAIN: usize = 4096;
 /// Debates whose rows may wait to be reduced before the worker looks at them again.
@@ -140,7 +140,7 @@ impl ReportsWorker {
     }
 
     /// Hands `rows` to the worker, together. The console never waits for the worker: while
-    /// [`QUEUED`] rows wait for it, rows are left out of the reports and counted, and so are
+    /// `QUEUED` rows wait for it, rows are left out of the reports and counted, and so are
     /// their debates (see [`Figures::skipped`]).
     pub fn hand_over(&self, rows: Vec<Change>) {
         if rows.is_empty() {

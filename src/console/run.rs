@@ -65,7 +65,7 @@ impl From<io::Error> for Error {
 }
 
 /// The console's results.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(super) type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The terminal the console draws on.
 type Screen = ratatui::Terminal<CrosstermBackend<BufWriter<Stdout>>>;

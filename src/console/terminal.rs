@@ -70,7 +70,7 @@ pub fn leave() -> io::Result<()> {
 /// Makes a panic on any thread leave the terminal's modes before the panic is reported, and
 /// tells the console (see [`Panicked`]) so that it ends rather than run on in a restored
 /// terminal.
-pub fn leave_on_panic() -> Panicked {
+pub(crate) fn leave_on_panic() -> Panicked {
     on_panic(|| {
         let _ = leave();
     })
@@ -149,7 +149,7 @@ pub fn clipboard(text: &str) -> String {
 
 /// Ctrl-Z pressed, which suspends the console (raw input delivers it as a key, not as
 /// SIGTSTP).
-pub fn is_suspend_key(key: &KeyEvent) -> bool {
+pub(crate) fn is_suspend_key(key: &KeyEvent) -> bool {
     key.kind == KeyEventKind::Press
         && key.modifiers.contains(KeyModifiers::CONTROL)
         && key.code == KeyCode::Char('z')
@@ -166,7 +166,7 @@ pub enum Request {
 
 /// What waiting on the terminal's input found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
+pub(crate) enum Input {
     /// There is input to read.
     Ready,
     /// Nothing came in time.
@@ -178,7 +178,7 @@ pub enum Input {
 /// Waits up to `timeout` for input on standard input, the console's terminal (see
 /// [`require`]). crossterm's reader must not be called on a terminal that hung up: it then reads
 /// nothing in a loop that never returns, spinning a core, so the key reader asks here first.
-pub fn wait_for_input(timeout: std::time::Duration) -> Input {
+pub(crate) fn wait_for_input(timeout: std::time::Duration) -> Input {
     let mut fd = libc::pollfd {
         fd: libc::STDIN_FILENO,
         events: libc::POLLIN,

@@ -79,7 +79,7 @@ impl OperatorAction {
 impl OperatorAction {
     /// Whether `recorded` is this action itself, written by an earlier attempt of a console
     /// connected as `role` (the same action, decision, persona, display name, note and role).
-    pub fn is_recorded_as(&self, recorded: &OperatorAction, role: Option<&str>) -> bool {
+    pub(crate) fn is_recorded_as(&self, recorded: &OperatorAction, role: Option<&str>) -> bool {
         recorded.action == self.action
             && recorded.decision == self.decision
             && recorded.persona == self.persona

@@ -274,7 +274,7 @@ impl Debate {
 
     /// What this debate's rows say of the decision of `round`, for
     /// [`OperatorAction::check_open`].
-    pub fn decision_state(&self, round: u32) -> DecisionState {
+    pub(crate) fn decision_state(&self, round: u32) -> DecisionState {
         DecisionState {
             status: Some(self.session.status.clone()),
             decision: self.decisions.get(&round).map(|d| d.decision.to_wire()),

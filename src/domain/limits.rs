@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::Change;
 
 /// The highest `[limits] max_round` may be: what the console can still lay out every frame.
-pub const MAX_ROUND_CEILING: u32 = 100_000;
+pub(crate) const MAX_ROUND_CEILING: u32 = 100_000;
 
 /// The most tokens a count may claim: far beyond any debate, far below overflow.
 pub const MAX_TOKENS: u64 = 1_000_000_000_000;
@@ -37,7 +37,7 @@ impl Default for Limits {
 impl Limits {
     /// The widest bounds: for reading back a row whose round gavel chose itself (an action it
     /// just recorded, or the one that beat it to the same decision).
-    pub const WIDEST: Limits = Limits {
+    pub(crate) const WIDEST: Limits = Limits {
         max_round: MAX_ROUND_CEILING,
     };
 
@@ -143,7 +143,7 @@ pub fn share(value: f64) -> Result<f64, Outside> {
 }
 
 /// An amount of US dollars: `0..=MAX_USD`.
-pub fn dollars(value: f64) -> Result<f64, Outside> {
+pub(crate) fn dollars(value: f64) -> Result<f64, Outside> {
     between(value, 0.0, MAX_USD)
 }
 

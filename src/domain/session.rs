@@ -63,7 +63,7 @@ pub struct SessionMetadata {
 impl SessionMetadata {
     /// Leaves out every number outside its bounds (a complexity outside `0..=1`, a cost, budget
     /// or price outside `0..=MAX_USD`) and says, for each, which key and why.
-    pub fn leave_out_of_bounds(&mut self) -> Vec<String> {
+    pub(crate) fn leave_out_of_bounds(&mut self) -> Vec<String> {
         let mut problems = Vec::new();
         type Check = fn(f64) -> Result<f64, Outside>;
         let checks: [(&str, &mut Option<f64>, Check); 4] = [
@@ -111,7 +111,7 @@ impl Session {
     }
 
     /// Share of the token budget spent, 0 when there is no budget.
-    pub fn budget_spent(&self) -> f64 {
+    pub(crate) fn budget_spent(&self) -> f64 {
         if self.token_budget == 0 {
             0.0
         } else {

@@ -9,12 +9,12 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 
 /// The files a model directory must hold.
-pub const FILES: [&str; 3] = ["model.safetensors", "config.json", "tokenizer.json"];
+pub(crate) const FILES: [&str; 3] = ["model.safetensors", "config.json", "tokenizer.json"];
 
 /// The window all-MiniLM-L6-v2 was trained with (its `max_seq_length`), special tokens included.
 const MAX_SEQ_LENGTH: usize = 256;
 
-pub struct Bert {
+pub(crate) struct Bert {
     model: BertModel,
     /// Tokens per input, special tokens included.
     pub window: usize,
@@ -24,7 +24,7 @@ pub struct Bert {
 
 impl Bert {
     /// Loads the weights and configuration of `dir`; the error names the file that failed.
-    pub fn load(dir: &Path) -> Result<Bert, String> {
+    pub(super) fn load(dir: &Path) -> Result<Bert, String> {
         let read = |name: &str| {
             let path = dir.join(name);
             std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -47,7 +47,7 @@ impl Bert {
     }
 
     /// The unit vector of one tokenized input (at most `window` ids).
-    pub fn embed(&self, ids: &[u32]) -> candle_core::Result<Vec<f32>> {
+    pub(super) fn embed(&self, ids: &[u32]) -> candle_core::Result<Vec<f32>> {
         let mask = vec![1u32; ids.len()];
         let types = vec![0u32; ids.len()];
         let ids = Tensor::new(ids, &Device::Cpu)?.unsqueeze(0)?;

@@ -7,7 +7,7 @@
 //! write each. Opening reads the keys into an index (40 bytes a vector in memory); a lookup
 //! reads its one record. A torn last record (a crash mid-append) is cut off; a vector that is
 //! not a unit vector is not trusted (the round is embedded again and appended anew). The file
-//! holds at most [`MAX_VECTORS`]; past that, vectors are no longer kept.
+//! holds at most `MAX_VECTORS`; past that, vectors are no longer kept.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -19,7 +19,7 @@ use super::Error;
 
 /// Vectors a file holds at most: about 400 MB at 384 dimensions, five weeks of a fleet running
 /// 10,000 debates of 8 rounds a week.
-pub const MAX_VECTORS: usize = 262_144;
+pub(crate) const MAX_VECTORS: usize = 262_144;
 const MAGIC: &[u8; 8] = b"gavelvec";
 /// Bumped whenever what a round's vector means changes (chunking, pooling, the text's cap).
 pub(crate) const VERSION: u32 = 1;

@@ -19,7 +19,7 @@ const FIRST_ORDERING: usize = 64;
 
 /// Every claim a debate has made, indexed by the words of their prefixes.
 #[derive(Debug)]
-pub struct ClaimIndex {
+pub(crate) struct ClaimIndex {
     /// Every claim filed, as the order keys of its words, ascending.
     claims: Vec<Box<[u64]>>,
     /// Per word id: how many filed claims use it.
@@ -53,7 +53,7 @@ impl ClaimIndex {
     /// Counts the claims of the next round that no earlier round made, then files all of them.
     /// A claim found new is filed at once, so its restatement later in the round is not new;
     /// the others are filed when the round is over.
-    pub fn round(&mut self, claims: Vec<Claim>) -> u32 {
+    pub(super) fn round(&mut self, claims: Vec<Claim>) -> u32 {
         let mut fresh = 0;
         let mut repeated = Vec::new();
         for claim in claims {

@@ -27,7 +27,7 @@ use terms::Vocabulary;
 use crate::embed::Encoder;
 
 /// `similarity_model` of a round whose similarity an orchestrator computed.
-pub const PRECOMPUTED_NAME: &str = "precomputed";
+pub(crate) const PRECOMPUTED_NAME: &str = "precomputed";
 
 /// Which similarity a debate's rounds are measured with. Clones share the model.
 #[derive(Debug, Clone)]
@@ -90,7 +90,7 @@ pub struct RoundText<'a> {
 pub struct RoundSignals {
     /// Similarity to the previous round; `None` for the first round.
     pub similarity: Option<f64>,
-    /// What measured it: the measure's name, or [`PRECOMPUTED_NAME`]; `None` with no similarity.
+    /// What measured it: the measure's name, or `PRECOMPUTED_NAME`; `None` with no similarity.
     pub similarity_model: Option<String>,
     /// The round's verdict: the one verdict its turns agree on, or every distinct verdict
     /// joined with " | " when they split.

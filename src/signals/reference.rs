@@ -42,7 +42,7 @@ pub fn extract(rounds: &[RoundText<'_>]) -> RoundSignals {
 
 /// TF-IDF cosine of the last of `rounds` against the one before, with document frequencies
 /// over all of them.
-pub fn tfidf_similarity(rounds: &[&str]) -> f64 {
+pub(crate) fn tfidf_similarity(rounds: &[&str]) -> f64 {
     if rounds.len() < 2 {
         return 0.0;
     }

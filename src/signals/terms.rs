@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use super::text::{claim_line, ends_sentence, is_stopword, long_enough};
 
 /// The distinct content words of one sentence, as ids.
-pub type Claim = Box<[u32]>;
+pub(super) type Claim = Box<[u32]>;
 
 /// Claims need at least this many distinct content words.
 const MIN_CLAIM_WORDS: usize = 3;
@@ -23,7 +23,7 @@ pub struct RoundTerms {
 
 /// Every word a debate has used, each with a dense id in order of first appearance.
 #[derive(Debug, Default)]
-pub struct Vocabulary {
+pub(crate) struct Vocabulary {
     ids: FxHashMap<Box<str>, u32>,
     /// Per id: the word is a stopword (interned too, so it is looked up only once).
     stopword: Vec<bool>,
@@ -31,7 +31,7 @@ pub struct Vocabulary {
 
 impl Vocabulary {
     /// Reads the turns of one round.
-    pub fn round(&mut self, turns: &[&str]) -> RoundTerms {
+    pub(super) fn round(&mut self, turns: &[&str]) -> RoundTerms {
         let mut words = Vec::new();
         let mut claims = Vec::new();
         let mut sentence = Vec::new();

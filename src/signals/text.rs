@@ -15,18 +15,18 @@ const STOPWORDS: &[&str] = &[
 ];
 
 /// Whether a lower-cased word is too common to carry meaning.
-pub fn is_stopword(word: &str) -> bool {
+pub(crate) fn is_stopword(word: &str) -> bool {
     STOPWORDS.contains(&word)
 }
 
 /// Whether a raw alphanumeric run is long enough to be a token (before lower-casing).
-pub fn long_enough(word: &str) -> bool {
+pub(crate) fn long_enough(word: &str) -> bool {
     word.chars().nth(1).is_some()
 }
 
 /// Lower-cased content words of `text`: alphanumeric runs, stopwords and one-letter words
 /// dropped.
-pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+pub(super) fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| long_enough(w))
         .map(str::to_lowercase)
@@ -35,7 +35,7 @@ pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Sentences of `text`, skipping markdown headings and `VERDICT:` lines, split at `.`, `?`, `!`
 /// and `;` followed by whitespace.
-pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.lines()
         .filter_map(claim_line)
         .flat_map(split_sentences)
@@ -45,13 +45,13 @@ pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// `line` without its bullet or quote marks, when claims may be read from it (not a heading,
 /// not a `VERDICT:` line).
-pub fn claim_line(line: &str) -> Option<&str> {
+pub(crate) fn claim_line(line: &str) -> Option<&str> {
     let line = line.trim().trim_start_matches(['-', '*', '>', ' ']);
     (!line.starts_with('#') && !is_verdict_line(line)).then_some(line)
 }
 
 /// Whether `c`, followed by `next` (`None` at the line's end), ends a sentence.
-pub fn ends_sentence(c: char, next: Option<char>) -> bool {
+pub(crate) fn ends_sentence(c: char, next: Option<char>) -> bool {
     matches!(c, '.' | '?' | '!' | ';') && next.is_none_or(char::is_whitespace)
 }
 
@@ -70,7 +70,7 @@ fn split_sentences(line: &str) -> Vec<&str> {
 }
 
 /// The value of a `VERDICT:` line (markdown emphasis allowed), if `line` is one.
-pub fn verdict_value(line: &str) -> Option<&str> {
+pub(crate) fn verdict_value(line: &str) -> Option<&str> {
     let line = line.trim().trim_start_matches(['-', '*', '>', '#', ' ']);
     let head = line.get(..7)?;
     if !head.eq_ignore_ascii_case("verdict") {

@@ -130,7 +130,7 @@ pub struct TurnSpec {
 /// A round line: a similarity to the previous round computed by an orchestrator.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RoundSpec {
+pub(crate) struct RoundSpec {
     pub round: u32,
     pub similarity: f64,
 }
@@ -166,7 +166,7 @@ pub struct DecisionSpec {
 /// One line of a recording.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub enum Record {
+pub(crate) enum Record {
     Session(SessionSpec),
     Turn(TurnSpec),
     Round(RoundSpec),
@@ -238,7 +238,7 @@ impl Fixture {
     }
 
     /// Reads and validates a fixture file; rounds and counts must lie within `limits`.
-    pub fn load_within(path: &Path, limits: &Limits) -> Result<Fixture, FixtureErrors> {
+    pub(crate) fn load_within(path: &Path, limits: &Limits) -> Result<Fixture, FixtureErrors> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             FixtureErrors(vec![FixtureError::whole(
                 path,

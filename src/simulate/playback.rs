@@ -12,8 +12,8 @@ pub struct Playback {
 }
 
 impl Playback {
-    pub const MIN_SPEED: f64 = 0.25;
-    pub const MAX_SPEED: f64 = 16.0;
+    pub(crate) const MIN_SPEED: f64 = 0.25;
+    pub(crate) const MAX_SPEED: f64 = 16.0;
 
     /// Twice as fast, up to the maximum.
     pub fn faster(self) -> Playback {
@@ -31,7 +31,7 @@ impl Playback {
         }
     }
 
-    pub fn toggled(self) -> Playback {
+    pub(crate) fn toggled(self) -> Playback {
         Playback {
             paused: !self.paused,
             ..self

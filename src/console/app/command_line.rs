@@ -228,7 +228,7 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
 
 /// Whether a command by this name takes an argument (a completed name is then followed by a
 /// space).
-pub fn takes_argument(name: &str) -> bool {
+pub(crate) fn takes_argument(name: &str) -> bool {
     COMMANDS
         .iter()
         .any(|(n, argument)| *n == name && *argument != Argument::None)

@@ -551,7 +551,7 @@ impl Fleet {
     }
 
     /// The filter as the list applies it.
-    pub fn filter_terms(&self) -> &Filter {
+    pub(crate) fn filter_terms(&self) -> &Filter {
         &self.filter
     }
 
@@ -659,7 +659,7 @@ impl Fleet {
 
     /// [`Fleet::next_waiting`], preferring the debates `free` holds for (those no other
     /// console is deciding); the next of any when none is free.
-    pub fn next_waiting_where(
+    pub(crate) fn next_waiting_where(
         &self,
         from: Option<Seq>,
         free: impl Fn(&Summary) -> bool,
@@ -765,7 +765,7 @@ impl Fleet {
     }
 
     /// Up to `limit` ids of debates held that start with `prefix`, in no particular order.
-    pub fn ids_starting(&self, prefix: &str, limit: usize) -> Vec<&str> {
+    pub(crate) fn ids_starting(&self, prefix: &str, limit: usize) -> Vec<&str> {
         self.summaries
             .values()
             .map(|s| &*s.id)

@@ -40,13 +40,13 @@ pub struct Geometry {
 
 impl Geometry {
     /// How many debates the list shows.
-    pub fn list_rows(&self) -> usize {
+    pub(crate) fn list_rows(&self) -> usize {
         table_rows(self.list)
     }
 
     /// The region under the screen cell `(column, row)`, and which list row of it, if any (for
     /// the debates list and the rounds table, counting from the first row shown).
-    pub fn region_at(&self, column: u16, row: u16) -> Option<(Region, Option<usize>)> {
+    pub(crate) fn region_at(&self, column: u16, row: u16) -> Option<(Region, Option<usize>)> {
         let position = Position::new(column, row);
         let (region, area, offset) = if self.list.contains(position) {
             (Region::Debates, self.list, 0)

@@ -108,7 +108,7 @@ impl Intent {
     pub const MAX_NOTE: usize = 500;
 
     /// The action to record, by `operator`.
-    pub fn into_action(self, operator: &str) -> OperatorAction {
+    pub(crate) fn into_action(self, operator: &str) -> OperatorAction {
         OperatorAction {
             session_id: self.session_id,
             round_index: self.round_index,
@@ -219,7 +219,7 @@ pub struct Flash {
 pub struct Past {
     /// Where it stands: a decision landed, or the action on it.
     pub moment: Moment,
-    /// Its rows as they stood then ([`Debate::as_of`]), moved along at each step.
+    /// Its rows as they stood then (`Debate::as_of`), moved along at each step.
     pub debate: Debate,
     /// What the live debate's rows were when `debate` was made from them ([`Held::touched`]):
     /// a step from a past whose live rows changed since makes it anew.
@@ -393,7 +393,7 @@ pub struct Screen {
 
 /// Why a console attached to a database holds actions back until its first connect: whether
 /// its role may record them is not known yet.
-pub const CHECKING_ACCESS: &str = "checking this role's rights…";
+pub(crate) const CHECKING_ACCESS: &str = "checking this role's rights…";
 
 /// Debates whose full rows are held besides the selected one: the most recently changed.
 pub const HELD_DEBATES: usize = 64;
@@ -625,7 +625,7 @@ impl Model {
     }
 
     /// The debates the list drew last frame.
-    pub fn drawn_rows(&self) -> &[Seq] {
+    pub(crate) fn drawn_rows(&self) -> &[Seq] {
         &self.screen.drawn.rows
     }
 
@@ -738,7 +738,7 @@ impl Model {
     }
 
     /// The debate whose history the backend should load, once.
-    pub fn take_wanted(&mut self) -> Option<String> {
+    pub(crate) fn take_wanted(&mut self) -> Option<String> {
         self.rows.wanted.take()
     }
 

@@ -2,7 +2,7 @@
 //! command — edited with tui-input (cursor movement, word and line deletion, a kill ring) and
 //! laid out for drawing: one line scrolled sideways, or wrapped rows scrolled down, with the
 //! cursor always inside what is shown. Characters that could act on a terminal (controls,
-//! bidirectional overrides, invisible format characters: see [`crate::text::stand_in`]) are
+//! bidirectional overrides, invisible format characters: see `crate::text::stand_in`) are
 //! refused as they are typed or pasted, so the text never holds one; its length stays within
 //! the prompt's limit.
 

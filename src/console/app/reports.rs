@@ -34,7 +34,7 @@ pub struct Figures {
     pub calibration: Arc<Report>,
     pub shadow: Arc<ShadowWeek>,
     /// The setting the calibration window's cursor is on, with each debate's outcome under it
-    /// (see [`Reports::selecting`]).
+    /// (see `Reports::selecting`).
     pub selected: Option<Arc<Row>>,
     /// Rows landed since the watched report was computed: it is being refreshed.
     pub refreshing: bool,
@@ -102,7 +102,7 @@ impl Reports {
 
     /// The rows landed since the last call, for the worker (the run loop takes them once a
     /// frame, or sooner when many wait).
-    pub fn take_rows(&mut self) -> Vec<Change> {
+    pub(crate) fn take_rows(&mut self) -> Vec<Change> {
         std::mem::take(&mut self.rows)
     }
 
@@ -113,7 +113,7 @@ impl Reports {
 
     /// The setting under the calibration window's cursor, whose debates' outcomes the worker
     /// is to keep in [`Figures::selected`].
-    pub fn selecting(&self) -> Option<&Setting> {
+    pub(crate) fn selecting(&self) -> Option<&Setting> {
         self.selecting.as_ref()
     }
 

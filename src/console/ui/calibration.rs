@@ -20,7 +20,7 @@ use crate::domain::Decision;
 use crate::text::widths;
 
 /// A warning that rows or debates were left out of the reports, if any were.
-pub fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
+pub(super) fn skipped(figures: &Figures, theme: &Theme) -> Option<Line<'static>> {
     let mut left_out = Vec::new();
     if figures.skipped > 0 {
         left_out.push(format!(
@@ -52,7 +52,7 @@ const WIDE_SUMMARY: usize = 120;
 
 /// What the window shows below the chart.
 #[derive(Debug, Clone, Copy)]
-pub struct View {
+pub(super) struct View {
     pub scroll: u16,
     /// The frontier setting under the cursor, counted from the fewest verdict flips.
     pub cursor: usize,
@@ -60,7 +60,7 @@ pub struct View {
     pub table: bool,
 }
 
-pub fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
+pub(super) fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
     let figures = model.reports.figures();
     let report = &figures.calibration;

@@ -12,7 +12,7 @@ use crate::config::theme::Theme;
 use crate::domain::Debate;
 use crate::policy::ControllerConfig;
 
-pub fn similarity(
+pub(super) fn similarity(
     debate: Option<&Debate>,
     config: &ControllerConfig,
     theme: &Theme,
@@ -67,7 +67,7 @@ pub fn similarity(
     frame.render_widget(chart, area);
 }
 
-pub fn budget(
+pub(super) fn budget(
     debate: Option<&Debate>,
     config: &ControllerConfig,
     theme: &Theme,

@@ -1,7 +1,7 @@
 //! Text and styles shared by the panels: inert rendering of untrusted text, figures, and the
 //! colour of each decision.
 
-pub use crate::text::{compact, countdown, fit, inert, one_line, thousands};
+pub(super) use crate::text::{compact, countdown, fit, inert, one_line, thousands};
 
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use crate::config::theme::Theme;
 use crate::domain::{Decision, JudgeDecision, Reported};
 
 /// The whole screen under the header line, for the full-screen windows.
-pub fn below_header(full: Rect) -> Rect {
+pub(crate) fn below_header(full: Rect) -> Rect {
     Rect {
         y: full.y + 1,
         height: full.height.saturating_sub(1),
@@ -24,7 +24,7 @@ pub fn below_header(full: Rect) -> Rect {
 
 /// The width of each column of a bordered table in `area` with these column `widths` (one
 /// column of space between columns, as a table has): for cutting a cell's text to fit, with `…`.
-pub fn column_widths(widths: &[Constraint], area: Rect) -> Vec<usize> {
+pub(crate) fn column_widths(widths: &[Constraint], area: Rect) -> Vec<usize> {
     let inner = Rect::new(0, 0, area.width.saturating_sub(2), 1);
     Layout::horizontal(widths.iter().copied())
         .spacing(1)
@@ -36,7 +36,7 @@ pub fn column_widths(widths: &[Constraint], area: Rect) -> Vec<usize> {
 
 /// The time a gated decision has left, as shown: `1:23 left`, or `timed out` once it ran out
 /// (the orchestrator's timeout action has not landed yet).
-pub fn time_left(left: Duration) -> String {
+pub(super) fn time_left(left: Duration) -> String {
     if left.is_zero() {
         "timed out".to_owned()
     } else {
@@ -45,7 +45,7 @@ pub fn time_left(left: Duration) -> String {
 }
 
 /// `line` cut to `width` columns, its last span ending in `…` when cut.
-pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+pub(crate) fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
     if line.width() <= width {
         return line;
     }
@@ -68,7 +68,7 @@ pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
 }
 
 /// A bordered panel with a title.
-pub fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a> {
+pub(super) fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a> {
     Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(theme.border(focused))
@@ -77,7 +77,7 @@ pub fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a> {
 }
 
 /// A report window's title, saying while its figures are being refreshed.
-pub fn title(name: &str, refreshing: bool) -> String {
+pub(super) fn title(name: &str, refreshing: bool) -> String {
     if refreshing {
         format!("{name} · refreshing…")
     } else {
@@ -85,7 +85,7 @@ pub fn title(name: &str, refreshing: bool) -> String {
     }
 }
 
-pub fn decision_style(theme: &Theme, decision: &Reported<Decision>) -> Style {
+pub(crate) fn decision_style(theme: &Theme, decision: &Reported<Decision>) -> Style {
     match decision {
         Reported::Known(Decision::StopConverged) => theme.ok(),
         Reported::Known(Decision::ContinueBaseline) => theme.text(),
@@ -97,7 +97,7 @@ pub fn decision_style(theme: &Theme, decision: &Reported<Decision>) -> Style {
     }
 }
 
-pub fn ruling_style(theme: &Theme, ruling: &Reported<JudgeDecision>) -> Style {
+pub(crate) fn ruling_style(theme: &Theme, ruling: &Reported<JudgeDecision>) -> Style {
     match ruling {
         Reported::Known(JudgeDecision::Continue) => theme.ok(),
         Reported::Known(JudgeDecision::Warn) => theme.warn(),
@@ -109,7 +109,7 @@ pub fn ruling_style(theme: &Theme, ruling: &Reported<JudgeDecision>) -> Style {
 }
 
 /// A figure that may be missing or not a number, as shown in a cell.
-pub fn figure(value: Option<f64>) -> String {
+pub(super) fn figure(value: Option<f64>) -> String {
     match value {
         Some(v) if v.is_finite() => format!("{v:.2}"),
         Some(v) => format!("{v}"),

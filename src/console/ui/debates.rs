@@ -21,7 +21,7 @@ const WIDE: u16 = 120;
 
 /// Draws the rows that fit, around the selection: the cost of a frame does not grow with the
 /// debates held.
-pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
     let wide = area.width >= WIDE;
     let window = model.debates.window(
         model.nav.selected,
@@ -79,7 +79,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focus
 
 /// The decisions pending, as the header and the list's title say them: those waiting for an
 /// operator, and the advisory ones.
-pub fn counts(model: &Model) -> String {
+pub(super) fn counts(model: &Model) -> String {
     format!(
         "{} waiting · {} advisory",
         model.debates.waiting(),

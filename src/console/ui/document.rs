@@ -13,20 +13,20 @@ use crate::console::app::TextRows;
 use crate::domain::Debate;
 
 /// One round's lines.
-pub struct Section<'a> {
+pub(super) struct Section<'a> {
     pub round: u32,
     pub lines: Vec<Line<'a>>,
 }
 
 /// A view's text: lines always shown on top, then the rounds.
-pub struct Document<'a> {
+pub(crate) struct Document<'a> {
     pub title: String,
     pub head: Vec<Line<'a>>,
     pub sections: Vec<Section<'a>>,
 }
 
 /// The document `build` makes of the selected debate, or one saying no debate is selected.
-pub fn of(
+pub(super) fn of(
     model: &Model,
     view: &str,
     build: fn(&Model, &Debate) -> Document<'static>,
@@ -65,7 +65,7 @@ impl<'a> Document<'a> {
     }
 
     /// The rows the body takes in a panel drawn in `area`, and the rows it is shown in.
-    pub fn extent(&self, model: &Model, area: Rect) -> TextRows {
+    pub(crate) fn extent(&self, model: &Model, area: Rect) -> TextRows {
         let [_, body] = self.split(Block::bordered().inner(area));
         TextRows {
             total: Paragraph::new(self.body(model))
@@ -75,7 +75,7 @@ impl<'a> Document<'a> {
         }
     }
 
-    pub fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
+    pub(super) fn render(self, model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
         let theme = &model.settings.theme;
         let from = model.selected_round().unwrap_or(1);
         // Rounds are numbered 1..=latest with none missing.

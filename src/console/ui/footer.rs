@@ -17,7 +17,7 @@ use crate::console::app::{Action, Model, Overlay};
 /// The longest filter and `:` line (as `update` keeps them).
 const MAX_LINE: usize = crate::console::app::MAX_LINE;
 
-pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     match (&model.desk.overlay, &model.desk.flash) {
         (Some(Overlay::Filter), _) => {
             let prompt = synced(&model.desk.prompt, model.filter(), MAX_LINE);

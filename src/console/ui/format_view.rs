@@ -24,7 +24,7 @@ const CARD_HEIGHT: u16 = 9;
 /// last one saying how many more there are (a writer decides how many rows a round has).
 const CARD_MIN_WIDTH: u16 = 16;
 
-pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
+pub(super) fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
     let theme = &model.settings.theme;
     let Some(debate) = model.selected_debate() else {
         frame.render_widget(panel("format".to_owned(), theme, focused), area);
@@ -57,7 +57,7 @@ pub fn render(model: &Model, frame: &mut Frame, area: Rect, focused: bool) {
 }
 
 /// Rows the text under the cards takes, and the rows it is shown in, for scrolling.
-pub fn extent(model: &Model, area: Rect) -> TextRows {
+pub(crate) fn extent(model: &Model, area: Rect) -> TextRows {
     let Some(debate) = model.selected_debate() else {
         return TextRows::default();
     };

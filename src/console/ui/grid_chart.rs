@@ -18,7 +18,7 @@ fn point(row: &Row) -> (f64, f64) {
 }
 
 /// A share as a percentage label: one decimal below 10%.
-pub fn percent(share: f64) -> String {
+pub(crate) fn percent(share: f64) -> String {
     let percent = share * 100.0;
     if percent < 10.0 {
         format!("{percent:.1}%")
@@ -29,7 +29,13 @@ pub fn percent(share: f64) -> String {
 
 /// The chart of `report` with `cursor` (a frontier row) marked, and its legend on the last line
 /// of `area`.
-pub fn render(report: &Report, cursor: Option<&Row>, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn render(
+    report: &Report,
+    cursor: Option<&Row>,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
     let [chart_area, legend_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
     let settings: Vec<(f64, f64)> = report.rows.iter().map(point).collect();

@@ -12,7 +12,7 @@ use crate::domain::{Debate, Judgment, RoundRow};
 
 /// The judge view of `debate`: every ruling from the selected round on, by persona, under a
 /// count of rulings and of PMIDs not verified.
-pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
+pub(crate) fn document(model: &Model, debate: &Debate) -> Document<'static> {
     let theme = &model.settings.theme;
     let unverified = debate
         .judgments

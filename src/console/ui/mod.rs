@@ -29,7 +29,7 @@ use ratatui::text::{Line, Span};
 use crate::config::theme::Theme;
 use crate::console::app::{DetailView, Focus, Geometry, Link, Model, table_rows};
 
-pub use common::{inert, one_line};
+use common::one_line;
 
 use common::{fit, fit_line};
 

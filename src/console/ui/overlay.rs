@@ -15,7 +15,7 @@ use crate::config::theme::Theme;
 use crate::console::app::{Action, Chooser, Intent, Model, Overlay};
 use crate::text::wrap;
 
-pub fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame) {
+pub(super) fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame) {
     match overlay {
         Overlay::Help { scroll } => help(model, *scroll, theme, frame),
         Overlay::Choose(chooser) => choose(model, chooser, theme, frame),

@@ -16,7 +16,7 @@ use crate::config::theme::Theme;
 use crate::console::app::{Model, worst_ruling};
 use crate::domain::{Debate, RoundRow, Turn};
 
-pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
     let Some(debate) = model.selected_debate() else {
         let block = panel("rounds".to_owned(), theme, focused);
         frame.render_widget(
@@ -105,7 +105,7 @@ fn widths(width: u16) -> Vec<Constraint> {
 /// half a table at a time, so that rounds landing one by one add a row each instead of
 /// scrolling (and redrawing) the whole table every time; a selected round on that page keeps
 /// it, one above it gets the first page that shows it.
-pub fn first_shown(model: &Model, shown: usize) -> usize {
+pub(crate) fn first_shown(model: &Model, shown: usize) -> usize {
     let (Some(debate), Some(selected)) = (model.selected_debate(), model.selected_round()) else {
         return 0;
     };

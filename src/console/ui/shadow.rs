@@ -25,7 +25,7 @@ const HEADER: [&str; 6] = [
     "labels agreed",
 ];
 
-pub fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
+pub(super) fn render(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
     let area = below_header(frame.area());
     let figures = model.reports.figures();
     let week = &figures.shadow;

@@ -12,7 +12,7 @@ use crate::config::theme::Theme;
 use crate::console::app::Model;
 use crate::domain::{Debate, Reported, who};
 
-pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
+pub(crate) fn document(model: &Model, debate: &Debate) -> Document<'static> {
     let theme = &model.settings.theme;
     let trace = Trace::of(debate);
     let mut head = vec![

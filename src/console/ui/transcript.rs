@@ -15,7 +15,7 @@ use crate::domain::{Debate, JudgeDecision, Judgment, Reported, RoundRow, Turn};
 const MAX_TURN_CHARS: usize = 20_000;
 
 /// The transcript of `debate` from the selected round on.
-pub fn document(model: &Model, debate: &Debate) -> Document<'static> {
+pub(crate) fn document(model: &Model, debate: &Debate) -> Document<'static> {
     let theme = &model.settings.theme;
     // Only the rounds shown are built: a turn's text is the costly part of a frame.
     let from = model.selected_round().unwrap_or(1);

@@ -74,7 +74,7 @@ impl Debate {
     /// This debate as it stood at `moment`: the rows that had landed by then, its tokens what
     /// those turns spent (its cost too, where the session gives a price), and still running
     /// unless it had finished by then.
-    pub fn as_of(&self, moment: Moment) -> Debate {
+    pub(crate) fn as_of(&self, moment: Moment) -> Debate {
         let mut past = Debate::new(&self.session.id);
         past.step_to(self, moment);
         past
@@ -83,7 +83,7 @@ impl Debate {
     /// Moves this past of `live` (made by [`Debate::as_of`] from `live` as it is now, or an
     /// empty debate) to `moment`: rows after it are dropped, rows it gains are copied from
     /// `live`, the rows it keeps stay where they are.
-    pub fn step_to(&mut self, live: &Debate, moment: Moment) {
+    pub(crate) fn step_to(&mut self, live: &Debate, moment: Moment) {
         let cut = Cut {
             round: moment.round,
             at: live.time_of(moment),

@@ -23,7 +23,7 @@ use super::libpq::{Env, Params};
 use super::tls::{SslMode, Tls};
 
 /// A connection as tokio-postgres drives it.
-pub type Driven = Connection<Socket, <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream>;
+pub(crate) type Driven = Connection<Socket, <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream>;
 
 /// Which server of several will do (libpq's `target_session_attrs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use crate::domain::{Change, Debate, Debates, Limits, Stored};
 
 /// The oldest transaction that was still running at a sync: every row stamped by it or a later
 /// transaction may not have been seen yet.
-pub type Watermark = u64;
+pub(crate) type Watermark = u64;
 
 /// A query's parameters.
 type Params<'a> = [&'a (dyn ToSql + Sync)];
@@ -80,7 +80,7 @@ async fn snapshot(client: &mut Client) -> Result<tokio_postgres::Transaction<'_>
 }
 
 /// The oldest transaction still running now (see [`Watermark`]).
-pub async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
+pub(crate) async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
     let row = client
         .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
         .await
@@ -93,7 +93,7 @@ pub async fn watermark<C: GenericClient>(client: &C) -> Result<Watermark> {
 /// At start: the running debates and the `window` most recent ones, with the rows their list
 /// summaries need (decisions, actions, the judge's aborts: see [`Table::listed`]); every row
 /// of the running ones (the rest load when opened).
-pub async fn initial(
+pub(crate) async fn initial(
     client: &mut Client,
     window: i64,
     limits: &Limits,
@@ -152,12 +152,12 @@ pub async fn history(client: &Client, session_id: &str, limits: &Limits) -> Resu
 }
 
 /// Debates found by a search: the most recent this many.
-pub const SEARCH_LIMIT: i64 = 200;
+pub(crate) const SEARCH_LIMIT: i64 = 200;
 
 /// The debates whose id, question, status, controller mode or roster contains `text` (in any
 /// case), the most recent [`SEARCH_LIMIT`], with the rows a list needs of them (what the start
 /// window loads of a finished debate; the rest loads when one is opened).
-pub async fn search(client: &Client, text: &str, limits: &Limits) -> Result<Vec<Change>> {
+pub(super) async fn search(client: &Client, text: &str, limits: &Limits) -> Result<Vec<Change>> {
     let pattern = format!("%{}%", like_escaped(text));
     let mut changes = select(
         client,
@@ -292,7 +292,7 @@ pub async fn audit_rows(
 }
 
 /// Every row stamped by a transaction at or after `since`, and the new watermark.
-pub async fn changed_since(
+pub(crate) async fn changed_since(
     client: &mut Client,
     since: Watermark,
     limits: &Limits,
@@ -308,7 +308,7 @@ pub async fn changed_since(
 /// The statements that read the rows a batch of notifications names, prepared once per
 /// connection (a statement prepared anew would cost a round trip of its own on every batch):
 /// one a table, in [`tables::ALL`] order.
-pub struct Named {
+pub(crate) struct Named {
     statements: Vec<(&'static Table, Statement)>,
 }
 
@@ -316,7 +316,7 @@ pub struct Named {
 const BY_PAIR: &str = "(session_id, round_index) IN (SELECT * FROM unnest($1::text[], $2::int[]))";
 
 impl Named {
-    pub async fn prepare(client: &Client) -> Result<Named> {
+    pub(super) async fn prepare(client: &Client) -> Result<Named> {
         let prepared = tables::ALL.into_iter().map(|table| async move {
             let filter = match table.key {
                 Key::Debate => "id = ANY($1::text[])",
@@ -333,7 +333,7 @@ impl Named {
 
     /// The rows a batch of notifications names, each read once, in table order. The reads go
     /// out together, so a batch costs one round trip.
-    pub async fn read(
+    pub(super) async fn read(
         &self,
         client: &Client,
         notices: &BTreeSet<Notice>,

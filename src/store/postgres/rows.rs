@@ -21,27 +21,27 @@ use crate::domain::{
 };
 
 /// The columns read from each table, all as text, in the order the readers below expect.
-pub const SESSION_COLUMNS: &str = "id::text, question::text, debate_type::text, status::text, \
+pub(crate) const SESSION_COLUMNS: &str = "id::text, question::text, debate_type::text, status::text, \
     controller_mode::text, num_rounds::text, min_rounds::text, max_rounds::text, \
     token_budget::text, tokens_used::text, personas::text, metadata::text, \
     extract(epoch from created_at)::text, extract(epoch from finished_at)::text";
 pub const TURN_COLUMNS: &str = "id::text, session_id::text, round_number::text, \
     agent_persona::text, content::text, tokens_used::text, superseded::text, metadata::text, \
     extract(epoch from created_at)::text";
-pub const DECISION_COLUMNS: &str = "session_id::text, round_index::text, decision::text, \
+pub(crate) const DECISION_COLUMNS: &str = "session_id::text, round_index::text, decision::text, \
     signal_json::text, extract(epoch from decided_at)::text";
-pub const JUDGMENT_COLUMNS: &str = "id::text, session_id::text, round_index::text, \
+pub(crate) const JUDGMENT_COLUMNS: &str = "id::text, session_id::text, round_index::text, \
     agent_persona::text, decision::text, score::text, reasons::text, judge_model::text, \
     pmids::text, extract(epoch from created_at)::text";
-pub const ACTION_COLUMNS: &str = "session_id::text, round_index::text, action::text, \
+pub(crate) const ACTION_COLUMNS: &str = "session_id::text, round_index::text, action::text, \
     decision::text, persona::text, operator::text, note::text, \
     extract(epoch from created_at)::text, operator_role::text";
-pub const NOTE_COLUMNS: &str = "id::text, session_id::text, operator::text, note::text, \
+pub(crate) const NOTE_COLUMNS: &str = "id::text, session_id::text, operator::text, note::text, \
     extract(epoch from created_at)::text, operator_role::text";
 
 /// One row's columns as text (`NULL` as `None`), in the order of its table's `*_COLUMNS`; a
 /// column past the end reads as `NULL`.
-pub type Columns<'a> = [Option<&'a str>];
+pub(crate) type Columns<'a> = [Option<&'a str>];
 
 /// A database row's columns as text.
 pub(super) fn texts(row: &Row) -> Vec<Option<&str>> {
@@ -215,7 +215,7 @@ fn key(columns: &Columns<'_>, index: usize) -> String {
         .to_owned()
 }
 
-/// `debate_sessions` in [`SESSION_COLUMNS`] order.
+/// `debate_sessions` in `SESSION_COLUMNS` order.
 pub fn session_from(columns: &Columns<'_>, limits: &Limits) -> Session {
     let id = key(columns, 0);
     let mut r = Reader::new(columns, limits, "debate_sessions", id.clone());
@@ -323,7 +323,7 @@ pub fn turn_from(columns: &Columns<'_>, limits: &Limits) -> Turn {
     }
 }
 
-/// `debate_round_decisions` in [`DECISION_COLUMNS`] order.
+/// `debate_round_decisions` in `DECISION_COLUMNS` order.
 pub fn decision_from(columns: &Columns<'_>, limits: &Limits) -> ControllerDecision {
     let mut r = Reader::by_round(columns, limits, "debate_round_decisions");
     let signals = match r.raw(3) {
@@ -466,7 +466,7 @@ fn strings(value: &Value) -> Vec<String> {
     }
 }
 
-/// `debate_round_judgments` in [`JUDGMENT_COLUMNS`] order.
+/// `debate_round_judgments` in `JUDGMENT_COLUMNS` order.
 pub fn judgment_from(columns: &Columns<'_>, limits: &Limits) -> Judgment {
     let mut r = Reader::by_id(columns, limits, "debate_round_judgments");
     let reasons = strings(&r.json(6, "reasons"));
@@ -500,7 +500,7 @@ pub fn judgment_from(columns: &Columns<'_>, limits: &Limits) -> Judgment {
     }
 }
 
-/// `debate_operator_actions` in [`ACTION_COLUMNS`] order.
+/// `debate_operator_actions` in `ACTION_COLUMNS` order.
 pub fn action_from(columns: &Columns<'_>, limits: &Limits) -> OperatorAction {
     let mut r = Reader::by_round(columns, limits, "debate_operator_actions");
     OperatorAction {
@@ -518,7 +518,7 @@ pub fn action_from(columns: &Columns<'_>, limits: &Limits) -> OperatorAction {
 }
 
 /// `gavel_debate_notes` in [`NOTE_COLUMNS`] order.
-pub fn note_from(columns: &Columns<'_>, limits: &Limits) -> DebateNote {
+pub(crate) fn note_from(columns: &Columns<'_>, limits: &Limits) -> DebateNote {
     let mut r = Reader::by_id(columns, limits, "gavel_debate_notes");
     DebateNote {
         id: r.number(0, "id").unwrap_or(0),

@@ -15,7 +15,7 @@ use crate::domain::{Change, Limits, Stored};
 
 /// How a notification names a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub(super) enum Key {
     /// By the debate's id (`id`).
     Debate,
     /// By the row's own `id`.
@@ -26,7 +26,7 @@ pub enum Key {
 
 /// Where the audit trail finds what a ruling's row holds as stored.
 #[derive(Debug)]
-pub struct Audit {
+pub(crate) struct Audit {
     /// The column of when the row was written.
     pub written_at: &'static str,
     /// The positions, among the columns read, of its round (none for a note) and of its
@@ -37,7 +37,7 @@ pub struct Audit {
 
 /// One table.
 #[derive(Debug)]
-pub struct Table {
+pub(crate) struct Table {
     pub name: &'static str,
     pub columns: &'static str,
     pub key: Key,
@@ -55,28 +55,28 @@ pub struct Table {
 
 impl Table {
     /// The table named `name`.
-    pub fn named(name: &str) -> Option<&'static Table> {
+    pub(super) fn named(name: &str) -> Option<&'static Table> {
         ALL.into_iter().find(|table| table.name == name)
     }
 
     /// How many columns are read (each `columns` entry ends `::text`).
-    pub fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         self.columns.matches("::text").count()
     }
 
     /// A row of this table as read by [`Table::select`], leniently (see `rows`).
-    pub fn read(&self, row: &Row, limits: &Limits) -> Change {
+    pub(super) fn read(&self, row: &Row, limits: &Limits) -> Change {
         (self.from)(&rows::texts(row), limits)
     }
 
     /// Reads this table's columns of the rows matching `filter`, in the table's order.
-    pub fn select(&self, filter: &str) -> String {
+    pub(super) fn select(&self, filter: &str) -> String {
         self.select_ordered(filter, self.order)
     }
 
     /// Reads this table's columns of the rows matching `filter`, in `order` (an `ORDER BY`
     /// clause, or nothing).
-    pub fn select_ordered(&self, filter: &str, order: &str) -> String {
+    pub(crate) fn select_ordered(&self, filter: &str, order: &str) -> String {
         format!(
             "SELECT {} FROM {} WHERE {filter}{order}",
             self.columns, self.name
@@ -84,7 +84,7 @@ impl Table {
     }
 
     /// A ruling's row as the audit trail keeps it; `None` for the other tables.
-    pub fn stored(&self, row: &Row, limits: &Limits) -> Option<Stored> {
+    pub(super) fn stored(&self, row: &Row, limits: &Limits) -> Option<Stored> {
         let audit = self.audit.as_ref()?;
         Some(rows::stored(
             self.read(row, limits),
@@ -95,7 +95,7 @@ impl Table {
     }
 }
 
-pub const SESSIONS: Table = Table {
+pub(super) const SESSIONS: Table = Table {
     name: "debate_sessions",
     columns: SESSION_COLUMNS,
     key: Key::Debate,
@@ -105,7 +105,7 @@ pub const SESSIONS: Table = Table {
     audit: None,
 };
 
-pub const TURNS: Table = Table {
+pub(super) const TURNS: Table = Table {
     name: "debate_rounds",
     columns: TURN_COLUMNS,
     key: Key::Id,
@@ -115,7 +115,7 @@ pub const TURNS: Table = Table {
     audit: None,
 };
 
-pub const DECISIONS: Table = Table {
+pub(crate) const DECISIONS: Table = Table {
     name: "debate_round_decisions",
     columns: DECISION_COLUMNS,
     key: Key::Round,
@@ -129,7 +129,7 @@ pub const DECISIONS: Table = Table {
     }),
 };
 
-pub const JUDGMENTS: Table = Table {
+pub(crate) const JUDGMENTS: Table = Table {
     name: "debate_round_judgments",
     columns: JUDGMENT_COLUMNS,
     key: Key::Id,
@@ -145,7 +145,7 @@ pub const JUDGMENTS: Table = Table {
     }),
 };
 
-pub const ACTIONS: Table = Table {
+pub(crate) const ACTIONS: Table = Table {
     name: "debate_operator_actions",
     columns: ACTION_COLUMNS,
     key: Key::Round,
@@ -160,7 +160,7 @@ pub const ACTIONS: Table = Table {
 };
 
 /// gavel's own table of the notes pinned to debates (not the contract's).
-pub const NOTES: Table = Table {
+pub(crate) const NOTES: Table = Table {
     name: "gavel_debate_notes",
     columns: NOTE_COLUMNS,
     key: Key::Id,
@@ -176,13 +176,13 @@ pub const NOTES: Table = Table {
 };
 
 /// Every table, the sessions first (a debate's session row comes before its other rows).
-pub const ALL: [&Table; 6] = [&SESSIONS, &TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
+pub(super) const ALL: [&Table; 6] = [&SESSIONS, &TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
 /// The tables of a debate's rows besides its session: its rounds' and its notes.
-pub const ROUNDS: [&Table; 5] = [&TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
+pub(super) const ROUNDS: [&Table; 5] = [&TURNS, &DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
 /// The tables of what was ruled on the rounds: decisions, judgments, operator actions.
-pub const RULINGS: [&Table; 3] = [&DECISIONS, &JUDGMENTS, &ACTIONS];
+pub(crate) const RULINGS: [&Table; 3] = [&DECISIONS, &JUDGMENTS, &ACTIONS];
 /// The tables of the audit trail an export writes: the rulings and the notes.
-pub const AUDITED: [&Table; 4] = [&DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
+pub(crate) const AUDITED: [&Table; 4] = [&DECISIONS, &JUDGMENTS, &ACTIONS, &NOTES];
 
 fn session(columns: &Columns<'_>, limits: &Limits) -> Change {
     Change::Session(rows::session_from(columns, limits))

@@ -25,7 +25,7 @@ use super::libpq::Params;
 
 /// libpq's sslmode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SslMode {
+pub(crate) enum SslMode {
     Disable,
     Allow,
     Prefer,
@@ -36,7 +36,7 @@ pub enum SslMode {
 
 /// How a connection's TLS is set up.
 #[derive(Clone)]
-pub struct Tls {
+pub(crate) struct Tls {
     pub mode: SslMode,
     connector: MakeRustlsConnect,
     /// What is trusted, for messages: `sslrootcert "ca.pem"` or the platform's store.
@@ -117,7 +117,7 @@ impl Tls {
     /// revocation lists, the client certificate and key) are read now too, so a bad one is
     /// reported before any connection is tried, but only when `over_tcp` (some host is reached
     /// over TCP) and the sslmode may encrypt: libpq never reads them for a socket or `disable`.
-    pub fn from_params(params: &Params, over_tcp: bool) -> Result<Tls> {
+    pub(crate) fn from_params(params: &Params, over_tcp: bool) -> Result<Tls> {
         let mode = params
             .typed(
                 "sslmode",
@@ -193,13 +193,17 @@ impl Tls {
     }
 
     /// The connector tokio-postgres is given.
-    pub fn connector(&self) -> MakeRustlsConnect {
+    pub(crate) fn connector(&self) -> MakeRustlsConnect {
         self.connector.clone()
     }
 
     /// What went wrong with the server's certificate, in words an operator can act on, when
     /// `error` is a certificate failure.
-    pub fn explain(&self, error: &(dyn std::error::Error + 'static), host: &str) -> Option<String> {
+    pub(crate) fn explain(
+        &self,
+        error: &(dyn std::error::Error + 'static),
+        host: &str,
+    ) -> Option<String> {
         std::iter::successors(Some(error), |error| error.source())
             .find_map(|error| {
                 error.downcast_ref::<rustls::Error>().or_else(|| {

@@ -6,7 +6,7 @@
 use std::fmt;
 
 /// Every keyword libpq 17 understands, in libpq's order.
-pub const KEYWORDS: &[&str] = &[
+pub(crate) const KEYWORDS: &[&str] = &[
     "service",
     "user",
     "password",
@@ -53,7 +53,7 @@ pub const KEYWORDS: &[&str] = &[
 
 /// Why a connection string cannot be read; the messages are libpq's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
+pub(super) enum Error {
     MissingEquals(String),
     Unterminated,
     UnknownKeyword(String),
@@ -84,7 +84,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// The keyword/value pairs of a connection string, in the order written (a later pair wins).
-pub fn parse(raw: &str) -> Result<Vec<(String, String)>, Error> {
+pub(super) fn parse(raw: &str) -> Result<Vec<(String, String)>, Error> {
     let pairs = if let Some(rest) = ["postgresql://", "postgres://"]
         .iter()
         .find_map(|scheme| raw.strip_prefix(scheme))

@@ -5,7 +5,7 @@
 //! connection is made (see `super::connect`).
 
 mod conninfo;
-pub mod pgpass;
+pub(super) mod pgpass;
 mod service;
 
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ use super::error::{Error, Result};
 use conninfo::KEYWORDS;
 
 /// The environment values are read from (the process's, or a test's).
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Each keyword's environment variable, as libpq names them.
 const ENVIRONMENT: &[(&str, &str)] = &[
@@ -58,7 +58,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Given,
     Service { file: PathBuf, line: usize },
     Env(&'static str),
@@ -78,14 +78,14 @@ impl fmt::Display for Origin {
 
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Param {
+pub(crate) struct Param {
     pub value: String,
     pub origin: Origin,
 }
 
 /// The merged parameters of one connection.
 #[derive(Debug, Clone)]
-pub struct Params {
+pub(crate) struct Params {
     values: BTreeMap<&'static str, Param>,
     home: Option<PathBuf>,
 }
@@ -94,7 +94,7 @@ impl Params {
     /// `conninfo` merged with the service it names and `env`, as libpq merges them. Empty
     /// values count as absent. `env` is all there is: without `HOME` in it there is no home
     /// directory (no `~/.pg_service.conf`, `~/.pgpass` or `~/.postgresql/`).
-    pub fn resolve(conninfo: &str, env: Env<'_>) -> Result<Params> {
+    pub(super) fn resolve(conninfo: &str, env: Env<'_>) -> Result<Params> {
         let mut values = BTreeMap::new();
         let pairs = conninfo::parse(conninfo)
             .map_err(|e| Error::Setting(format!("cannot read the connection string: {e}")))?;
@@ -146,24 +146,24 @@ impl Params {
     }
 
     /// The value of `key`, if any.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.values.get(key).map(|p| p.value.as_str())
     }
 
     /// The value of `key` and where it came from, if any.
     #[cfg(test)]
-    pub fn param(&self, key: &str) -> Option<&Param> {
+    pub(crate) fn param(&self, key: &str) -> Option<&Param> {
         self.values.get(key)
     }
 
     /// The user's home directory (`HOME`), where `~/.pgpass` and `~/.postgresql/` are.
-    pub fn home(&self) -> Option<&PathBuf> {
+    pub(super) fn home(&self) -> Option<&PathBuf> {
         self.home.as_ref()
     }
 
     /// `key` read by `read`, which returns `None` for a value it does not understand; the error
     /// names the parameter, its value, where it came from and what `expected` is.
-    pub fn typed<T>(
+    pub(super) fn typed<T>(
         &self,
         key: &str,
         expected: &str,
@@ -181,12 +181,12 @@ impl Params {
     }
 
     /// `key` as libpq's booleans are written, `0` or `1`.
-    pub fn flag(&self, key: &str) -> Result<Option<bool>> {
+    pub(super) fn flag(&self, key: &str) -> Result<Option<bool>> {
         self.either(key, "0", "1")
     }
 
     /// `key` as one of two words: `off` (false) or `on` (true).
-    pub fn either(&self, key: &str, off: &str, on: &str) -> Result<Option<bool>> {
+    pub(super) fn either(&self, key: &str, off: &str, on: &str) -> Result<Option<bool>> {
         self.typed(key, &format!("{off} or {on}"), |v| match v {
             v if v == off => Some(false),
             v if v == on => Some(true),
@@ -195,7 +195,7 @@ impl Params {
     }
 
     /// An error about `key`, naming where its value came from.
-    pub fn refuse(&self, key: &str, why: &str) -> Error {
+    pub(super) fn refuse(&self, key: &str, why: &str) -> Error {
         Error::Setting(match self.values.get(key) {
             Some(param) => format!("{key} {}: {why}", param.origin),
             None => format!("{key}: {why}"),

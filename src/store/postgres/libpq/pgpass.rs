@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a password file may not be used (libpq warns and goes on without it).
 #[derive(Debug, thiserror::Error)]
-pub enum Unusable {
+pub(crate) enum Unusable {
     #[error("password file \"{}\" is not a plain file", .0.display())]
     NotAFile(PathBuf),
     #[error(
@@ -26,7 +26,7 @@ pub enum Unusable {
 
 /// Where a password came from, for messages.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     pub password: String,
     pub file: PathBuf,
     pub line: usize,
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Found {
 
 /// The connection a password is looked up for; a unix-socket or empty host is `localhost`.
 #[derive(Debug, Clone, Copy)]
-pub struct Wanted<'a> {
+pub(crate) struct Wanted<'a> {
     pub host: &'a str,
     pub port: &'a str,
     pub database: &'a str,
@@ -49,7 +49,7 @@ pub struct Wanted<'a> {
 
 /// The first entry of `path` that matches, `Ok(None)` when none does or the file is absent,
 /// `Err` when the file may not be used.
-pub fn lookup(path: &Path, wanted: Wanted<'_>) -> Result<Option<Found>, Unusable> {
+pub(crate) fn lookup(path: &Path, wanted: Wanted<'_>) -> Result<Option<Found>, Unusable> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(_) => return Ok(None),
@@ -72,7 +72,7 @@ pub fn lookup(path: &Path, wanted: Wanted<'_>) -> Result<Option<Found>, Unusable
 }
 
 /// The 1-based line and password of the first entry in `text` matching `wanted`.
-pub fn find(text: &str, wanted: Wanted<'_>) -> Option<(usize, String)> {
+pub(crate) fn find(text: &str, wanted: Wanted<'_>) -> Option<(usize, String)> {
     let host = if wanted.host.is_empty() || wanted.host.starts_with('/') {
         "localhost"
     } else {

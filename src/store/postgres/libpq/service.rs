@@ -9,7 +9,7 @@ use super::conninfo::KEYWORDS;
 
 /// Why a service's settings cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ServiceError {
+pub(crate) enum ServiceError {
     #[error("definition of service \"{0}\" not found")]
     NotFound(String),
     #[error("syntax error in {0}")]
@@ -22,7 +22,7 @@ pub enum ServiceError {
 
 /// A line of a service file, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
+pub(crate) struct Line {
     pub file: PathBuf,
     pub line: usize,
 }
@@ -40,7 +40,7 @@ impl std::fmt::Display for Line {
 
 /// One setting of a service, with where it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setting {
+pub(super) struct Setting {
     pub key: String,
     pub value: String,
     pub file: PathBuf,
@@ -49,7 +49,7 @@ pub struct Setting {
 
 /// The settings of service `name` from the first of `files` that defines it (absent files are
 /// skipped).
-pub fn lookup(name: &str, files: &[PathBuf]) -> Result<Vec<Setting>, ServiceError> {
+pub(crate) fn lookup(name: &str, files: &[PathBuf]) -> Result<Vec<Setting>, ServiceError> {
     for file in files {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
@@ -63,7 +63,11 @@ pub fn lookup(name: &str, files: &[PathBuf]) -> Result<Vec<Setting>, ServiceErro
 
 /// The settings of section `name` in `text`, `None` when it has no such section. Lines of other
 /// sections are not looked at, as in libpq.
-pub fn section(text: &str, name: &str, file: &Path) -> Result<Option<Vec<Setting>>, ServiceError> {
+pub(super) fn section(
+    text: &str,
+    name: &str,
+    file: &Path,
+) -> Result<Option<Vec<Setting>>, ServiceError> {
     let mut settings: Option<Vec<Setting>> = None;
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
