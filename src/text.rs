@@ -1,6 +1,8 @@
 //! Untrusted text made safe to print to a terminal, figures and plain-text tables for people.
 //! Used by the console and by every command that prints debate content.
 
+use std::borrow::Cow;
+
 /// `text` with every character that could act on a terminal, or hide from a reader, made
 /// visible and harmless: C0 controls become their Unicode control pictures (ESC shows as ␛), DEL
 /// as ␡, and C1 controls, bidirectional overrides, line and paragraph separators (U+2028,
@@ -56,7 +58,28 @@ pub(crate) fn inert_lines(text: &str) -> String {
 /// `text` on one line: runs of whitespace (newlines included) become one space, then
 /// [`inert`].
 pub fn one_line(text: &str) -> String {
-    inert(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+    on_one_line(text).into_owned()
+}
+
+/// [`one_line`], borrowing `text` when it is already on one line and inert (most ids, names
+/// and decisions are): for the views drawn every frame.
+pub fn on_one_line(text: &str) -> Cow<'_, str> {
+    let mut after_space = true;
+    let already = text.chars().all(|c| {
+        let fine = match c {
+            ' ' => !after_space,
+            _ => !c.is_whitespace() && stand_in(c).is_none(),
+        };
+        after_space = c == ' ';
+        fine
+    }) && (!after_space || text.is_empty());
+    if already {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(inert(
+            &text.split_whitespace().collect::<Vec<_>>().join(" "),
+        ))
+    }
 }
 
 /// `n` with thousands separators: 41200 -> "41,200".
@@ -136,10 +159,15 @@ pub fn countdown(left: std::time::Duration) -> String {
 
 /// `text` cut to `width` terminal columns, ending in `…` when cut.
 pub fn fit(text: &str, width: usize) -> String {
+    fitted(text, width).into_owned()
+}
+
+/// [`fit`], borrowing `text` when it fits whole.
+pub fn fitted(text: &str, width: usize) -> Cow<'_, str> {
     use unicode_width::UnicodeWidthChar;
     let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
     if total <= width {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let mut out = String::new();
     let mut used = 0;
@@ -154,7 +182,7 @@ pub fn fit(text: &str, width: usize) -> String {
     if width > 0 {
         out.push('…');
     }
-    out
+    Cow::Owned(out)
 }
 
 /// `text` wrapped at spaces into at most `lines` lines of `width` columns (a word wider than a

@@ -711,6 +711,26 @@ proptest! {
             }
         }
     }
+
+    /// The views' borrowing forms show what the definitions do, borrowing only text already
+    /// on one line and inert, or already fitting.
+    #[test]
+    fn text_borrowed_when_already_shown_as_is_equals_text_made_so(
+        text in prop::collection::vec(
+            prop_oneof![any::<char>(), prop::sample::select(HIDDEN), Just(' '), Just('\n'), Just('a')],
+            0..24,
+        ).prop_map(|chars| chars.into_iter().collect::<String>()),
+        width in 0usize..30,
+    ) {
+        use std::borrow::Cow;
+        use gavel::text::{fitted, on_one_line};
+        let made = inert(&text.split_whitespace().collect::<Vec<_>>().join(" "));
+        let shown = on_one_line(&text);
+        prop_assert_eq!(shown.as_ref(), made.as_str());
+        prop_assert_eq!(matches!(shown, Cow::Borrowed(_)), made == text);
+        let cut = fitted(&made, width);
+        prop_assert_eq!(matches!(cut, Cow::Borrowed(_)), cut.as_ref() == made.as_str());
+    }
 }
 
 #[test]

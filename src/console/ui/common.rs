@@ -1,8 +1,12 @@
 //! Text and styles shared by the panels: inert rendering of untrusted text, figures, and the
 //! colour of each decision.
 
-pub(super) use crate::text::{compact, countdown, fit, inert, one_line, thousands};
+pub(super) use crate::text::{
+    compact, countdown, fit, fitted, inert, on_one_line, one_line, thousands,
+};
 
+use std::borrow::Cow;
+use std::fmt::Display;
 use std::time::Duration;
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -105,6 +109,19 @@ pub(crate) fn ruling_style(theme: &Theme, ruling: &Reported<JudgeDecision>) -> S
         Reported::Known(JudgeDecision::Abort) | Reported::Unknown(_) => {
             theme.danger().add_modifier(Modifier::BOLD)
         }
+    }
+}
+
+/// A reported value as a cell shows it, [`one_line`] and [`fit`] to `width`: a known one by its
+/// name, borrowed when it fits, an unknown one as it was reported.
+pub fn reported<T: Copy + Display>(
+    value: &Reported<T>,
+    name: fn(T) -> &'static str,
+    width: usize,
+) -> Cow<'static, str> {
+    match value {
+        Reported::Known(known) => fitted(name(*known), width),
+        Reported::Unknown(_) => Cow::Owned(fit(&one_line(&value.to_string()), width)),
     }
 }
 

@@ -5,16 +5,21 @@
 //! counts what is shown, waiting and advisory, and says the sort and the filter. Text cut to
 //! fit ends in `…`.
 
+use std::borrow::Cow;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Row, Table, TableState};
+use ratatui::text::Span;
 
-use super::common::{column_widths, compact, countdown, decision_style, fit, one_line, panel};
+use super::common::{
+    column_widths, compact, countdown, decision_style, fit, fitted, on_one_line, one_line, panel,
+    reported,
+};
+use super::grid::{Grid, Pen};
 use crate::config::theme::Theme;
 use crate::console::app::{Model, Summary};
-use crate::domain::{ControllerMode, Ending, Reported, SessionStatus};
+use crate::domain::{ControllerMode, Decision, Ending, Reported, SessionStatus};
 
 /// Below this width the topic column is left out (the detail's title shows it).
 const WIDE: u16 = 120;
@@ -45,11 +50,6 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         widths[1] = Constraint::Fill(1);
     }
     let columns = column_widths(&widths, area);
-    let rows = window
-        .rows
-        .iter()
-        .filter_map(|&seq| model.debates.get(seq))
-        .map(|summary| row(model, summary, theme, wide, &columns));
     let shown = if model.filter().is_empty() {
         format!("{}", model.debates.len())
     } else {
@@ -65,16 +65,19 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         counts(model),
         model.sort().label()
     );
-    let table = Table::new(rows, widths)
-        .header(Row::new(header).style(theme.muted()))
-        .row_highlight_style(theme.selection())
-        .block(panel(
-            fit(&title, usize::from(area.width.saturating_sub(4))),
-            theme,
-            focused,
-        ));
-    let mut state = TableState::default().with_selected(window.selected);
-    frame.render_stateful_widget(table, area, &mut state);
+    let block = panel(
+        fit(&title, usize::from(area.width.saturating_sub(4))),
+        theme,
+        focused,
+    );
+    let buf = frame.buffer_mut();
+    let mut grid = Grid::new(buf, area, block, &widths, &header, theme.muted());
+    let summaries = window.rows.iter().filter_map(|&seq| model.debates.get(seq));
+    for summary in summaries {
+        let Some(mut pen) = grid.row(buf) else { break };
+        row(&mut pen, model, summary, theme, wide, &columns);
+    }
+    grid.finish(buf, window.selected, theme.selection());
 }
 
 /// The decisions pending, as the header and the list's title say them: those waiting for an
@@ -87,21 +90,37 @@ pub(super) fn counts(model: &Model) -> String {
     )
 }
 
-/// A word on a coloured background.
-fn badge(text: &str, style: Style) -> Span<'static> {
-    Span::styled(
-        format!(" {text} "),
-        style.add_modifier(Modifier::REVERSED | Modifier::BOLD),
-    )
+/// A word on a coloured background, the style of a badge: ` running `, ` gated `.
+fn badge(style: Style) -> Style {
+    style.add_modifier(Modifier::REVERSED | Modifier::BOLD)
 }
 
-fn row<'a>(
+/// A badge's word as shown, ` padded `: a known one without allocating.
+fn padded<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
+    const KNOWN: [&str; 7] = [
+        " running ",
+        " done ",
+        " aborted ",
+        " gated ",
+        " shadow ",
+        " enabled ",
+        " off ",
+    ];
+    KNOWN
+        .iter()
+        .find(|k| k.trim() == text)
+        .map_or_else(|| Cow::Owned(format!(" {text} ")), |k| Cow::Borrowed(*k))
+}
+
+/// One debate's row, drawn with `pen` in `columns` (the question's left out when not `wide`).
+fn row(
+    pen: &mut Pen,
     model: &Model,
     summary: &Summary,
     theme: &Theme,
     wide: bool,
     columns: &[usize],
-) -> Row<'a> {
+) {
     let claimed = summary
         .pending()
         .and_then(|round| model.deciding(&summary.id, round));
@@ -121,17 +140,24 @@ fn row<'a>(
                 SessionStatus::Completed => theme.ok(),
                 SessionStatus::Aborted => theme.danger(),
             };
-            badge(status.shown(), style)
+            Span::styled(padded(status.shown().into()), badge(style))
         }
-        Reported::Unknown(raw) => badge(&fit(&format!("?{}", one_line(raw)), 7), theme.danger()),
+        Reported::Unknown(raw) => Span::styled(
+            padded(fit(&format!("?{}", one_line(raw)), 7).into()),
+            badge(theme.danger()),
+        ),
     };
     let mode = match &summary.mode {
-        Reported::Known(ControllerMode::Gated) => badge("gated", theme.pending()),
-        Reported::Known(ControllerMode::Shadow) => badge("shadow", theme.muted()),
-        Reported::Known(ControllerMode::Enabled) => badge("enabled", theme.accent()),
-        Reported::Known(ControllerMode::Off) => badge("off", theme.muted()),
-        Reported::Unknown(raw) => badge(&fit(&format!("?{}", one_line(raw)), 5), theme.danger()),
+        Reported::Known(ControllerMode::Gated) => ("gated".into(), theme.pending()),
+        Reported::Known(ControllerMode::Shadow) => ("shadow".into(), theme.muted()),
+        Reported::Known(ControllerMode::Enabled) => ("enabled".into(), theme.accent()),
+        Reported::Known(ControllerMode::Off) => ("off".into(), theme.muted()),
+        Reported::Unknown(raw) => (
+            fit(&format!("?{}", one_line(raw)), 5).into(),
+            theme.danger(),
+        ),
     };
+    let mode = Span::styled(padded(mode.0), badge(mode.1));
     let last_width = columns.last().copied().unwrap_or(0);
     let last = match (summary.ending(), &summary.last_decision) {
         (None, _) if claimed.is_some() => {
@@ -146,16 +172,14 @@ fn row<'a>(
             ending_style(theme, &ending),
         ),
         (None, Some(decision)) => Span::styled(
-            fit(&one_line(&decision.to_string()), last_width),
+            reported(decision, Decision::as_str, last_width),
             decision_style(theme, decision),
         ),
         (None, None) => Span::styled("—", theme.muted()),
     };
-    let round = format!(
-        "{}/{}",
-        compact(summary.rounds().into()),
-        compact(summary.max_rounds.into())
-    );
+    let mut round = compact(summary.rounds().into());
+    round.push('/');
+    round.push_str(&compact(summary.max_rounds.into()));
     let flag = if summary.flagged() { " ⚠" } else { "" };
     let noted = if summary.noted { " ✎" } else { "" };
     let id_width = columns
@@ -163,26 +187,27 @@ fn row<'a>(
         .copied()
         .unwrap_or(0)
         .saturating_sub(flag.chars().count() + noted.chars().count());
-    let mut cells = vec![
-        Cell::from(marker),
-        Cell::from(Line::from(vec![
-            Span::styled(fit(&one_line(&summary.id), id_width), theme.text()),
+    let id = on_one_line(&summary.id);
+    let id = fitted(&id, id_width);
+    pen.left(0, [marker]);
+    pen.left(
+        1,
+        [
+            Span::styled(id.as_ref(), theme.text()),
             Span::styled(noted, theme.accent()),
             Span::styled(flag, theme.danger()),
-        ])),
-        Cell::from(Span::styled(
-            fit(&summary.question, columns.get(2).copied().unwrap_or(0)),
-            theme.muted(),
-        )),
-        Cell::from(mode),
-        Cell::from(status),
-        Cell::from(Line::from(round).right_aligned()),
-        Cell::from(last),
-    ];
-    if !wide {
-        cells.remove(2);
+        ],
+    );
+    let mut column = 2;
+    if wide {
+        let question = fitted(&summary.question, columns.get(2).copied().unwrap_or(0));
+        pen.left(column, [Span::styled(question.as_ref(), theme.muted())]);
+        column += 1;
     }
-    Row::new(cells)
+    pen.left(column, [mode]);
+    pen.left(column + 1, [status]);
+    pen.right(column + 2, Span::raw(round));
+    pen.left(column + 3, [last]);
 }
 
 /// How a finished debate's ending is coloured: an abort or a timeout stands out.

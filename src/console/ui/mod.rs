@@ -13,6 +13,7 @@ mod debates;
 mod document;
 mod footer;
 mod format_view;
+mod grid;
 mod grid_chart;
 mod judge;
 mod overlay;

@@ -1,20 +1,23 @@
 //! The rounds table of the selected debate: who spoke, and each round's signals, judge ruling,
 //! controller decision and operator action.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+use ratatui::text::Span;
+use ratatui::widgets::Paragraph;
 
 use super::common::{
-    column_widths, compact, decision_style, figure, fit, one_line, panel, ruling_style,
+    column_widths, compact, decision_style, figure, fit, fitted, on_one_line, one_line, panel,
+    reported, ruling_style,
 };
+use super::grid::{Grid, Pen};
 use crate::config::theme::Theme;
 use crate::console::app::{Model, worst_ruling};
-use crate::domain::{Debate, RoundRow, Turn};
+use crate::domain::{Debate, Decision, JudgeDecision, RoundRow, Turn};
 
 pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
     let Some(debate) = model.selected_debate() else {
@@ -41,24 +44,25 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
     let widths = widths(area.width);
     let columns = column_widths(&widths, area);
-    let mut rows: Vec<Vec<Cell>> = Vec::with_capacity(shown);
+    let header = &HEADER[..widths.len()];
+    let block = panel(
+        fit(&title, usize::from(area.width.saturating_sub(4))),
+        theme,
+        focused,
+    );
+    let buf = frame.buffer_mut();
+    let mut grid = Grid::new(buf, area, block, &widths, header, theme.muted());
     if shown > 0 {
         for round in debate.rounds_in(first..=last) {
-            rows.push(cells(&round, debate, threshold, theme, &columns));
+            let Some(mut pen) = grid.row(buf) else { break };
+            cells(&mut pen, &round, debate, threshold, theme, &columns);
         }
     }
-    let header = &HEADER[..widths.len()];
-    let table = Table::new(rows.into_iter().map(Row::new), widths)
-        .header(Row::new(header.iter().copied()).style(theme.muted()))
-        .row_highlight_style(theme.selection())
-        .block(panel(
-            fit(&title, usize::from(area.width.saturating_sub(4))),
-            theme,
-            focused,
-        ));
-    let mut state =
-        TableState::default().with_selected(selected.and_then(|s| s.checked_sub(offset)));
-    frame.render_stateful_widget(table, area, &mut state);
+    grid.finish(
+        buf,
+        selected.and_then(|s| s.checked_sub(offset)),
+        theme.selection(),
+    );
 }
 
 /// The table's column heads, the operator's last.
@@ -119,15 +123,17 @@ pub(crate) fn first_shown(model: &Model, shown: usize) -> usize {
     }
 }
 
-/// One round's cells, each cut to its column's width in `columns` (with `…`); a persona who
-/// joins later (an escalation, a replacement) than the first round of `debate` is marked `+`.
-fn cells<'a>(
+/// One round's cells, drawn with `pen`, each cut to its column's width in `columns` (with `…`);
+/// a persona who joins later (an escalation, a replacement) than the first round of `debate` is
+/// marked `+`.
+fn cells(
+    pen: &mut Pen,
     round: &RoundRow<'_>,
     debate: &Debate,
     threshold: f64,
     theme: &Theme,
     columns: &[usize],
-) -> Vec<Cell<'a>> {
+) {
     let width = |column: usize| columns.get(column).copied().unwrap_or(0);
     let signals = round.decision.map(|d| &d.signals);
     let similarity = signals.and_then(|s| s.similarity);
@@ -146,7 +152,7 @@ fn cells<'a>(
             theme.warn(),
         ),
         Some(s) => Span::styled(
-            fit(&one_line(s.verdict.as_deref().unwrap_or("—")), width(3)),
+            fit(&on_one_line(s.verdict.as_deref().unwrap_or("—")), width(3)),
             if s.verdict_stable == Some(true) {
                 theme.ok()
             } else {
@@ -157,11 +163,15 @@ fn cells<'a>(
     };
     let new_claims = signals
         .and_then(|s| s.new_claims)
-        .map_or("—".to_owned(), |n| compact(n.into()));
+        .map_or(Cow::Borrowed("—"), |n| Cow::Owned(compact(n.into())));
     let judge = match worst_ruling(&round.judgments) {
         Some(j) => Span::styled(
             fit(
-                &format!("{} {}", figure(j.score), one_line(&j.decision.to_string())),
+                &format!(
+                    "{} {}",
+                    figure(j.score),
+                    reported(&j.decision, JudgeDecision::as_str, usize::MAX)
+                ),
                 width(5),
             ),
             ruling_style(theme, &j.decision),
@@ -170,7 +180,7 @@ fn cells<'a>(
     };
     let controller = match round.decision {
         Some(d) => Span::styled(
-            fit(&one_line(&d.decision.to_string()), width(6)),
+            reported(&d.decision, Decision::as_str, width(6)),
             decision_style(theme, &d.decision),
         ),
         None => Span::styled("—", theme.muted()),
@@ -183,27 +193,27 @@ fn cells<'a>(
         None if round.decision.is_some() => Span::styled("·", theme.muted()),
         None => Span::raw(""),
     };
-    let mut cells = vec![
-        Cell::from(Line::from(compact(round.number.into())).right_aligned()),
-        Cell::from(personas(round, debate, theme, width(1))),
-        Cell::from(Span::styled(
-            fit(&figure(similarity), width(2)),
+    pen.right(0, Span::raw(compact(round.number.into())));
+    personas(pen, round, debate, theme, width(1));
+    let similarity = figure(similarity);
+    pen.left(
+        2,
+        [Span::styled(
+            fitted(&similarity, width(2)),
             similarity_style,
-        )),
-        Cell::from(verdict),
-        Cell::from(Line::from(new_claims).right_aligned()),
-        Cell::from(judge),
-        Cell::from(controller),
-        Cell::from(operator),
-    ];
-    cells.truncate(columns.len());
-    cells
+        )],
+    );
+    pen.left(3, [verdict]);
+    pen.right(4, Span::raw(new_claims));
+    pen.left(5, [judge]);
+    pen.left(6, [controller]);
+    pen.left(7, [operator]);
 }
 
-/// Who spoke in a round, in spoken order: their names when they fit in `width`, else how many
-/// spoke (and how many joined), e.g. `4 personas +1`. A superseded turn is struck through, one
-/// who joined later is marked `+`.
-fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usize) -> Line<'a> {
+/// Who spoke in a round, in spoken order, drawn with `pen` in the second column: their names
+/// when they fit in `width`, else how many spoke (and how many joined), e.g. `4 personas +1`. A
+/// superseded turn is struck through, one who joined later is marked `+`.
+fn personas(pen: &mut Pen, round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usize) {
     // A persona joined in the first round it spoke in, after the first.
     let joined = |turn: &Turn| {
         round.number > 1
@@ -211,11 +221,8 @@ fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usi
                 .first_spoke(&turn.agent_persona)
                 .is_none_or(|first| first >= round.number)
     };
-    let names: Vec<Span> = round
-        .turns
-        .iter()
-        .enumerate()
-        .flat_map(|(i, turn)| {
+    let names = || {
+        round.turns.iter().enumerate().flat_map(|(i, turn)| {
             let style = if turn.superseded {
                 theme.danger().add_modifier(Modifier::CROSSED_OUT)
             } else if joined(turn) || turn.metadata.replaces.is_some() {
@@ -223,18 +230,19 @@ fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usi
             } else {
                 theme.text()
             };
-            let name = format!(
-                "{}{}",
-                if joined(turn) { "+" } else { "" },
-                one_line(&turn.agent_persona)
-            );
+            let name = on_one_line(&turn.agent_persona);
+            let name = if joined(turn) {
+                Cow::Owned(format!("+{name}"))
+            } else {
+                name
+            };
             let separator = (i > 0).then(|| Span::styled(" ", theme.muted()));
             separator.into_iter().chain([Span::styled(name, style)])
         })
-        .collect();
-    let line = Line::from(names);
-    if line.width() <= width {
-        return line;
+    };
+    if names().map(|span| span.width()).sum::<usize>() <= width {
+        pen.left(1, names());
+        return;
     }
     let spoke: HashSet<&str> = round
         .turns
@@ -246,12 +254,10 @@ fn personas<'a>(round: &RoundRow<'_>, debate: &Debate, theme: &Theme, width: usi
         0 => format!("{} personas", spoke.len()),
         n => format!("{} personas +{n}", spoke.len()),
     };
-    Line::styled(
-        fit(&count, width),
-        if newcomers > 0 {
-            theme.warn()
-        } else {
-            theme.text()
-        },
-    )
+    let style = if newcomers > 0 {
+        theme.warn()
+    } else {
+        theme.text()
+    };
+    pen.filled(1, &fit(&count, width), style);
 }
