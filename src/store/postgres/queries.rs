@@ -356,7 +356,8 @@ impl Named {
                     .doing(format_args!("reading {}", table.name))?;
                 Ok::<Vec<Change>, Error>(rows.iter().map(|row| table.read(row, limits)).collect())
             });
-        Ok(try_join_all(reads).await?.concat())
+        // Moved, not cloned as `concat` would: each row is read and built once.
+        Ok(try_join_all(reads).await?.into_iter().flatten().collect())
     }
 }
 
