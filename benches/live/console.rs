@@ -24,6 +24,11 @@ use super::markers::{Markers, Observer, now_ns};
 
 pub const ROWS: u16 = 48;
 pub const COLUMNS: u16 = 160;
+/// With `1`, every console the bench starts runs at the lowest CPU priority (`SCHED_IDLE`,
+/// nice 19): the writers and the server keep their rate on a machine the consoles would starve,
+/// and the consoles get what is left (their own lag is then the machine's, not the feed's).
+pub const IDLE: &str = "GAVEL_BENCH_IDLE_CONSOLES";
+
 /// The header's sign that the feed is live.
 pub const LIVE: &str = "● live";
 
@@ -90,10 +95,18 @@ impl Console {
             .stdin(Stdio::from(slave.try_clone()?))
             .stdout(Stdio::from(slave.try_clone()?))
             .stderr(Stdio::from(slave));
+        let idle = super::knob(IDLE, 0u8)? == 1;
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let lowest = libc::sched_param { sched_priority: 0 };
+                if idle
+                    && (libc::sched_setscheduler(0, libc::SCHED_IDLE, &lowest) < 0
+                        || libc::setpriority(libc::PRIO_PROCESS, 0, 19) < 0)
+                {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())

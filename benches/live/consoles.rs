@@ -7,7 +7,9 @@
 //! listeners' backends for comparison), the statements a second each console's backend ran
 //! (from pg_stat_statements: every statement but the writers' and markers' INSERTs and
 //! UPDATEs), each console's commit-to-screen and lag behind the bare listener, and the
-//! consoles' own CPU (on the same machine as the server).
+//! consoles' own CPU (on the same machine as the server). With `GAVEL_BENCH_IDLE_CONSOLES=1`
+//! the consoles run at the lowest CPU priority, so that on a machine too small for them the
+//! writers keep their rate and the server's figures stay the primary's cost.
 
 use anyhow::{Context, Result};
 use gavel::store::postgres::LocalServer;
@@ -93,6 +95,13 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
         .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         .await
         .context("pg_stat_statements")?;
+    if knob(super::console::IDLE, 0u8)? == 1 {
+        println!(
+            "consoles: the consoles run at the lowest CPU priority (SCHED_IDLE, nice 19): the \
+             server's figures are the primary's cost; the consoles' lag and CPU are what a \
+             starved console gets on this machine"
+        );
+    }
     println!(
         "consoles: | consoles | server CPU, all (% of a core) | the consoles' backends | \
          per console | statements/s per console | commit-to-screen p50 / p99 ms, worst console \
