@@ -114,7 +114,7 @@ pub(crate) fn ruling_style(theme: &Theme, ruling: &Reported<JudgeDecision>) -> S
 
 /// A reported value as a cell shows it, [`one_line`] and [`fit`] to `width`: a known one by its
 /// name, borrowed when it fits, an unknown one as it was reported.
-pub fn reported<T: Copy + Display>(
+pub(super) fn reported<T: Copy + Display>(
     value: &Reported<T>,
     name: fn(T) -> &'static str,
     width: usize,

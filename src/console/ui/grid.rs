@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
 /// A table being drawn: its columns, and the rows drawn so far.
-pub struct Grid {
+pub(super) struct Grid {
     rows: Rect,
     columns: Rc<[Rect]>,
     drawn: u16,
@@ -22,7 +22,7 @@ pub struct Grid {
 impl Grid {
     /// Draws `block` in `area` and, inside it, the `header` row in `header_style`; the columns
     /// are laid out as a table lays out `widths`.
-    pub fn new(
+    pub(super) fn new(
         buf: &mut Buffer,
         area: Rect,
         block: Block,
@@ -62,7 +62,7 @@ impl Grid {
     }
 
     /// The next row, or `None` once the table is full.
-    pub fn row<'b>(&mut self, buf: &'b mut Buffer) -> Option<Pen<'b, '_>> {
+    pub(super) fn row<'b>(&mut self, buf: &'b mut Buffer) -> Option<Pen<'b, '_>> {
         if self.drawn >= self.rows.height {
             return None;
         }
@@ -72,7 +72,7 @@ impl Grid {
     }
 
     /// Ends the table: the row at `selected` (the last drawn when past it) in `highlight`.
-    pub fn finish(self, buf: &mut Buffer, selected: Option<usize>, highlight: Style) {
+    pub(super) fn finish(self, buf: &mut Buffer, selected: Option<usize>, highlight: Style) {
         if self.drawn == 0 {
             return;
         }
@@ -96,7 +96,7 @@ impl Grid {
 }
 
 /// Draws the cells of one row.
-pub struct Pen<'b, 'g> {
+pub(super) struct Pen<'b, 'g> {
     buf: &'b mut Buffer,
     grid: &'g Grid,
     y: u16,
@@ -104,7 +104,7 @@ pub struct Pen<'b, 'g> {
 
 impl Pen<'_, '_> {
     /// `spans` one after the other in `column`, from its left, cut at its right edge.
-    pub fn left<'s>(&mut self, column: usize, spans: impl IntoIterator<Item = Span<'s>>) {
+    pub(super) fn left<'s>(&mut self, column: usize, spans: impl IntoIterator<Item = Span<'s>>) {
         let Some(mut area) = self.grid.cell(self.y, column) else {
             return;
         };
@@ -119,7 +119,7 @@ impl Pen<'_, '_> {
     }
 
     /// `text` in `column` in `style`, the whole column in that style.
-    pub fn filled(&mut self, column: usize, text: &str, style: Style) {
+    pub(super) fn filled(&mut self, column: usize, text: &str, style: Style) {
         if let Some(area) = self.grid.cell(self.y, column) {
             self.buf.set_style(area, style);
         }
@@ -127,7 +127,7 @@ impl Pen<'_, '_> {
     }
 
     /// `span` against the right edge of `column`.
-    pub fn right(&mut self, column: usize, span: Span<'_>) {
+    pub(super) fn right(&mut self, column: usize, span: Span<'_>) {
         let Some(area) = self.grid.cell(self.y, column) else {
             return;
         };
