@@ -11,7 +11,7 @@
 //! was), and replays the grid only while the calibration window is open, at most every
 //! `REFRESH`. Its figures go back to the console as [`Event::Reports`] when they change, and
 //! `update` stores them in the model: a view reads plain data. The worker also hands the memory
-//! bursts of rows leave free back to the system (`crate::console::allocator::give_back`).
+//! bursts of rows leave free back to the system when [`GiveBack`] says so.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -27,6 +27,7 @@ use crate::audit::{ShadowRow, ShadowWeek};
 use crate::calibrate::grid::{self, AxisSpec};
 use crate::calibrate::{Measuring, RecordedDebate, Report, Row, Setting};
 use crate::config::Config;
+use crate::console::allocator::GiveBack;
 use crate::console::app::{
     CALIBRATED, Event, Figures, Model, RUNNING_ROWS, SETTLING, Watched, update,
 };
@@ -45,6 +46,8 @@ const DRAIN: usize = 4096;
 const DRAIN_DEBATES: usize = 256;
 /// Untracked debates remembered, so that a row of one does not start it afresh.
 const UNTRACKED: usize = 100_000;
+/// How long the worker waits for rows when nothing is due.
+const IDLE: Duration = Duration::from_secs(10);
 /// Finished debates whose rows stay held for rows that arrive late (an operator's label, a
 /// corrected decision).
 const LATE_ROWS: usize = 256;
@@ -234,16 +237,6 @@ fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The memory that bursts of rows leave free is handed back to the system at most this often:
-/// once no row has landed for [`QUIET`], or when more than [`FREE_HELD`] lies free. Handing it
-/// back holds the allocator's arenas, so every thread's allocations wait meanwhile (the feed's
-/// and the draw loop's too: 7 ms and 355 system calls on the project's machine, longer where
-/// system calls cost more), which, done every [`TRIM`] under a steady stream, held rows back
-/// from the screen. A steady stream reuses what it frees.
-const TRIM: Duration = Duration::from_secs(10);
-const QUIET: Duration = Duration::from_millis(250);
-const FREE_HELD: usize = 32 << 20;
-
 /// How an untracked debate is remembered: a 64-bit hash of its id, not the id (a flood may
 /// leave out tens of thousands; two ids sharing a hash are all but impossible).
 fn untracked_key(id: &str) -> u64 {
@@ -416,18 +409,15 @@ impl Worker {
         let mut last: Option<Instant> = None;
         // The figures last sent that may change without a refresh.
         let mut shown = (false, 0, 0);
-        let mut trimmed = Instant::now();
-        // When the latest row landed, if any did since the allocator last gave memory back.
-        let mut filed: Option<Instant> = None;
+        let mut giving = GiveBack::new();
         loop {
             let since = last.map_or(REFRESH, |at| at.elapsed());
             let mut wait = if self.behind() {
                 REFRESH.saturating_sub(since)
             } else {
-                TRIM
+                IDLE
             };
-            if let Some(at) = filed {
-                let due = (at + QUIET).max(trimmed + TRIM);
+            if let Some(due) = giving.due() {
                 wait = wait.min(due.saturating_duration_since(Instant::now()));
             }
             let first = match feed.recv_timeout(wait) {
@@ -441,7 +431,7 @@ impl Worker {
             for message in first.into_iter().chain(waiting) {
                 match message {
                     Feed::Rows(rows) => {
-                        filed = Some(Instant::now());
+                        giving.landed();
                         queued.fetch_sub(rows.len(), Ordering::Relaxed);
                         self.file_all(rows);
                     }
@@ -469,16 +459,7 @@ impl Worker {
             for answer in catching_up {
                 let _ = answer.send(figures.clone());
             }
-            if let Some(at) = filed
-                && trimmed.elapsed() >= TRIM
-            {
-                let quiet = at.elapsed() >= QUIET;
-                if quiet || crate::console::allocator::held_free() > FREE_HELD {
-                    crate::console::allocator::give_back();
-                    filed = None;
-                }
-                trimmed = Instant::now();
-            }
+            giving.look();
         }
     }
 
