@@ -74,7 +74,7 @@ pub struct Summary {
     /// When that decision was made, on the console's clock.
     pub decided: Instant,
     /// How the decision of the highest round acted on was resolved.
-    resolution: Option<Resolution>,
+    resolution: Option<Box<Resolution>>,
     /// The judgments (by row id) whose latest version rules abort.
     aborts: Box<[u64]>,
     /// Rounds with a decision, and rounds with an operator action (sorted).
@@ -86,8 +86,9 @@ pub struct Summary {
     flagged: BTreeSet<RowKey>,
     /// Whether an operator pinned a note to it.
     pub noted: bool,
-    /// Its place in the list, when the filter lets it through.
-    key: Option<ListKey>,
+    /// Its class in the list's order, when the filter lets it through: with the order, its
+    /// id and its arrival, its place in the list (see [`SortOrder::key`]).
+    class: Option<u8>,
 }
 
 /// Persona names, each held once for the whole fleet.
@@ -151,7 +152,7 @@ impl Summary {
             personas: Box::default(),
             flagged: BTreeSet::new(),
             noted: false,
-            key: None,
+            class: None,
         }
     }
 
@@ -204,7 +205,7 @@ impl Summary {
             Change::Action(a) if placed(a.round_index) => {
                 insert_sorted(&mut self.acted, a.round_index);
                 if self.acted.last() == Some(&a.round_index) {
-                    self.resolution = Some(Resolution::of(a));
+                    self.resolution = Some(Box::new(Resolution::of(a)));
                 }
             }
             Change::Judgment(j) => {
@@ -259,7 +260,7 @@ impl Summary {
             &self.mode,
             !self.aborts.is_empty(),
             last.map(|(round, decision)| (*round, decision)),
-            self.resolution.as_ref(),
+            self.resolution.as_deref(),
         ))
     }
 
@@ -318,21 +319,25 @@ impl SortOrder {
         }
     }
 
-    /// Where `summary` goes in the list.
-    fn key(self, summary: &Summary) -> ListKey {
+    /// The class `summary` goes in, first in the list's order.
+    fn class(self, summary: &Summary) -> u8 {
         match self {
-            SortOrder::Arrival => (0, None, summary.seq),
+            SortOrder::Arrival | SortOrder::Id => 0,
             SortOrder::PendingFirst => {
-                let class = match (summary.waiting(), summary.pending(), summary.is_running()) {
+                match (summary.waiting(), summary.pending(), summary.is_running()) {
                     (true, _, _) => 0,
                     (false, Some(_), _) => 1,
                     (false, None, true) => 2,
                     (false, None, false) => 3,
-                };
-                (class, None, summary.seq)
+                }
             }
-            SortOrder::Id => (0, Some(summary.id.clone()), summary.seq),
         }
+    }
+
+    /// Where `summary` goes in the list, in `class`.
+    fn key(self, class: u8, summary: &Summary) -> ListKey {
+        let id = (self == SortOrder::Id).then(|| summary.id.clone());
+        (class, id, summary.seq)
     }
 }
 
@@ -515,21 +520,20 @@ impl Fleet {
     /// Puts the debate `seq` where the order and filter say; whether its place changed.
     fn relist(&mut self, seq: Seq) -> bool {
         self.match_new_names();
+        let sort = self.sort;
         let summary = self.summaries.get_mut(seq).expect("held");
-        let key = summary
-            .matches(&self.filter)
-            .then(|| self.sort.key(summary));
-        if summary.key == key {
+        let class = summary.matches(&self.filter).then(|| sort.class(summary));
+        if summary.class == class {
             return false;
         }
-        let old = std::mem::replace(&mut summary.key, key.clone());
-        self.listed = self.listed + usize::from(key.is_some()) - usize::from(old.is_some());
+        let old = std::mem::replace(&mut summary.class, class);
+        self.listed = self.listed + usize::from(class.is_some()) - usize::from(old.is_some());
         if let Some(ordered) = &mut self.ordered {
             if let Some(old) = old {
-                ordered.remove(&old);
+                ordered.remove(&sort.key(old, summary));
             }
-            if let Some(key) = key {
-                ordered.insert(key);
+            if let Some(class) = class {
+                ordered.insert(sort.key(class, summary));
             }
         }
         true
@@ -581,10 +585,10 @@ impl Fleet {
         };
         self.by_id.remove(&summary.id);
         self.count(seq, Pending::of(&summary), -1);
-        if let Some(key) = summary.key {
+        if let Some(class) = summary.class {
             self.listed -= 1;
             if let Some(ordered) = &mut self.ordered {
-                ordered.remove(&key);
+                ordered.remove(&self.sort.key(class, &summary));
             }
         }
     }
@@ -601,13 +605,11 @@ impl Fleet {
         let mut ordered = (!every).then(BTreeSet::new);
         self.listed = 0;
         for summary in self.summaries.values_mut() {
-            summary.key = summary
-                .matches(&self.filter)
-                .then(|| self.sort.key(summary));
-            if let (Some(ordered), Some(key)) = (&mut ordered, &summary.key) {
-                ordered.insert(key.clone());
+            summary.class = summary.matches(&self.filter).then(|| sort.class(summary));
+            if let (Some(ordered), Some(class)) = (&mut ordered, summary.class) {
+                ordered.insert(sort.key(class, summary));
             }
-            self.listed += usize::from(summary.key.is_some());
+            self.listed += usize::from(summary.class.is_some());
         }
         self.ordered = ordered;
     }
@@ -637,7 +639,7 @@ impl Fleet {
 
     /// Whether the list shows the debate `seq`.
     pub fn is_listed(&self, seq: Seq) -> bool {
-        self.summaries.get(seq).is_some_and(|s| s.key.is_some())
+        self.summaries.get(seq).is_some_and(|s| s.class.is_some())
     }
 
     /// Debates whose pending decision waits for an operator.
@@ -747,8 +749,9 @@ impl Fleet {
         }
     }
 
-    fn key(&self, seq: Option<Seq>) -> Option<&ListKey> {
-        self.summaries.get(seq?)?.key.as_ref()
+    fn key(&self, seq: Option<Seq>) -> Option<ListKey> {
+        let summary = self.summaries.get(seq?)?;
+        Some(self.sort.key(summary.class?, summary))
     }
 
     /// The first debate the list shows.
@@ -782,9 +785,9 @@ impl Fleet {
         };
         let distance = step.unsigned_abs() as usize;
         if step >= 0 {
-            self.from(key, distance + 1).last().copied()
+            self.from(&key, distance + 1).last().copied()
         } else {
-            let before = self.before(key, distance);
+            let before = self.before(&key, distance);
             before.last().copied().or(from)
         }
     }
@@ -801,7 +804,7 @@ impl Fleet {
                 selected: None,
             };
         };
-        let before = self.before(key, shown - 1);
+        let before = self.before(&key, shown - 1);
         if before.len() < shown - 1 {
             let rows = self.first_n(shown);
             let selected = rows.iter().position(|&seq| Some(seq) == selected);
@@ -813,5 +816,18 @@ impl Fleet {
             selected: Some(rows.len() - 1),
             rows,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fleet holds a summary per debate, 100,000 of them in the scale bench: what it keeps
+    /// of each stays small (a place in the list is its class; the rare resolution is boxed).
+    #[test]
+    fn a_summary_stays_within_a_quarter_kilobyte() {
+        let size = std::mem::size_of::<Summary>();
+        assert!(size <= 256, "a summary is {size} bytes");
     }
 }
