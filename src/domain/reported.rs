@@ -6,11 +6,12 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A value from a closed vocabulary as a writer reported it: known, or an unknown string kept
-/// verbatim so that the console can show it as such.
+/// verbatim so that the console can show it as such (boxed: rows and the fleet's summaries
+/// hold several, and an unknown value is rare).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reported<T> {
     Known(T),
-    Unknown(String),
+    Unknown(Box<str>),
 }
 
 impl<T: Copy> Reported<T> {
@@ -29,7 +30,7 @@ impl<T: fmt::Display> Reported<T> {
     pub fn to_wire(&self) -> String {
         match self {
             Reported::Known(v) => v.to_string(),
-            Reported::Unknown(raw) => raw.clone(),
+            Reported::Unknown(raw) => raw.to_string(),
         }
     }
 }
@@ -45,7 +46,7 @@ impl<T: FromStr> Reported<T> {
     pub fn parse(raw: &str) -> Self {
         raw.parse()
             .map(Reported::Known)
-            .unwrap_or_else(|_| Reported::Unknown(raw.to_owned()))
+            .unwrap_or_else(|_| Reported::Unknown(raw.into()))
     }
 }
 

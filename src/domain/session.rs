@@ -129,7 +129,7 @@ impl Session {
             question: String::new(),
             debate_type: String::new(),
             status: SessionStatus::Running.into(),
-            controller_mode: Reported::Unknown(String::new()),
+            controller_mode: Reported::Unknown(Box::default()),
             num_rounds: None,
             min_rounds: 0,
             max_rounds: 0,

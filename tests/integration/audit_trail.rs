@@ -233,7 +233,7 @@ fn a_confirmation_that_went_stale_closes_itself_and_y_sends_nothing() {
 #[test]
 fn accepting_a_decision_that_is_null_writes_nothing() {
     // NULL in debate_round_decisions.decision reads as the empty string.
-    let mut model = console_at(2, Reported::Unknown(String::new()));
+    let mut model = console_at(2, Reported::Unknown(Box::default()));
     refused_key(
         &mut model,
         'a',
@@ -307,7 +307,7 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
     store.write(Change::Decision(decision(
         "s",
         2,
-        Reported::Unknown(String::new()),
+        Reported::Unknown(Box::default()),
     )));
     let stale = action(
         "s",
@@ -319,7 +319,12 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
         refused(store.resolve_open(stale)),
         "round 1 is no longer the latest decision: round 2 is"
     );
-    let empty = action("s", 2, ActionKind::Accept, Reported::Unknown(String::new()));
+    let empty = action(
+        "s",
+        2,
+        ActionKind::Accept,
+        Reported::Unknown(Box::default()),
+    );
     assert_eq!(
         refused(store.resolve_open(empty)),
         "the controller's decision for round 2 is empty: nothing to accept"
@@ -977,7 +982,12 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
         refused(resolve(&owner, &stale).await.unwrap()),
         "round 1 is no longer the latest decision: round 2 is"
     );
-    let empty = action("s", 2, ActionKind::Accept, Reported::Unknown(String::new()));
+    let empty = action(
+        "s",
+        2,
+        ActionKind::Accept,
+        Reported::Unknown(Box::default()),
+    );
     assert_eq!(
         refused(resolve(&owner, &empty).await.unwrap()),
         "the controller's decision for round 2 is empty: nothing to accept"
