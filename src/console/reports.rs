@@ -725,9 +725,15 @@ mod tests {
     /// A finished debate of one round in shadow mode, in the order a batch lands: its session
     /// row, its turn, then its decision, which records the round's similarity as 0.5.
     fn finished(id: &str) -> [Change; 3] {
+        finished_with(id, |_| {})
+    }
+
+    /// [`finished`], its session row changed by `edit`.
+    fn finished_with(id: &str, edit: impl FnOnce(&mut Session)) -> [Change; 3] {
         let mut session = Session::placeholder(id);
         session.status = SessionStatus::Completed.into();
         session.controller_mode = ControllerMode::Shadow.into();
+        edit(&mut session);
         session.num_rounds = Some(1);
         let turn = Turn {
             id: 1,
@@ -805,31 +811,22 @@ mod tests {
     #[test]
     fn an_aborted_debates_last_round_and_a_debate_without_a_controller_need_no_decision() {
         let mut worker = worker();
-        let [session, turn, _] = finished("aborted");
-        let Change::Session(mut aborted) = session else {
-            unreachable!("the first row is the session's")
-        };
-        aborted.status = SessionStatus::Aborted.into();
-        worker.file(Change::Session(aborted.clone()));
-        worker.file(turn.clone());
+        let [aborted, turn, _] =
+            finished_with("aborted", |s| s.status = SessionStatus::Aborted.into());
+        worker.file(aborted);
+        worker.file(turn);
         worker.reduce(Take::Settled);
         assert!(
             worker.records.contains_key("aborted"),
             "cut short in round 1"
         );
 
-        let mut off = aborted;
-        off.id = "off".into();
-        off.status = SessionStatus::Completed.into();
-        off.controller_mode = ControllerMode::Off.into();
-        worker.file(Change::Session(off));
+        let [off, turn, _] =
+            finished_with("off", |s| s.controller_mode = ControllerMode::Off.into());
+        worker.file(off);
         worker.reduce(Take::Settled);
         assert!(!worker.records.contains_key("off"), "its turn is not in");
-        let Change::Turn(mut turn) = turn else {
-            unreachable!("the second row is a turn")
-        };
-        turn.session_id = "off".into();
-        worker.file(Change::Turn(turn));
+        worker.file(turn);
         worker.reduce(Take::Settled);
         assert!(worker.records.contains_key("off"));
     }
@@ -880,12 +877,8 @@ mod tests {
     #[test]
     fn a_running_debate_is_reduced_at_once() {
         let mut worker = worker();
-        let [session, turn, _] = finished("d1");
-        let Change::Session(mut session) = session else {
-            unreachable!("the first row is the session's")
-        };
-        session.status = SessionStatus::Running.into();
-        worker.file(Change::Session(session));
+        let [session, turn, _] = finished_with("d1", |s| s.status = SessionStatus::Running.into());
+        worker.file(session);
         worker.file(turn);
         worker.reduce(Take::Settled);
         assert!(worker.stale.is_empty(), "a running debate is not held back");
