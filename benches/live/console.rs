@@ -25,8 +25,9 @@ use super::markers::{Markers, Observer, now_ns};
 pub const ROWS: u16 = 48;
 pub const COLUMNS: u16 = 160;
 /// With `1`, every console the bench starts runs at the lowest CPU priority (`SCHED_IDLE`,
-/// nice 19): the writers and the server keep their rate on a machine the consoles would starve,
-/// and the consoles get what is left (their own lag is then the machine's, not the feed's).
+/// nice 19), and so does the bench's thread reading its screen: the writers and the server keep
+/// their rate on a machine the consoles would starve, and the consoles get what is left (their
+/// own lag is then the machine's, not the feed's).
 pub const IDLE: &str = "GAVEL_BENCH_IDLE_CONSOLES";
 
 /// The header's sign that the feed is live.
@@ -125,6 +126,13 @@ impl Console {
         let reader = {
             let (view, stop, replies) = (view.clone(), stop.clone(), master.try_clone()?);
             std::thread::spawn(move || {
+                // The screen reader of a console at the lowest priority is there too: parsing 30
+                // consoles' frames would otherwise take the cores from the writers.
+                if idle {
+                    let lowest = libc::sched_param { sched_priority: 0 };
+                    // SAFETY: sets this thread's policy; the parameter is valid for SCHED_IDLE.
+                    unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &lowest) };
+                }
                 read_screen(master, replies, &view, (&markers, who), &stop);
             })
         };

@@ -7,9 +7,10 @@
 //! listeners' backends for comparison), the statements a second each console's backend ran
 //! (from pg_stat_statements: every statement but the writers' and markers' INSERTs and
 //! UPDATEs), each console's commit-to-screen and lag behind the bare listener, and the
-//! consoles' own CPU (on the same machine as the server). With `GAVEL_BENCH_IDLE_CONSOLES=1`
-//! the consoles run at the lowest CPU priority, so that on a machine too small for them the
-//! writers keep their rate and the server's figures stay the primary's cost.
+//! consoles' own CPU (on the same machine as the server), and the bench's own (its writers,
+//! markers and screen readers). With `GAVEL_BENCH_IDLE_CONSOLES=1` the consoles, and the
+//! threads reading their screens, run at the lowest CPU priority, so that on a machine too small
+//! for them the writers keep their rate and the server's figures stay the primary's cost.
 
 use anyhow::{Context, Result};
 use gavel::store::postgres::LocalServer;
@@ -115,12 +116,14 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
         let pids = server_pids(&admin, &db).await?;
         let (cpu_before, statements_before) =
             (server_cpu(&pids), console_statements(&admin, &db).await?);
+        let bench_before = cpu_secs(std::process::id())?;
         let started = now_ns();
         let end = started + window * SECOND;
         let load = orchestrator::stream(run.url.clone(), run.debates.clone(), rate, end);
         let (seen, written) = run.window(end, load).await?;
         let secs = (now_ns() - started) as f64 / 1e9;
         let cpu_after = server_cpu(&pids);
+        let bench = (cpu_secs(std::process::id())? - bench_before) / secs * 100.0;
         let statements = console_statements(&admin, &db).await? - statements_before;
         let per_console = statements as f64 / secs / n as f64;
         let share = |i: Owner| (cpu_after[i as usize] - cpu_before[i as usize]) / secs * 100.0;
@@ -147,7 +150,8 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
         );
         println!(
             "consoles:    ({n} consoles: {:.0} rows/s written, {:.0} turns/s; the {} bare \
-             listeners' backends {bare:.1}% of a core together)",
+             listeners' backends {bare:.1}% of a core together; the bench's own process (writers, \
+             markers, screen readers) {bench:.1}%)",
             written.rows as f64 / secs,
             written.turns as f64 / secs,
             run.bares.len()

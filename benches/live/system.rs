@@ -1,5 +1,5 @@
-//! What the figures ran on and what a process costs, from /proc: the machine, a process's CPU
-//! time (schedstat's run time, else utime + stime) and its resident memory (VmRSS).
+//! What the figures ran on and what a process costs: the machine, a process's CPU time (its
+//! CPU-time clock, every thread) and its resident memory (VmRSS).
 
 use anyhow::{Context, Result};
 
@@ -21,16 +21,24 @@ pub fn machine() -> String {
     format!("{cores} cores ({model}), {memory} memory")
 }
 
-/// CPU seconds `pid` has used so far: the scheduler's run time, to the nanosecond
-/// (`/proc/PID/schedstat`), or where the kernel keeps none, user and system time in clock ticks
-/// (a tick is 10 ms: too coarse for an idle backend over a window of seconds).
+/// CPU seconds `pid` has used so far, every thread of it, those that ended included: the
+/// process's CPU-time clock (`clock_getcpuclockid`), to the nanosecond. (`/proc/PID/schedstat`
+/// is the main thread's alone: it left out the console's reports worker.) Where the clock
+/// cannot be read, user and system time in clock ticks from `/proc/PID/stat` (a tick is 10 ms:
+/// too coarse for an idle backend over a window of seconds).
 pub fn cpu_secs(pid: u32) -> Result<f64> {
-    let schedstat = std::fs::read_to_string(format!("/proc/{pid}/schedstat"));
-    if let Some(ns) = schedstat
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-    {
-        return Ok(ns as f64 / 1e9);
+    let mut clock: libc::clockid_t = 0;
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: both calls only write to the locals passed.
+    let read = unsafe {
+        libc::clock_getcpuclockid(pid as libc::pid_t, &mut clock) == 0
+            && libc::clock_gettime(clock, &mut now) == 0
+    };
+    if read {
+        return Ok(now.tv_sec as f64 + now.tv_nsec as f64 / 1e9);
     }
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .with_context(|| format!("reading /proc/{pid}/stat"))?;

@@ -208,9 +208,15 @@ impl Unread {
         let mut carried = Vec::new();
         let queued = std::iter::from_fn(|| notes.try_recv().ok()).take(BATCH - 1);
         for payload in std::iter::once(first).chain(queued) {
-            match Notice::with_row(&payload) {
+            // A row carried where rows are not is never built: any role may send one.
+            let read = if carrying {
+                Notice::with_row(&payload)
+            } else {
+                Notice::parse(&payload).map(|notice| (notice, None))
+            };
+            match read {
                 Ok((notice, _)) if notice.resync => self.resync = true,
-                Ok((notice, Some(row))) if carrying => match notice.carried(&row, limits) {
+                Ok((notice, Some(row))) => match notice.carried(&row, limits) {
                     Ok(change) => carried.push(change),
                     Err(e) => {
                         tracing::warn!("reading the row instead: {e}");

@@ -28,26 +28,23 @@ pub struct Notice {
 }
 
 impl Notice {
-    /// Reads a `gavel_events` payload (a JSON object); the error names what was wrong and where
-    /// in it.
+    /// Reads a `gavel_events` payload (a JSON object; a row it carries is passed over, not
+    /// built); the error names what was wrong and where in it.
     pub fn parse(payload: &str) -> Result<Notice> {
-        Notice::with_row(payload).map(|(notice, _)| notice)
+        object(payload)
     }
 
     /// As [`Notice::parse`], with the payload's `row` as sent, if it has one.
     pub fn with_row(payload: &str) -> Result<(Notice, Option<Value>)> {
-        let wrong = |e: serde_json::Error| Error::Payload(e.to_string());
-        match serde_json::from_str(payload).map_err(wrong)? {
-            Value::Object(mut object) => {
-                let row = object.remove("row");
-                let notice = serde_json::from_value(Value::Object(object)).map_err(wrong)?;
-                Ok((notice, row))
-            }
-            other => Err(Error::Payload(format!(
-                "expected a JSON object, found {}",
-                clip(&other.to_string())
-            ))),
+        /// A payload's row alone.
+        #[derive(Deserialize)]
+        struct Carrying {
+            #[serde(default)]
+            row: Option<Value>,
         }
+        let notice = Notice::parse(payload)?;
+        let carrying: Carrying = object(payload)?;
+        Ok((notice, carrying.row))
     }
 
     /// The row this notice names, as `row` carries it: an array of the texts of the columns
@@ -128,4 +125,16 @@ impl Notice {
                 Key::Round => same_round,
             }
     }
+}
+
+/// A payload read as `T`, which must be a JSON object (serde would also take an array for a
+/// struct).
+fn object<'a, T: Deserialize<'a>>(payload: &'a str) -> Result<T> {
+    if !payload.trim_start().starts_with('{') {
+        return Err(Error::Payload(format!(
+            "expected a JSON object, found {}",
+            clip(payload)
+        )));
+    }
+    serde_json::from_str(payload).map_err(|e| Error::Payload(e.to_string()))
 }

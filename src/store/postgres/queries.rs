@@ -363,21 +363,21 @@ impl Named {
 
 /// The keys of the rows of one table that a batch of notifications names, as the table's
 /// statement takes them.
-enum Keys {
-    Debates(Vec<String>),
+enum Keys<'a> {
+    Debates(Vec<&'a str>),
     Ids(Vec<i64>),
-    Rounds(Vec<String>, Vec<i32>),
+    Rounds(Vec<&'a str>, Vec<i32>),
 }
 
-impl Keys {
-    fn of(table: &Table, notices: &BTreeSet<Notice>) -> Keys {
+impl<'a> Keys<'a> {
+    fn of(table: &Table, notices: &'a BTreeSet<Notice>) -> Keys<'a> {
         let named = notices.iter().filter(|n| n.table == table.name);
         match table.key {
-            Key::Debate => Keys::Debates(named.filter_map(|n| n.session_id.clone()).collect()),
+            Key::Debate => Keys::Debates(named.filter_map(|n| n.session_id.as_deref()).collect()),
             Key::Id => Keys::Ids(named.filter_map(|n| n.id).collect()),
             Key::Round => {
                 let (debates, rounds) = named
-                    .filter_map(|n| Some((n.session_id.clone()?, n.round_index?)))
+                    .filter_map(|n| Some((n.session_id.as_deref()?, n.round_index?)))
                     .unzip();
                 Keys::Rounds(debates, rounds)
             }
