@@ -16,8 +16,28 @@ use gavel::config::Config;
 use gavel::logging;
 use gavel::text::inert;
 
+/// jemalloc, not glibc's malloc: a console under a stream of rows allocates and frees small
+/// values all the time (rows read, filed and copied for the reports worker; a frame's text),
+/// and spent a fifth of its time in glibc's allocator; jemalloc's per-thread caches cost a third
+/// less CPU there, and its memory is no higher (benches/README.md, the fifth pass).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's settings, read when it starts: pages left unused go back to the system from one
+/// thread of jemalloc's own, after a few seconds, so that no thread of the console's (the draw
+/// loop's least of all) stops to hand them back.
+#[unsafe(export_name = "_rjem_malloc_conf")]
+static JEMALLOC_SETTINGS: Settings =
+    Settings(c"background_thread:true,max_background_threads:1".as_ptr());
+
+/// A C string's address, as jemalloc reads its settings.
+#[repr(transparent)]
+struct Settings(*const std::ffi::c_char);
+
+// SAFETY: it points at a static string, never written.
+unsafe impl Sync for Settings {}
+
 fn main() -> ExitCode {
-    gavel::console::allocator::share_arenas();
     report_panics();
     let result = run(Cli::parse());
     commands::note_embedding();

@@ -10,8 +10,7 @@
 //! hold the signals of — (a late row of a debate whose rows were let go leaves its record as it
 //! was), and replays the grid only while the calibration window is open, at most every
 //! `REFRESH`. Its figures go back to the console as [`Event::Reports`] when they change, and
-//! `update` stores them in the model: a view reads plain data. The worker also hands the memory
-//! bursts of rows leave free back to the system when [`GiveBack`] says so.
+//! `update` stores them in the model: a view reads plain data.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -27,7 +26,6 @@ use crate::audit::{ShadowRow, ShadowWeek};
 use crate::calibrate::grid::{self, AxisSpec};
 use crate::calibrate::{Measuring, RecordedDebate, Report, Row, Setting};
 use crate::config::Config;
-use crate::console::allocator::GiveBack;
 use crate::console::app::{
     CALIBRATED, Event, Figures, Model, RUNNING_ROWS, SETTLING, Watched, update,
 };
@@ -409,17 +407,13 @@ impl Worker {
         let mut last: Option<Instant> = None;
         // The figures last sent that may change without a refresh.
         let mut shown = (false, 0, 0);
-        let mut giving = GiveBack::new();
         loop {
             let since = last.map_or(REFRESH, |at| at.elapsed());
-            let mut wait = if self.behind() {
+            let wait = if self.behind() {
                 REFRESH.saturating_sub(since)
             } else {
                 IDLE
             };
-            if let Some(due) = giving.due() {
-                wait = wait.min(due.saturating_duration_since(Instant::now()));
-            }
             let first = match feed.recv_timeout(wait) {
                 Ok(message) => Some(message),
                 Err(RecvTimeoutError::Timeout) => None,
@@ -431,7 +425,6 @@ impl Worker {
             for message in first.into_iter().chain(waiting) {
                 match message {
                     Feed::Rows(rows) => {
-                        giving.landed();
                         queued.fetch_sub(rows.len(), Ordering::Relaxed);
                         self.file_all(rows);
                     }
@@ -459,7 +452,6 @@ impl Worker {
             for answer in catching_up {
                 let _ = answer.send(figures.clone());
             }
-            giving.look();
         }
     }
 
