@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{self, Event as TermEvent};
 use futures_util::FutureExt;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::config::{self, Config, Notify, theme};
@@ -171,15 +172,20 @@ async fn draw_loop(mut model: Model, mut parts: Parts) -> Result<Ended> {
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
     // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
     // (`eprintln!` to a terminal gone).
-    let mut terminal = ManuallyDrop::new(ratatui::Terminal::new(CrosstermBackend::new(
-        BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout()),
-    ))?);
-    let size = terminal.size()?;
+    let backend = CrosstermBackend::new(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout()));
+    let size = ratatui::backend::Backend::size(&backend)?;
+    // A fixed viewport, resized as the terminal says it was (see [`draw`]): a full-screen one
+    // would ask the terminal its size before every frame.
+    let viewport = ratatui::Viewport::Fixed(Rect::new(0, 0, size.width, size.height));
+    let mut terminal = ManuallyDrop::new(ratatui::Terminal::with_options(
+        backend,
+        ratatui::TerminalOptions { viewport },
+    )?);
     model.screen.size = (size.width, size.height);
     model.prepare_frame();
-    parts.reports.sync(&mut model);
     model.take_dirty();
     draw(&mut terminal, &mut model)?;
+    parts.reports.sync(&mut model);
     let mut console = Console {
         model,
         terminal,
@@ -245,19 +251,19 @@ impl Console {
                 return Ok(ended);
             }
             self.model.prepare_frame();
+            if self.model.take_dirty() || asked.suspending {
+                let drawn = if asked.suspending {
+                    suspend(&mut self.terminal, &mut self.model)
+                } else {
+                    draw(&mut self.terminal, &mut self.model).map_err(Into::into)
+                };
+                if let Err(e) = drawn {
+                    return hung_up(&mut self.parts.signals).await.ok_or(e);
+                }
+                pace.went(Instant::now());
+            }
+            // After the frame: the worker's wake does not hold up a row on its way to the screen.
             self.parts.reports.sync(&mut self.model);
-            if !self.model.take_dirty() && !asked.suspending {
-                continue;
-            }
-            let drawn = if asked.suspending {
-                suspend(&mut self.terminal, &mut self.model)
-            } else {
-                draw(&mut self.terminal, &mut self.model).map_err(Into::into)
-            };
-            if let Err(e) = drawn {
-                return hung_up(&mut self.parts.signals).await.ok_or(e);
-            }
-            pace.went(Instant::now());
         }
     }
 
@@ -318,6 +324,7 @@ impl Console {
         let shown = pager::show(title, text, &mut self.parts.signals).await;
         terminal::enter(self.model.settings.mouse)?;
         self.parts.reading.resume();
+        measure(&self.terminal, &mut self.model)?;
         self.terminal.clear()?;
         match shown {
             Ok(outcome) => {
@@ -364,8 +371,14 @@ async fn hung_up(signals: &mut OsSignals) -> Option<Ended> {
     }
 }
 
-/// Draws a frame of `model`, first recording its layout in the model for `update` to read.
+/// Draws a frame of `model` at the size the terminal last said it was (a resize event), first
+/// recording its layout in the model for `update` to read.
 fn draw(terminal: &mut Screen, model: &mut Model) -> io::Result<()> {
+    let (width, height) = model.screen.size;
+    let area = Rect::new(0, 0, width, height);
+    if terminal.get_frame().area() != area {
+        terminal.resize(area)?;
+    }
     model.record_frame(ui::geometry(model));
     terminal.draw(|frame| view(model, frame)).map(drop)
 }
@@ -376,8 +389,17 @@ fn suspend(terminal: &mut Screen, model: &mut Model) -> Result<()> {
     tracing::info!("suspended");
     terminal::suspend(model.settings.mouse)?;
     tracing::info!("resumed");
+    measure(terminal, model)?;
     terminal.clear()?;
     draw(terminal, model)?;
+    Ok(())
+}
+
+/// Tells `model` the terminal's size as it is now: it may have changed while the console was
+/// away from it (suspended, or the pager's).
+fn measure(terminal: &Screen, model: &mut Model) -> io::Result<()> {
+    let size = terminal.size()?;
+    model.screen.size = (size.width, size.height);
     Ok(())
 }
 

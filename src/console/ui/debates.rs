@@ -13,7 +13,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 use super::common::{
-    column_widths, compact, countdown, decision_style, fit, fitted, on_one_line, one_line, panel,
+    Panel, column_widths, compact, countdown, decision_style, fit, fitted, on_one_line, one_line,
     reported,
 };
 use super::grid::{Grid, Pen};
@@ -65,7 +65,7 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         counts(model),
         model.sort().label()
     );
-    let block = panel(
+    let block = Panel::new(
         fit(&title, usize::from(area.width.saturating_sub(4))),
         theme,
         focused,

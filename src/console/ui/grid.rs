@@ -10,7 +10,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Widget};
+use ratatui::widgets::Widget;
+
+use super::common::Panel;
 
 /// A table being drawn: its columns, and the rows drawn so far.
 pub(super) struct Grid {
@@ -20,18 +22,18 @@ pub(super) struct Grid {
 }
 
 impl Grid {
-    /// Draws `block` in `area` and, inside it, the `header` row in `header_style`; the columns
+    /// Draws `panel` in `area` and, inside it, the `header` row in `header_style`; the columns
     /// are laid out as a table lays out `widths`.
     pub(super) fn new(
         buf: &mut Buffer,
         area: Rect,
-        block: Block,
+        panel: Panel,
         widths: &[Constraint],
         header: &[&str],
         header_style: Style,
     ) -> Grid {
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = Panel::inner(area);
+        panel.render(area, buf);
         let [_, columns_area] = Layout::horizontal([Constraint::Length(0), Constraint::Fill(0)])
             .areas(Rect::new(0, 0, inner.width, 1));
         let columns = Layout::horizontal(widths.iter().copied())
@@ -112,9 +114,8 @@ impl Pen<'_, '_> {
             if area.is_empty() {
                 break;
             }
-            let width = u16::try_from(span.width()).unwrap_or(u16::MAX);
-            span.render(area, self.buf);
-            area = indent(area, width);
+            let width = put(&span, area, self.buf);
+            area = indent(area, u16::try_from(width).unwrap_or(u16::MAX));
         }
     }
 
@@ -134,11 +135,31 @@ impl Pen<'_, '_> {
         let width = span.width();
         match u16::try_from(width) {
             Ok(width) if width <= area.width => {
-                span.render(indent(area, area.width - width), self.buf);
+                put(&span, indent(area, area.width - width), self.buf);
             }
             _ => Line::from(span).right_aligned().render(area, self.buf),
         }
     }
+}
+
+/// Draws `span` from the left of `area`, cut at its right edge, as the span draws itself;
+/// returns its width. Printable ASCII (most of a table's text) goes a character a cell, without
+/// the span's split into graphemes and their widths.
+fn put(span: &Span<'_>, area: Rect, buf: &mut Buffer) -> usize {
+    let text = span.content.as_ref();
+    if !text.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
+        span.render(area, buf);
+        return span.width();
+    }
+    let area = area.intersection(buf.area);
+    if !area.is_empty() {
+        for (i, x) in (area.left()..area.right()).take(text.len()).enumerate() {
+            buf[(x, area.y)]
+                .set_symbol(&text[i..=i])
+                .set_style(span.style);
+        }
+    }
+    text.len()
 }
 
 /// `area` less its first `offset` columns (as ratatui indents a line's spans).
@@ -147,5 +168,42 @@ fn indent(area: Rect, offset: u16) -> Rect {
         x: area.x.saturating_add(offset),
         width: area.width.saturating_sub(offset),
         ..area
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use ratatui::style::{Color, Modifier};
+
+    use super::*;
+
+    proptest! {
+        /// Whatever the text (ASCII, wide, combining, control characters) and wherever it
+        /// lands, `put` leaves the cells as the span's own drawing does, and says its width.
+        #[test]
+        fn put_draws_what_the_span_draws(
+            text in "[ -~]{0,12}|\\PC{0,8}|[a\u{301}\u{7}\t日e\u{fe0f} ]{0,10}",
+            x in 0u16..14,
+            width in 0u16..16,
+            bold in any::<bool>(),
+        ) {
+            let screen = Rect::new(0, 0, 12, 2);
+            let mut before = Buffer::empty(screen);
+            before.set_string(0, 1, "0123456789ab", Style::new().bg(Color::Blue));
+            let style = if bold {
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+            } else {
+                Style::new()
+            };
+            let span = Span::styled(text.as_str(), style);
+            let area = Rect::new(x, 1, width, 1);
+            let mut drawn = before.clone();
+            let said = put(&span, area, &mut drawn);
+            let mut expected = before;
+            (&span).render(area, &mut expected);
+            prop_assert_eq!(drawn, expected);
+            prop_assert_eq!(said, span.width());
+        }
     }
 }

@@ -9,7 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::common::{compact, decision_style, figure, fit, fit_line, one_line, panel, time_left};
+use super::common::{Panel, compact, decision_style, figure, fit, fit_line, one_line, time_left};
 use crate::config::theme::Theme;
 use crate::console::app::{Action, Model};
 use crate::domain::{ControllerDecision, ControllerMode, Debate, Reported, Signals};
@@ -28,12 +28,12 @@ pub(super) fn render(
     area: Rect,
 ) {
     let Some(debate) = debate else {
-        frame.render_widget(panel("decision".to_owned(), theme, false), area);
+        frame.render_widget(Panel::new("decision".to_owned(), theme, false), area);
         return;
     };
     let pending = debate.pending();
     let shown = pending.or(debate.latest_decision());
-    let block = panel(
+    let block = Panel::new(
         fit(
             &title(model, pending.is_some(), shown.is_some()),
             usize::from(area.width.saturating_sub(4)),
@@ -41,7 +41,7 @@ pub(super) fn render(
         theme,
         false,
     );
-    let inner = block.inner(area);
+    let inner = Panel::inner(area);
     frame.render_widget(block, area);
     let Some(decision) = shown else {
         let line = format!(

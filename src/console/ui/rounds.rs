@@ -11,8 +11,8 @@ use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 
 use super::common::{
-    column_widths, compact, decision_style, figure, fit, fitted, on_one_line, one_line, panel,
-    reported, ruling_style,
+    Panel, column_widths, compact, decision_style, figure, fit, fitted, on_one_line, one_line,
+    panel, reported, ruling_style,
 };
 use super::grid::{Grid, Pen};
 use crate::config::theme::Theme;
@@ -45,7 +45,7 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     let widths = widths(area.width);
     let columns = column_widths(&widths, area);
     let header = &HEADER[..widths.len()];
-    let block = panel(
+    let block = Panel::new(
         fit(&title, usize::from(area.width.saturating_sub(4))),
         theme,
         focused,
