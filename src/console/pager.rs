@@ -70,7 +70,8 @@ pub async fn show(
         tokio::select! {
             status = child.wait() => break status,
             request = signals.next() => match request {
-                Request::End(libc::SIGINT) => {}
+                // The pager is told of a resize itself; the console measures on its return.
+                Request::End(libc::SIGINT) | Request::Resize => {}
                 Request::End(number) => {
                     let _ = child.start_kill();
                     return Err(number);

@@ -227,6 +227,7 @@ impl Console {
                         suspend(&mut self.terminal, &mut self.model)?;
                         continue;
                     }
+                    Request::Resize => resized(&self.terminal)?,
                 },
                 () = self.parts.panicked.wait() => return Ok(Ended::Panicked),
                 _ = ticks.tick() => Event::Tick(chrono::Utc::now()),
@@ -276,6 +277,10 @@ impl Console {
             match self.parts.signals.next().now_or_never() {
                 Some(Request::End(number)) => return Err(Ended::Signal(number)),
                 Some(Request::Suspend) => asked.suspending = true,
+                Some(Request::Resize) => match resized(&self.terminal) {
+                    Ok(event) => pending.push(event),
+                    Err(e) => tracing::warn!("the terminal's size cannot be read: {e}"),
+                },
                 None => {}
             }
             if self.parts.panicked.wait().now_or_never().is_some() {
@@ -365,7 +370,7 @@ async fn hung_up(signals: &mut OsSignals) -> Option<Ended> {
     loop {
         match tokio::time::timeout_at(deadline, signals.next()).await {
             Ok(Request::End(number)) => return Some(Ended::Signal(number)),
-            Ok(Request::Suspend) => continue,
+            Ok(Request::Suspend | Request::Resize) => continue,
             Err(_) => return None,
         }
     }
@@ -401,6 +406,12 @@ fn measure(terminal: &Screen, model: &mut Model) -> io::Result<()> {
     let size = terminal.size()?;
     model.screen.size = (size.width, size.height);
     Ok(())
+}
+
+/// The terminal's new size, as the event a resize is to the model.
+fn resized(terminal: &Screen) -> io::Result<Event> {
+    let size = terminal.size()?;
+    Ok(Event::Resize(size.width, size.height))
 }
 
 /// Puts `text` on the clipboard with OSC 52 (see [`terminal::clipboard`]).

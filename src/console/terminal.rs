@@ -15,7 +15,7 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use crossterm::{cursor, execute};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::watch;
 
@@ -160,6 +160,9 @@ pub(crate) fn is_suspend_key(key: &KeyEvent) -> bool {
 pub enum Request {
     /// SIGTSTP: suspend.
     Suspend,
+    /// SIGWINCH: the terminal changed size (said at once: crossterm's resize event waits for
+    /// the next key).
+    Resize,
     /// SIGTERM, SIGHUP, SIGINT or SIGQUIT (its number): restore the terminal and end.
     End(i32),
 }
@@ -201,10 +204,10 @@ pub(crate) fn wait_for_input(timeout: std::time::Duration) -> Input {
 pub struct OsSignals(Vec<(i32, Signal)>);
 
 impl OsSignals {
-    /// Starts catching SIGTERM, SIGHUP, SIGINT, SIGQUIT and SIGTSTP. Must be called inside a
-    /// tokio runtime.
+    /// Starts catching SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP and SIGWINCH. Must be called
+    /// inside a tokio runtime.
     pub fn listen() -> io::Result<OsSignals> {
-        [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP]
+        [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGWINCH]
             .into_iter()
             .map(|number| Ok((number, signal(SignalKind::from_raw(number))?)))
             .collect::<io::Result<_>>()
@@ -218,6 +221,7 @@ impl OsSignals {
                 if let Poll::Ready(Some(())) = caught.poll_recv(cx) {
                     return Poll::Ready(match *number {
                         SIGTSTP => Request::Suspend,
+                        SIGWINCH => Request::Resize,
                         number => Request::End(number),
                     });
                 }

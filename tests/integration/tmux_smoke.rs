@@ -3,7 +3,8 @@
 //! on, `?` shows the keys, and `q` leaves the terminal as it found it. `gavel watch` on a
 //! throwaway PostgreSQL: rows written by plain SQL appear, an action taken on screen lands in
 //! the database, a racing operator's action shows, and the feed survives a server restart. A
-//! theme file edited while the demo runs recolours it; a broken edit keeps the colours.
+//! theme file edited while the demo runs recolours it; a broken edit keeps the colours. A
+//! resized terminal is drawn at its new size at once.
 
 use crate::common;
 
@@ -227,6 +228,34 @@ fn a_theme_edit_shows_without_a_restart() {
         "colours kept"
     );
 
+    tmux.keys("q");
+    tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));
+}
+
+/// Whether `screen` is the console drawn whole at `width` x `height`: the debates panel's top
+/// edge across the width, the key hints on the last row.
+fn drawn_at(screen: &str, width: usize, height: usize) -> bool {
+    let rows: Vec<&str> = screen.lines().collect();
+    rows.len() == height
+        && rows[1].starts_with('╭')
+        && rows[1].ends_with('╮')
+        && rows[1].chars().count() == width
+        && rows[height - 1].contains("q quit")
+}
+
+#[test]
+fn a_resized_terminal_is_drawn_at_its_new_size_without_a_key() {
+    let binary = env!("CARGO_BIN_EXE_gavel");
+    let tmux = Tmux::new();
+    tmux.start(&format!(
+        "{binary} demo --log-dir {}; echo gavel-exited-$?; sleep 30",
+        tmux.dir.join("logs").display()
+    ));
+    tmux.wait_for("the console at 160x48", |s| drawn_at(s, 160, 48));
+    tmux.resize(100, 30);
+    tmux.wait_for("the console at 100x30", |s| drawn_at(s, 100, 30));
+    tmux.resize(150, 40);
+    tmux.wait_for("the console at 150x40", |s| drawn_at(s, 150, 40));
     tmux.keys("q");
     tmux.wait_for("gavel to exit", |s| s.contains("gavel-exited-0"));
 }

@@ -88,6 +88,12 @@ impl Tmux {
         self.keys("Enter");
     }
 
+    /// Resizes the session's window (and so its pane) to `width` x `height`.
+    pub fn resize(&self, width: u16, height: u16) {
+        let (width, height) = (width.to_string(), height.to_string());
+        self.run(&["resize-window", "-t", "smoke", "-x", &width, "-y", &height]);
+    }
+
     pub fn keys(&self, keys: &str) {
         self.run(&["send-keys", "-t", "smoke", keys]);
     }
