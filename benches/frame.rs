@@ -1,5 +1,5 @@
 //! `cargo bench --bench frame`: what one frame of the console costs at 200x60 with 10 debates
-//! held (the baseline) and with 100,000, drawn by the terminal backend gavel uses (crossterm)
+//! held (the baseline) and with 100,000, drawn on the console's own screen (crossterm)
 //! into a sink: the whole screen anew in the views an operator uses most, and the frame after a
 //! round lands in the selected debate (the table scrolls); and what filing a row costs. Prints
 //! a table of medians and p99s and the ratio to the baseline; nothing is asserted (a bench, not
@@ -12,12 +12,11 @@ use chrono::Utc;
 use gavel::config::Config;
 use gavel::console::app::{Event, Model, SortOrder, update};
 use gavel::console::reports::ReportsWorker;
+use gavel::console::screen::Screen;
 use gavel::domain::{
     Change, ControllerDecision, ControllerMode, Decision, Reported, Session, SessionStatus,
     Signals, Turn,
 };
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 
 const FRAMES: usize = 400;
 
@@ -85,16 +84,11 @@ fn views() -> Vec<(&'static str, Setup)> {
     ]
 }
 
-fn terminal() -> Terminal<CrosstermBackend<std::io::Sink>> {
-    let backend = CrosstermBackend::new(std::io::sink());
-    let area = ratatui::layout::Rect::new(0, 0, 200, 60);
-    Terminal::with_options(
-        backend,
-        ratatui::TerminalOptions {
-            viewport: ratatui::Viewport::Fixed(area),
-        },
-    )
-    .unwrap()
+/// The area frames are drawn in.
+const AREA: ratatui::layout::Rect = ratatui::layout::Rect::new(0, 0, 200, 60);
+
+fn screen() -> Screen<std::io::Sink> {
+    Screen::of(std::io::sink(), AREA).unwrap()
 }
 
 /// The median and p99 of the frame after each of `FRAMES` rounds lands in the selected debate,
@@ -113,27 +107,29 @@ fn landing(model: &mut Model) -> (Duration, Duration) {
 
 /// The median and p99 of drawing the whole screen anew (after a blank one), `FRAMES` times.
 fn frames(model: &mut Model) -> (Duration, Duration) {
-    timed(model, |_, terminal| {
-        terminal.draw(|_| {}).unwrap();
+    timed(model, |_, screen| {
+        screen.draw(AREA, |_| None).unwrap();
     })
 }
 
 /// The median and p99 of `FRAMES` frames, each drawn after `before` (not timed).
 fn timed(
     model: &mut Model,
-    mut before: impl FnMut(&mut Model, &mut Terminal<CrosstermBackend<std::io::Sink>>),
+    mut before: impl FnMut(&mut Model, &mut Screen<std::io::Sink>),
 ) -> (Duration, Duration) {
-    let mut terminal = terminal();
-    terminal
-        .draw(|frame| gavel::console::ui::view(model, frame))
+    let mut screen = screen();
+    screen
+        .draw(AREA, |frame| gavel::console::ui::view(model, frame))
         .unwrap();
     let mut times: Vec<Duration> = (0..FRAMES)
         .map(|_| {
-            before(model, &mut terminal);
+            before(model, &mut screen);
             model.prepare_frame();
             let started = Instant::now();
-            terminal
-                .draw(|frame| gavel::console::ui::view(black_box(model), frame))
+            screen
+                .draw(AREA, |frame| {
+                    gavel::console::ui::view(black_box(model), frame)
+                })
                 .unwrap();
             started.elapsed()
         })

@@ -45,7 +45,9 @@ fn main() {
     let mut draw = |model: &mut Model| {
         model.prepare_frame();
         terminal
-            .draw(|frame| gavel::console::ui::view(black_box(model), frame))
+            .draw(|frame| {
+                gavel::console::ui::view(black_box(model), frame);
+            })
             .unwrap();
     };
     draw(&mut model);

@@ -1,7 +1,8 @@
 //! The operator's console: a terminal UI over a backend's rows. Inside, lowest first:
 //! [`terminal`] (the terminal's modes and the process signals that concern them) and
 //! [`pager`]; [`app`], the console's state and the only place it changes; [`ui`], the view
-//! drawn from that state; [`backend`], the console's commands carried out against the demo's
+//! drawn from that state; [`screen`], the terminal a frame of it is written to, what changed
+//! since the frame before; [`backend`], the console's commands carried out against the demo's
 //! memory store or a live database; [`reports`], the worker thread that computes the reports
 //! over many debates, owned by the run; [`run`], the draw loop that ties them together on a
 //! terminal.
@@ -10,6 +11,7 @@ pub mod app;
 pub mod backend;
 pub mod pager;
 pub mod reports;
+pub mod screen;
 pub mod terminal;
 pub mod ui;
 

@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{self, Event as TermEvent};
 use futures_util::FutureExt;
-use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
@@ -29,6 +28,7 @@ use crate::config::{self, Config, Notify, theme};
 use crate::console::app::{Command, Event, Model, update};
 use crate::console::pager;
 use crate::console::reports::ReportsWorker;
+use crate::console::screen;
 use crate::console::terminal::{self, Input, OsSignals, Panicked, Request};
 use crate::console::ui::{self, view};
 use crate::pace::Pace;
@@ -44,6 +44,9 @@ const OUTPUT_BUFFER: usize = 1 << 18;
 
 /// How long a failed draw waits for the hangup that may have caused it.
 const HANGUP_GRACE: Duration = Duration::from_secs(1);
+
+/// The terminal the console draws on.
+type Screen = screen::Screen<BufWriter<Stdout>>;
 
 /// Why the console could not run, or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -67,9 +70,6 @@ impl From<io::Error> for Error {
 
 /// The console's results.
 pub(super) type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// The terminal the console draws on.
-type Screen = ratatui::Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 
 /// How the console ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,15 +172,11 @@ async fn draw_loop(mut model: Model, mut parts: Parts) -> Result<Ended> {
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
     // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
     // (`eprintln!` to a terminal gone).
-    let backend = CrosstermBackend::new(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout()));
-    let size = ratatui::backend::Backend::size(&backend)?;
-    // A fixed viewport, resized as the terminal says it was (see [`draw`]): a full-screen one
-    // would ask the terminal its size before every frame.
-    let viewport = ratatui::Viewport::Fixed(Rect::new(0, 0, size.width, size.height));
-    let mut terminal = ManuallyDrop::new(ratatui::Terminal::with_options(
-        backend,
-        ratatui::TerminalOptions { viewport },
-    )?);
+    let mut terminal = ManuallyDrop::new(Screen::new(BufWriter::with_capacity(
+        OUTPUT_BUFFER,
+        io::stdout(),
+    ))?);
+    let size = terminal.size()?;
     model.screen.size = (size.width, size.height);
     model.prepare_frame();
     model.take_dirty();
@@ -354,7 +350,7 @@ fn notify(terminal: &mut Screen, how: Notify, text: &str) {
         Notify::Osc9 => format!("\x1b]9;{text}\x07"),
         Notify::Osc777 => format!("\x1b]777;notify;gavel;{text}\x07"),
     };
-    let backend = terminal.backend_mut();
+    let backend = terminal.out();
     if let Err(e) = backend
         .write_all(sequence.as_bytes())
         .and_then(|()| backend.flush())
@@ -380,12 +376,8 @@ async fn hung_up(signals: &mut OsSignals) -> Option<Ended> {
 /// recording its layout in the model for `update` to read.
 fn draw(terminal: &mut Screen, model: &mut Model) -> io::Result<()> {
     let (width, height) = model.screen.size;
-    let area = Rect::new(0, 0, width, height);
-    if terminal.get_frame().area() != area {
-        terminal.resize(area)?;
-    }
     model.record_frame(ui::geometry(model));
-    terminal.draw(|frame| view(model, frame)).map(drop)
+    terminal.draw(Rect::new(0, 0, width, height), |frame| view(model, frame))
 }
 
 /// Suspends the console (see [`terminal::suspend`]) and, once it is continued, redraws the
@@ -416,7 +408,7 @@ fn resized(terminal: &Screen) -> io::Result<Event> {
 
 /// Puts `text` on the clipboard with OSC 52 (see [`terminal::clipboard`]).
 fn copy(terminal: &mut Screen, text: &str) {
-    let out = terminal.backend_mut();
+    let out = terminal.out();
     let written = out
         .write_all(terminal::clipboard(text).as_bytes())
         .and_then(|()| out.flush());

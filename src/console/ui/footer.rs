@@ -17,7 +17,12 @@ use crate::console::app::{Action, Model, Overlay};
 /// The longest filter and `:` line (as `update` keeps them).
 const MAX_LINE: usize = crate::console::app::MAX_LINE;
 
-pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn render(
+    model: &Model,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) -> Option<Position> {
     match (&model.desk.overlay, &model.desk.flash) {
         (Some(Overlay::Filter), _) => {
             let prompt = synced(&model.desk.prompt, model.filter(), MAX_LINE);
@@ -26,15 +31,16 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
                 "  id: q: persona: mode: is:pending !not · Enter keep · Esc clear",
                 "  Enter keep · Esc clear",
             ];
-            line_prompt(&prompt, " filter /", &hints, theme, frame, area);
+            line_prompt(&prompt, " filter /", &hints, theme, frame, area)
         }
         (Some(Overlay::Command), _) => {
             let hints = [
                 "  Tab complete · ↑↓ earlier · Enter run · Esc cancel",
                 "  Tab complete · Esc cancel",
             ];
-            line_prompt(&model.desk.prompt, " :", &hints, theme, frame, area);
+            let cursor = line_prompt(&model.desk.prompt, " :", &hints, theme, frame, area);
             completions(model, theme, frame, area);
+            cursor
         }
         (Some(Overlay::Pin(id)), _) => {
             let label = format!(" note on {}: ", super::common::fit(&one_line(id), 24));
@@ -42,23 +48,29 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
                 "  pinned for every operator, not an action · Enter pin · Esc drop",
                 "  Enter pin · Esc drop",
             ];
-            line_prompt(&model.desk.prompt, &label, &hints, theme, frame, area);
+            line_prompt(&model.desk.prompt, &label, &hints, theme, frame, area)
         }
-        (_, Some(flash)) => frame.render_widget(
-            Line::styled(
-                format!(" {}", one_line(&flash.text)),
-                if flash.error {
-                    theme.danger()
-                } else {
-                    theme.ok()
-                },
-            ),
-            area,
-        ),
-        (_, None) => frame.render_widget(
-            Line::styled(hints(model, usize::from(area.width)), theme.muted()),
-            area,
-        ),
+        (_, Some(flash)) => {
+            frame.render_widget(
+                Line::styled(
+                    format!(" {}", one_line(&flash.text)),
+                    if flash.error {
+                        theme.danger()
+                    } else {
+                        theme.ok()
+                    },
+                ),
+                area,
+            );
+            None
+        }
+        (_, None) => {
+            frame.render_widget(
+                Line::styled(hints(model, usize::from(area.width)), theme.muted()),
+                area,
+            );
+            None
+        }
     }
 }
 
@@ -72,7 +84,8 @@ pub(super) fn synced(prompt: &Prompt, text: &str, max: usize) -> Prompt {
 }
 
 /// A one-line prompt: its label, the text scrolled to keep the cursor in view, the first of
-/// `hints` (longest first) that leaves at least 24 columns of text, and the terminal's cursor.
+/// `hints` (longest first) that leaves at least 24 columns of text; returns where the terminal's
+/// cursor goes.
 fn line_prompt(
     prompt: &Prompt,
     label: &str,
@@ -80,7 +93,7 @@ fn line_prompt(
     theme: &Theme,
     frame: &mut Frame,
     area: Rect,
-) {
+) -> Option<Position> {
     let label_width = label.width() as u16;
     let rest = area.width.saturating_sub(label_width);
     let hint = hints
@@ -111,9 +124,7 @@ fn line_prompt(
         };
         frame.render_widget(Span::styled(hint.to_owned(), theme.muted()), at);
     }
-    if text_width > 0 {
-        frame.set_cursor_position(Position::new(text.x + column, area.y));
-    }
+    (text_width > 0).then(|| Position::new(text.x + column, area.y))
 }
 
 /// The `:` line's completions on the row above the footer: the one put in the line

@@ -1,5 +1,5 @@
-//! Rendering: `view(&Model, &mut Frame)` draws the whole console from read-only state, one file
-//! per panel, in the model's theme. Every string that came from a debate passes through
+//! Rendering: `view(&Model, &mut Frame)` draws the whole console from read-only state (and says
+//! where the cursor goes), one file per panel, in the model's theme. Every string that came from a debate passes through
 //! [`common::inert`] (or [`common::one_line`]) before it reaches the terminal.
 //!
 //! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
@@ -24,7 +24,7 @@ mod trace;
 mod transcript;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::config::theme::Theme;
@@ -93,8 +93,9 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
     }
 }
 
-/// Draws the console.
-pub fn view(model: &Model, frame: &mut Frame) {
+/// Draws the console; returns where the terminal's cursor goes (in a text being typed), if
+/// anywhere.
+pub fn view(model: &Model, frame: &mut Frame) -> Option<Position> {
     let theme = &model.settings.theme;
     let areas = areas(model, frame.area());
     render_header(model, theme, frame, areas.header);
@@ -118,10 +119,12 @@ pub fn view(model: &Model, frame: &mut Frame) {
         charts::budget(debate, &model.about.controller, theme, frame, budget);
     }
     pending::render(model, debate, theme, frame, areas.pending);
-    footer::render(model, theme, frame, areas.footer);
-    if let Some(overlay) = &model.desk.overlay {
-        overlay::render(model, overlay, theme, frame);
-    }
+    let typing = footer::render(model, theme, frame, areas.footer);
+    let writing = match &model.desk.overlay {
+        Some(overlay) => overlay::render(model, overlay, theme, frame),
+        None => None,
+    };
+    writing.or(typing)
 }
 
 /// The layout of a frame of `model` as `update` reads it (see [`Geometry`]), at the current

@@ -15,12 +15,17 @@ use crate::config::theme::Theme;
 use crate::console::app::{Action, Chooser, Intent, Model, Overlay};
 use crate::text::wrap;
 
-pub(super) fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mut Frame) {
+pub(super) fn render(
+    model: &Model,
+    overlay: &Overlay,
+    theme: &Theme,
+    frame: &mut Frame,
+) -> Option<Position> {
     match overlay {
         Overlay::Help { scroll } => help(model, *scroll, theme, frame),
         Overlay::Choose(chooser) => choose(model, chooser, theme, frame),
         Overlay::Confirm(intent) => confirm(model, intent, theme, frame),
-        Overlay::Note(intent) => note(model, intent, theme, frame),
+        Overlay::Note(intent) => return note(model, intent, theme, frame),
         Overlay::Unlock => unlock(theme, frame),
         Overlay::Calibration {
             scroll,
@@ -39,6 +44,7 @@ pub(super) fn render(model: &Model, overlay: &Overlay, theme: &Theme, frame: &mu
         Overlay::TakeOver(action) => take_over(model, *action, theme, frame),
         Overlay::Filter | Overlay::Command | Overlay::Pin(_) => {}
     }
+    None
 }
 
 fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
@@ -198,7 +204,7 @@ const NOTE_ROWS: usize = 6;
 /// The note editor: the note wrapped, growing to [`NOTE_ROWS`] rows and then scrolling so that
 /// the cursor's row is shown, the terminal's cursor where the text's is, and how much of the
 /// limit is used.
-fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
+fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) -> Option<Position> {
     let prompt = synced(
         &model.desk.prompt,
         intent.note.as_deref().unwrap_or(""),
@@ -232,9 +238,7 @@ fn note(model: &Model, intent: &Intent, theme: &Theme, frame: &mut Frame) {
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
     let y = inner.y + (row - first) as u16;
-    if y < inner.bottom() && column < inner.width {
-        frame.set_cursor_position(Position::new(inner.x + column, y));
-    }
+    (y < inner.bottom() && column < inner.width).then(|| Position::new(inner.x + column, y))
 }
 
 /// `:who`: the other consoles, each under the database role that really sent its messages,

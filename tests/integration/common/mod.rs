@@ -229,7 +229,11 @@ pub fn draw(
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
     terminal
-        .draw(|f| gavel::console::ui::view(model, f))
+        .draw(|f| {
+            if let Some(cursor) = gavel::console::ui::view(model, f) {
+                f.set_cursor_position(cursor);
+            }
+        })
         .unwrap();
     terminal
 }
