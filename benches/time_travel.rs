@@ -15,12 +15,11 @@ use crossterm::event::KeyCode;
 use gavel::config::Config;
 use gavel::console::app::{Event, Model, update};
 use gavel::console::reports::ReportsWorker;
+use gavel::console::screen::Screen;
 use gavel::domain::{
     Change, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment, Reported,
     Session, SessionStatus, Signals, Turn,
 };
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 
 const ROUNDS: u32 = 500;
 /// How many times the first step from live (a copy of the debate) is measured.
@@ -36,17 +35,13 @@ fn main() {
         update(&mut model, Event::Store(Box::new(change)));
     }
     reports.catch_up(&mut model);
-    let backend = CrosstermBackend::new(std::io::sink());
     let area = ratatui::layout::Rect::new(0, 0, 200, 60);
-    let options = ratatui::TerminalOptions {
-        viewport: ratatui::Viewport::Fixed(area),
-    };
-    let mut terminal = Terminal::with_options(backend, options).unwrap();
+    let mut screen = Screen::of(std::io::sink(), area).unwrap();
     let mut draw = |model: &mut Model| {
         model.prepare_frame();
-        terminal
-            .draw(|frame| {
-                gavel::console::ui::view(black_box(model), frame);
+        screen
+            .draw(area, |frame| {
+                gavel::console::ui::view(black_box(model), frame)
             })
             .unwrap();
     };

@@ -169,9 +169,9 @@ struct Parts {
 /// are the terminal's business: the loop carries them out itself; every other command goes to
 /// the backend.
 async fn draw_loop(mut model: Model, mut parts: Parts) -> Result<Ended> {
-    // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and ratatui's
-    // drop, on a terminal that hung up, would fail to show the cursor and panic saying so
-    // (`eprintln!` to a terminal gone).
+    // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and every
+    // frame is written out whole, so that nothing is left to write, perhaps to a terminal that
+    // hung up.
     let mut terminal = ManuallyDrop::new(Screen::new(BufWriter::with_capacity(
         OUTPUT_BUFFER,
         io::stdout(),
@@ -223,7 +223,10 @@ impl Console {
                         suspend(&mut self.terminal, &mut self.model)?;
                         continue;
                     }
-                    Request::Resize => resized(&self.terminal)?,
+                    Request::Resize => match resized(&mut self.terminal) {
+                        Some(event) => event,
+                        None => continue,
+                    },
                 },
                 () = self.parts.panicked.wait() => return Ok(Ended::Panicked),
                 _ = ticks.tick() => Event::Tick(chrono::Utc::now()),
@@ -273,10 +276,7 @@ impl Console {
             match self.parts.signals.next().now_or_never() {
                 Some(Request::End(number)) => return Err(Ended::Signal(number)),
                 Some(Request::Suspend) => asked.suspending = true,
-                Some(Request::Resize) => match resized(&self.terminal) {
-                    Ok(event) => pending.push(event),
-                    Err(e) => tracing::warn!("the terminal's size cannot be read: {e}"),
-                },
+                Some(Request::Resize) => pending.extend(resized(&mut self.terminal)),
                 None => {}
             }
             if self.parts.panicked.wait().now_or_never().is_some() {
@@ -400,10 +400,18 @@ fn measure(terminal: &Screen, model: &mut Model) -> io::Result<()> {
     Ok(())
 }
 
-/// The terminal's new size, as the event a resize is to the model.
-fn resized(terminal: &Screen) -> io::Result<Event> {
-    let size = terminal.size()?;
-    Ok(Event::Resize(size.width, size.height))
+/// After the terminal said it was resized: the next frame is written whole (the terminal may
+/// have cut what it showed, even if its size came back), and the new size, as the event a
+/// resize is to the model, unless it cannot be read.
+fn resized(terminal: &mut Screen) -> Option<Event> {
+    terminal.invalidate();
+    match terminal.size() {
+        Ok(size) => Some(Event::Resize(size.width, size.height)),
+        Err(e) => {
+            tracing::warn!("the terminal's size cannot be read: {e}");
+            None
+        }
+    }
 }
 
 /// Puts `text` on the clipboard with OSC 52 (see [`terminal::clipboard`]).

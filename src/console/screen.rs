@@ -1,9 +1,9 @@
 //! The terminal the console draws on: ratatui's, its viewport of a fixed size (resized when the
-//! terminal says it was, so that a frame never asks it), each frame written as what changed
-//! since the one before. The changes are found row by row: a row left as it was is passed over
-//! in one comparison, and only a changed row is diffed cell by cell, by ratatui's own diff (a
-//! frame after a row lands changes a few rows of the 48; ratatui diffs every cell, working out
-//! the width of each symbol as it goes).
+//! terminal says it was: only the frame after a resize asks it its size), each frame written as
+//! what changed since the one before. The changes are found row by row: a row left as it was is
+//! passed over in one comparison, and only a changed row is diffed cell by cell, by ratatui's
+//! own diff (a frame after a row lands changes a few rows of the 48; ratatui diffs every cell,
+//! working out the width of each symbol as it goes).
 
 use std::io::{self, Write};
 
@@ -53,6 +53,11 @@ impl<W: Write> Screen<W> {
         Ok(())
     }
 
+    /// Forgets what the terminal shows: the next frame clears it and is written whole.
+    pub fn invalidate(&mut self) {
+        self.shown = Buffer::empty(Rect::ZERO);
+    }
+
     /// Where anything besides frames is written (escape sequences of the terminal's own).
     pub fn out(&mut self) -> &mut CrosstermBackend<W> {
         self.terminal.backend_mut()
@@ -92,8 +97,8 @@ impl<W: Write> Screen<W> {
 
 /// The cells to write to turn a terminal showing `before` into one showing `after` (buffers of
 /// one area), as ratatui's diff finds them: in each row that differs, the cells its diff of
-/// that row finds; where most rows differ (a view drawn anew), its diff of the whole, which
-/// then costs less than copying the rows out.
+/// that row finds; where more than a quarter of the rows differ (a view drawn anew), its diff of
+/// the whole, which then costs less than copying the rows out.
 fn changes(before: &Buffer, after: &Buffer) -> Vec<(u16, u16)> {
     let area = after.area;
     let width = usize::from(area.width);
@@ -179,6 +184,75 @@ mod tests {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
             prop_assert_eq!(changes(&before, &after), positions(before.diff(&after)));
         }
+    }
+
+    /// A terminal's input, kept for the test to read.
+    #[derive(Clone, Default)]
+    struct Sent(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl Write for Sent {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sent {
+        /// What was sent since the last call.
+        fn take(&self) -> String {
+            String::from_utf8(std::mem::take(&mut *self.0.borrow_mut())).unwrap()
+        }
+    }
+
+    #[test]
+    fn a_frame_writes_what_changed_and_places_or_hides_the_cursor() {
+        let area = Rect::new(0, 0, 20, 3);
+        let sent = Sent::default();
+        let mut screen = Screen::of(sent.clone(), area).unwrap();
+        let draw = |screen: &mut Screen<Sent>, text: &str, cursor: Option<Position>| {
+            let text = text.to_owned();
+            screen
+                .draw(area, |frame| {
+                    frame.buffer_mut().set_string(2, 1, text, Style::new());
+                    cursor
+                })
+                .unwrap();
+        };
+        draw(&mut screen, "hello", Some(Position::new(7, 1)));
+        let first = sent.take();
+        assert!(first.contains("hello"), "{first:?}");
+        // Shown, then moved to column 8, row 2 (1-based).
+        assert!(
+            first.contains("\x1b[?25h") && first.ends_with("\x1b[2;8H"),
+            "{first:?}"
+        );
+
+        draw(&mut screen, "hello", None);
+        let same = sent.take();
+        assert!(
+            !same.contains("hello"),
+            "an unchanged frame rewrites nothing: {same:?}"
+        );
+        assert!(same.contains("\x1b[?25l"), "the cursor hidden: {same:?}");
+
+        draw(&mut screen, "help!", None);
+        let changed = sent.take();
+        assert!(
+            changed.contains("p!") && !changed.contains("hel"),
+            "{changed:?}"
+        );
+
+        screen.invalidate();
+        draw(&mut screen, "help!", None);
+        let whole = sent.take();
+        assert!(
+            whole.contains("help!"),
+            "after a resize the frame is written whole: {whole:?}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Rendering: `view(&Model, &mut Frame)` draws the whole console from read-only state (and says
-//! where the cursor goes), one file per panel, in the model's theme. Every string that came from a debate passes through
-//! [`common::inert`] (or [`common::one_line`]) before it reaches the terminal.
+//! where the cursor goes), one file per panel, in the model's theme. Every string that came
+//! from a debate passes through [`common::inert`] (or [`common::one_line`]) before it reaches
+//! the terminal.
 //!
 //! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
 //! [`geometry`] in the model, where `update` reads where a mouse click landed and how far a
