@@ -172,12 +172,10 @@ async fn draw_loop(mut model: Model, mut parts: Parts) -> Result<Ended> {
     // Never dropped: the console leaves its modes itself ([`terminal::leave`]), and every
     // frame is written out whole, so that nothing is left to write, perhaps to a terminal that
     // hung up.
-    let mut terminal = ManuallyDrop::new(Screen::new(BufWriter::with_capacity(
-        OUTPUT_BUFFER,
-        io::stdout(),
-    ))?);
-    let size = terminal.size()?;
-    model.screen.size = (size.width, size.height);
+    let (width, height) = crossterm::terminal::size()?;
+    let out = BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout());
+    let mut terminal = ManuallyDrop::new(Screen::of(out, Rect::new(0, 0, width, height))?);
+    model.screen.size = (width, height);
     model.prepare_frame();
     model.take_dirty();
     draw(&mut terminal, &mut model)?;

@@ -21,12 +21,6 @@ pub struct Screen<W: Write> {
 }
 
 impl<W: Write> Screen<W> {
-    /// A screen writing to `out`, at the size of the process's terminal now.
-    pub fn new(out: W) -> io::Result<Screen<W>> {
-        let size = crossterm::terminal::size()?;
-        Screen::of(out, Rect::new(0, 0, size.0, size.1))
-    }
-
     /// A screen of `area` writing to `out`.
     pub fn of(out: W, area: Rect) -> io::Result<Screen<W>> {
         let terminal = Terminal::with_options(
