@@ -101,15 +101,6 @@ async fn follow<E: From<Feed>>(
 ) -> Result<()> {
     let mut listening = Notifications::open(target).await?;
     let (client, notes) = (&mut listening.client, &mut listening.payloads);
-    // The feed's reads are prepared once, and planned for the keys of each batch: a generic
-    // plan may scan a whole table for a handful of keys. (PostgreSQL before 12 has no such
-    // setting: there the server chooses.)
-    if let Err(e) = client
-        .batch_execute("SET plan_cache_mode = force_custom_plan")
-        .await
-    {
-        tracing::debug!("keeping the default plan cache mode: {e}");
-    }
     let named = Named::prepare(client).await?;
     let access = actions::access(client).await?;
     events
