@@ -64,6 +64,7 @@ fn main() {
             events,
             wanted,
             Default::default(),
+            gavel::store::postgres::hearing().0,
         ));
         let mut rows = 0usize;
         loop {

@@ -91,7 +91,7 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
     let heard = Arc::new(Heard::default());
     let bare = Target::exact(&format!("{url} application_name=bare"))?;
     let counting = heard.clone();
-    let (_bare, _pump) = Pump::listen(&bare, CHANNEL, move |note| {
+    let (_bare, _pump) = Pump::listen(&bare, &[CHANNEL], move |note| {
         counting.messages.fetch_add(1, Ordering::Relaxed);
         let bytes = note.payload().len() as u64;
         counting.bytes.fetch_add(bytes, Ordering::Relaxed);

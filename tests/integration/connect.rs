@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use gavel::console::app::{Event, Link};
 use gavel::domain::Change;
-use gavel::store::postgres::{LocalServer, Target, listen, migrate};
+use gavel::store::postgres::{LocalServer, Target, hearing, listen, migrate};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
 };
@@ -706,7 +706,14 @@ async fn of_several_hosts_the_primary_is_found_and_followed_after_a_failover() {
     let both = target(format!("{first_port},{second_port}"), "read-write").unwrap();
     let (events_tx, mut events) = unbounded_channel();
     let (_history_tx, history) = unbounded_channel();
-    let feed = tokio::spawn(listen(both, events_tx, history, Default::default()));
+    let (presence, _heard) = hearing();
+    let feed = tokio::spawn(listen(
+        both,
+        events_tx,
+        history,
+        Default::default(),
+        presence,
+    ));
     let mut next_live = async || {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {

@@ -83,6 +83,64 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
     assert!(bob.model.live.peers.iter().any(|p| p.role == "postgres"));
 }
 
+/// A console hears the others on its feed's connection and speaks on one of its own: with both
+/// backends terminated, it comes back on both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_whose_backends_are_terminated_is_heard_again_and_hears_again() {
+    let server = server();
+    let owner = with_logins(&server, "presence_back", &["bob"], &[]).await;
+    let mut alice = Console::live(target_as(&server, "presence_back", "postgres", "a")).await;
+    let mut bob = Console::live(target_as(&server, "presence_back", "bob", "b")).await;
+    let alice_among = |m: &gavel::console::app::Model| {
+        m.live
+            .peers
+            .iter()
+            .find(|p| p.status.operator == "alice")
+            .map(|p| p.pid)
+    };
+    bob.until("alice", |m| alice_among(m).is_some()).await;
+    let before = alice_among(&bob.model);
+
+    let terminated = owner
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name IN ('a', 'a presence')",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(terminated.len(), 2, "alice's feed and presence backends");
+
+    // Heard again: from a new presence backend.
+    bob.until("alice from a new backend", |m| {
+        alice_among(m).is_some_and(|pid| Some(pid) != before)
+    })
+    .await;
+    // Hears again: a newcomer beating as consoles do is heard on alice's new feed connection.
+    let carol = target_as(&server, "presence_back", "bob", "c")
+        .connect_driven()
+        .await
+        .unwrap();
+    let beating = tokio::spawn(async move {
+        loop {
+            carol
+                .execute(
+                    "SELECT pg_notify($1, $2)",
+                    &[&CHANNEL, &r#"{"operator": "carol"}"#],
+                )
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    });
+    alice
+        .until("carol", |m| {
+            m.live.peers.iter().any(|p| p.status.operator == "carol")
+        })
+        .await;
+    beating.abort();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_once() {
     let server = server();

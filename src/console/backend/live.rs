@@ -1,6 +1,7 @@
 //! The live backend: the console attached to a database. Rows arrive from the listener; the
 //! console's commands (actions, notes) are carried out on a connection of their own, so a slow or failed write
-//! never holds up the feed. Presence (who else is here) keeps a connection of its own too.
+//! never holds up the feed. Presence (who else is here) says this console's part on a connection of
+//! its own too, and hears the others' on the feed's.
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use crate::console::app::{Command, Event};
 use crate::console::backend::{Backend, execute};
 use crate::domain::{DebateNote, Limits, OperatorAction, Status};
 use crate::simulate::Playback;
-use crate::store::postgres::{self, Target, Wanted, listen, present};
+use crate::store::postgres::{self, Target, Wanted, hearing, listen, present};
 use crate::store::{NoteFailed, ResolveError};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -27,9 +28,16 @@ pub fn start(
     limits: Limits,
 ) -> UnboundedSender<Command> {
     let (wants, wanted) = unbounded_channel();
-    tokio::spawn(listen(target.clone(), events.clone(), wanted, limits));
+    let (beside, heard) = hearing();
+    tokio::spawn(listen(
+        target.clone(),
+        events.clone(),
+        wanted,
+        limits,
+        beside,
+    ));
     let (presence, said) = watch::channel(None);
-    tokio::spawn(present(target.clone(), said, events.clone()));
+    tokio::spawn(present(target.clone(), said, events.clone(), heard));
     let (commands, receiver) = unbounded_channel();
     let database = Database {
         target,
@@ -48,7 +56,7 @@ struct Database {
     target: Target,
     writer: Option<Client>,
     wants: UnboundedSender<Wanted>,
-    /// What this console says to the others (presence runs on a connection of its own).
+    /// What this console says to the others (on presence's own connection).
     presence: watch::Sender<Option<Status>>,
     limits: Limits,
 }

@@ -1,5 +1,6 @@
 //! The live feed: a dedicated connection that LISTENs on `gavel_events` and turns what changed
-//! into [`Event`]s. Its messages are driven through `poll_message` on a task of their own, so
+//! into [`Event`]s (and hears presence on `gavel_presence` for `presence`, see
+//! `notifications::Beside`). Its messages are driven through `poll_message` on a task of their own, so
 //! notifications are never dropped and the console never awaits the database.
 //!
 //! On every (re)connect: LISTEN, tell the console whether its role may record actions, then load
@@ -19,7 +20,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::actions;
 use super::connect::Target;
 use super::error::{Error, Result};
-use super::notifications::Notifications;
+use super::notifications::{Beside, Notifications};
 use super::payload::Notice;
 use super::queries::{self, Named, Watermark};
 use crate::domain::{Change, Limits};
@@ -47,12 +48,13 @@ pub enum Wanted {
 }
 
 /// Feeds `events` until the console is gone. `wanted` carries what else the console wants
-/// read; rows are read within `limits`.
+/// read; rows are read within `limits`. What presence hears goes to `presence`.
 pub async fn listen<E: From<Feed>>(
     target: Target,
     events: UnboundedSender<E>,
     mut wanted: UnboundedReceiver<Wanted>,
     limits: Limits,
+    presence: Beside,
 ) {
     let mut watermark: Option<Watermark> = None;
     let mut failures: u32 = 0;
@@ -67,6 +69,7 @@ pub async fn listen<E: From<Feed>>(
             &mut wanted,
             &mut failures,
             &limits,
+            &presence,
         )
         .await
         {
@@ -98,8 +101,9 @@ async fn follow<E: From<Feed>>(
     wanted: &mut UnboundedReceiver<Wanted>,
     failures: &mut u32,
     limits: &Limits,
+    presence: &Beside,
 ) -> Result<()> {
-    let mut listening = Notifications::open(target).await?;
+    let mut listening = Notifications::open(target, Some(presence.clone())).await?;
     let (client, notes) = (&mut listening.client, &mut listening.payloads);
     let named = Named::prepare(client).await?;
     let access = actions::access(client).await?;

@@ -30,6 +30,6 @@ pub use notes::pin;
 pub use notifications::{Notifications, Pump};
 pub use orchestrator::{Orchestrator, write_decision, write_judgment, write_session, write_turn};
 pub use payload::Notice;
-pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, present};
+pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, hearing, present};
 pub use queries::{audit_rows, finished_debates, history};
 pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};

@@ -1,13 +1,16 @@
-//! The one notification pump: a connection that LISTENs on a channel, its messages driven
+//! The one notification pump: a connection that LISTENs on its channels, its messages driven
 //! through `poll_message` on a task of its own (so no notification is dropped by the driver,
 //! and nobody awaits the connection), each notification handed to whoever listens. The
 //! console's feed and the simulator's orchestrator listen on `gavel_events` through
-//! [`Notifications`], every payload kept; presence listens on `gavel_presence` through
-//! [`Pump`] itself, into a bounded queue of its own.
+//! [`Notifications`], every payload kept; the console's feed also hears presence on
+//! `gavel_presence` ([`Beside`]), into a bounded queue of presence's own. A console listens on
+//! one connection because NOTIFY wakes every backend listening in the database at every commit,
+//! whatever its channel: a second listening connection would double what each commit costs
+//! the server for the console.
 
 use std::future::poll_fn;
 
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::mpsc::{self, UnboundedReceiver, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client, Notification};
 
@@ -19,11 +22,11 @@ pub struct Pump(JoinHandle<()>);
 
 impl Pump {
     /// Connects to `target`, hands every notification to `hand` until it returns `false` or the
-    /// connection ends, and LISTENs on `channel` (an identifier of gavel's own). The client is
+    /// connection ends, and LISTENs on `channels` (identifiers of gavel's own). The client is
     /// for queries on the same connection.
     pub async fn listen(
         target: &Target,
-        channel: &str,
+        channels: &[&str],
         mut hand: impl FnMut(Notification) -> bool + Send + 'static,
     ) -> Result<(Client, Pump)> {
         let (client, mut connection) = target.connect().await?;
@@ -44,10 +47,8 @@ impl Pump {
                 }
             }
         }));
-        client
-            .batch_execute(&format!("LISTEN {channel}"))
-            .await
-            .doing(format_args!("LISTEN {channel}"))?;
+        let listen: String = channels.iter().map(|c| format!("LISTEN {c};")).collect();
+        client.batch_execute(&listen).await.doing(&listen)?;
         Ok((client, pump))
     }
 }
@@ -73,12 +74,31 @@ impl Drop for Notifications {
     fn drop(&mut self) {}
 }
 
+/// A channel a [`Notifications`] connection also LISTENs on, and the bounded queue its messages
+/// go to (the sending backend's pid and the payload); a message that finds the queue full is
+/// dropped, and one that finds it closed too, without ending the connection.
+#[derive(Clone)]
+pub struct Beside {
+    pub channel: &'static str,
+    pub queue: mpsc::Sender<(i32, String)>,
+}
+
 impl Notifications {
-    /// Connects to `target` and LISTENs on `gavel_events`.
-    pub async fn open(target: &Target) -> Result<Notifications> {
+    /// Connects to `target` and LISTENs on `gavel_events`, and on the channel `beside` names
+    /// when given.
+    pub async fn open(target: &Target, beside: Option<Beside>) -> Result<Notifications> {
         let (sender, payloads) = unbounded_channel();
-        let (client, pump) = Pump::listen(target, "gavel_events", move |n| {
-            sender.send(n.payload().to_owned()).is_ok()
+        let channels: Vec<&str> = std::iter::once("gavel_events")
+            .chain(beside.as_ref().map(|b| b.channel))
+            .collect();
+        let (client, pump) = Pump::listen(target, &channels, move |n| match &beside {
+            Some(beside) if n.channel() == beside.channel => {
+                let _dropped_when_full = beside
+                    .queue
+                    .try_send((n.process_id(), n.payload().to_owned()));
+                true
+            }
+            _ => sender.send(n.payload().to_owned()).is_ok(),
         })
         .await?;
         Ok(Notifications {

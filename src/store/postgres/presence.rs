@@ -1,6 +1,8 @@
 //! Presence on a channel of gavel's own, `gavel_presence`: each console NOTIFYs what it says of
 //! itself once per [`HEARTBEAT`] on a connection of its own (apart from the live feed), and
-//! LISTENs for the others'. Nothing is written to a table. Who sent a message is the
+//! hears the others' on the feed's connection, which LISTENs on both channels (see
+//! [`hearing`]): a console has one listening backend, which every commit wakes, not two.
+//! Nothing is written to a table. Who sent a message is the
 //! database's word: the sending backend's pid (carried by every notification) looked up in
 //! `pg_stat_activity`, never the payload's claim. A console not heard from for [`LINGER`] is
 //! gone (a killed one too: its heartbeats stop). What others send is bounded in size
@@ -18,7 +20,7 @@ use tokio_postgres::Client;
 
 use super::connect::Target;
 use super::error::{Doing, Error, Result};
-use super::notifications::Pump;
+use super::notifications::Beside;
 use crate::domain::{MAX_PEERS, Peer, Status};
 use crate::store::Feed;
 
@@ -36,16 +38,32 @@ pub const REFILL: Duration = Duration::from_secs(1);
 const QUEUED: usize = 1_024;
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
-/// Keeps this console's presence on `target` and tells `events` who else is there, until the
-/// console is gone (`status` closed). Nothing is sent before the console says what it is.
+/// What the others send, as the feed's connection hears it: hand the [`Beside`] to the feed
+/// (`listen`) and the queue to [`present`]. The queue holds at most [`QUEUED`] messages; more
+/// are dropped until it drains.
+pub fn hearing() -> (Beside, mpsc::Receiver<(i32, String)>) {
+    let (queue, heard) = mpsc::channel(QUEUED);
+    (
+        Beside {
+            channel: CHANNEL,
+            queue,
+        },
+        heard,
+    )
+}
+
+/// Keeps this console's presence on `target` and tells `events` who else is there (what the
+/// feed hears, from `heard`: see [`hearing`]), until the console is gone (`status` closed).
+/// Nothing is sent before the console says what it is.
 pub async fn present<E: From<Feed>>(
     target: Target,
     mut status: watch::Receiver<Option<Status>>,
     events: UnboundedSender<E>,
+    mut heard: mpsc::Receiver<(i32, String)>,
 ) {
     let mut failures: u32 = 0;
     loop {
-        match attend(&target, &mut status, &events, &mut failures).await {
+        match attend(&target, &mut status, &events, &mut failures, &mut heard).await {
             Ok(()) | Err(Error::ConsoleGone) => return,
             Err(e) => {
                 failures += 1;
@@ -67,17 +85,12 @@ async fn attend<E: From<Feed>>(
     status: &mut watch::Receiver<Option<Status>>,
     events: &UnboundedSender<E>,
     failures: &mut u32,
+    heard: &mut mpsc::Receiver<(i32, String)>,
 ) -> Result<()> {
-    let (sender, mut heard) = mpsc::channel::<(i32, String)>(QUEUED);
-    // A full queue drops the message: a flood costs nothing kept.
-    let (client, _pump) = Pump::listen(target, CHANNEL, move |n| {
-        !matches!(
-            sender.try_send((n.process_id(), n.payload().to_owned())),
-            Err(mpsc::error::TrySendError::Closed(_))
-        )
-    })
-    .await?;
-    follow(&client, status, events, failures, &mut heard).await
+    let client = target.connect_driven().await?;
+    // What was heard while this connection was down is old news: the next heartbeats tell.
+    while heard.try_recv().is_ok() {}
+    follow(&client, status, events, failures, heard).await
 }
 
 /// Another console as last heard.
@@ -155,7 +168,10 @@ async fn follow<E: From<Feed>>(
                 false
             }
             message = heard.recv() => {
-                let (pid, payload) = message.ok_or(Error::Closed)?;
+                // The feed is gone only with the console.
+                let Some((pid, payload)) = message else {
+                    return Ok(());
+                };
                 pid != own && hear(client, &mut peers, pid, &payload).await?
             }
         };
@@ -179,13 +195,17 @@ fn expiry(peers: &BTreeMap<i32, Heard>) -> Instant {
         .unwrap_or_else(|| Instant::now() + Duration::from_secs(3_600))
 }
 
-/// Says `status` on the channel.
+/// Says `status` on the channel. A connection that does not answer within a heartbeat is
+/// taken for lost (this one listens for nothing, so nothing else would tell).
 async fn announce(client: &Client, status: &Status) -> Result<()> {
     let payload = serde_json::to_string(status).unwrap_or_default();
-    client
-        .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])
-        .await
-        .doing("announcing this console's presence")?;
+    tokio::time::timeout(
+        HEARTBEAT,
+        client.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload]),
+    )
+    .await
+    .map_err(|_| Error::Unanswered(HEARTBEAT))?
+    .doing("announcing this console's presence")?;
     Ok(())
 }
 
