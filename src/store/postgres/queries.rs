@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use futures_util::future::try_join_all;
-use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, GenericClient, IsolationLevel, Statement};
 
 use super::error::{Doing, Error, Result};
@@ -305,23 +305,11 @@ pub(crate) async fn changed_since(
     Ok((changes, mark))
 }
 
-/// The statements that read the rows a batch of notifications names, one table after another in
-/// [`tables::ALL`] order. A lone row's read is prepared once per connection and so planned once
-/// (a lookup of one key has the same plan whatever the key, and planning is about a third of
-/// the server's time for it). Several rows' read is sent unnamed with the batch, and so planned
-/// for its keys every time: a plan made for any keys may scan a whole table for a handful, which
-/// once stalled the feed for 40 s.
+/// The statements that read the rows a batch of notifications names, prepared once per
+/// connection (a statement prepared anew would cost a round trip of its own on every batch):
+/// one a table, in [`tables::ALL`] order.
 pub(crate) struct Named {
-    reads: Vec<Read>,
-}
-
-/// One table's reads.
-struct Read {
-    table: &'static Table,
-    /// Prepared: the row of one key.
-    one: Statement,
-    /// The rows of several keys.
-    several: String,
+    statements: Vec<(&'static Table, Statement)>,
 }
 
 /// Rows keyed by a debate and a round, given as two arrays.
@@ -330,22 +318,17 @@ const BY_PAIR: &str = "(session_id, round_index) IN (SELECT * FROM unnest($1::te
 impl Named {
     pub(super) async fn prepare(client: &Client) -> Result<Named> {
         let prepared = tables::ALL.into_iter().map(|table| async move {
-            let (one, several) = match table.key {
-                Key::Debate => ("id = $1::text", "id = ANY($1::text[])"),
-                Key::Id => ("id = $1::bigint", "id = ANY($1::bigint[])"),
-                Key::Round => ("session_id = $1::text AND round_index = $2::int", BY_PAIR),
+            let filter = match table.key {
+                Key::Debate => "id = ANY($1::text[])",
+                Key::Id => "id = ANY($1::bigint[])",
+                Key::Round => BY_PAIR,
             };
-            let one = client.prepare(&table.select(one)).await?;
-            Ok::<_, tokio_postgres::Error>(Read {
-                table,
-                one,
-                several: table.select(several),
-            })
+            Ok::<_, tokio_postgres::Error>((table, client.prepare(&table.select(filter)).await?))
         });
-        let reads = try_join_all(prepared)
+        let statements = try_join_all(prepared)
             .await
             .doing("preparing the feed's reads")?;
-        Ok(Named { reads })
+        Ok(Named { statements })
     }
 
     /// The rows a batch of notifications names, each read once, in table order. The reads go
@@ -357,26 +340,21 @@ impl Named {
         limits: &Limits,
     ) -> Result<Vec<Change>> {
         let keys: Vec<Keys> = self
-            .reads
+            .statements
             .iter()
-            .map(|read| Keys::of(read.table, notices))
+            .map(|(table, _)| Keys::of(table, notices))
             .collect();
         let reads = self
-            .reads
+            .statements
             .iter()
             .zip(&keys)
             .filter(|(_, keys)| !keys.is_empty())
-            .map(|(read, keys)| async move {
-                let rows = match keys.one() {
-                    Some(key) => client.query(&read.one, &key).await,
-                    None => client.query_typed(&read.several, &keys.typed()).await,
-                }
-                .doing(format_args!("reading {}", read.table.name))?;
-                Ok::<Vec<Change>, Error>(
-                    rows.iter()
-                        .map(|row| read.table.read(row, limits))
-                        .collect(),
-                )
+            .map(|((table, statement), keys)| async move {
+                let rows = client
+                    .query(statement, &keys.params())
+                    .await
+                    .doing(format_args!("reading {}", table.name))?;
+                Ok::<Vec<Change>, Error>(rows.iter().map(|row| table.read(row, limits)).collect())
             });
         // Moved, not cloned as `concat` would: each row is read and built once.
         Ok(try_join_all(reads).await?.into_iter().flatten().collect())
@@ -414,26 +392,11 @@ impl<'a> Keys<'a> {
         }
     }
 
-    /// The one key's parameters, when there is one key.
-    fn one(&self) -> Option<Vec<&(dyn ToSql + Sync)>> {
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         match self {
-            Keys::Debates(ids) if ids.len() == 1 => Some(vec![&ids[0]]),
-            Keys::Ids(ids) if ids.len() == 1 => Some(vec![&ids[0]]),
-            Keys::Rounds(debates, rounds) if debates.len() == 1 => {
-                Some(vec![&debates[0], &rounds[0]])
-            }
-            _ => None,
-        }
-    }
-
-    /// The keys as arrays, with their types (an unnamed statement is not described first).
-    fn typed(&self) -> Vec<(&(dyn ToSql + Sync), Type)> {
-        match self {
-            Keys::Debates(ids) => vec![(ids, Type::TEXT_ARRAY)],
-            Keys::Ids(ids) => vec![(ids, Type::INT8_ARRAY)],
-            Keys::Rounds(debates, rounds) => {
-                vec![(debates, Type::TEXT_ARRAY), (rounds, Type::INT4_ARRAY)]
-            }
+            Keys::Debates(ids) => vec![ids],
+            Keys::Ids(ids) => vec![ids],
+            Keys::Rounds(debates, rounds) => vec![debates, rounds],
         }
     }
 }
