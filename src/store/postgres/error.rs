@@ -49,9 +49,13 @@ pub enum Error {
     /// The feed's connection closed.
     #[error("the connection closed")]
     Closed,
-    /// The feed's keepalive query was not answered in time.
-    #[error("no answer to the keepalive within {0:?}")]
-    Unanswered(Duration),
+    /// A query that tells whether the connection lives (the feed's keepalive, presence's
+    /// heartbeat and lookups) was not answered in time.
+    #[error("no answer to {asked} within {within:?}")]
+    Unanswered {
+        asked: &'static str,
+        within: Duration,
+    },
     /// The console the feed reports to has gone: nobody is left to tell.
     #[error("the console is gone")]
     ConsoleGone,

@@ -159,7 +159,10 @@ async fn follow<E: From<Feed>>(
             _ = keepalive.tick() => {
                 let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, queries::watermark(&*client))
                     .await
-                    .map_err(|_| Error::Unanswered(KEEPALIVE_TIMEOUT))??;
+                    .map_err(|_| Error::Unanswered {
+                        asked: "the keepalive",
+                        within: KEEPALIVE_TIMEOUT,
+                    })??;
                 // Advance by one interval behind: the notifications of transactions that
                 // ended before the previous tick have arrived and been handled by now.
                 *watermark = Some(previous_mark);

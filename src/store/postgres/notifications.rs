@@ -59,7 +59,8 @@ impl Drop for Pump {
     }
 }
 
-/// A connection listening on `gavel_events`: its client, for queries, and the payloads of its
+/// A connection listening on `gavel_events` (and on a [`Beside`] channel, whose messages go to
+/// its own queue): its client, for queries, and the payloads of its `gavel_events`
 /// notifications, in the order they arrived. The channel closes when the connection ends;
 /// dropping this ends the connection.
 pub struct Notifications {

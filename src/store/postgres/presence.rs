@@ -17,6 +17,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_postgres::Client;
+use tokio_postgres::types::ToSql;
 
 use super::connect::Target;
 use super::error::{Doing, Error, Result};
@@ -53,8 +54,9 @@ pub fn hearing() -> (Beside, mpsc::Receiver<(i32, String)>) {
 }
 
 /// Keeps this console's presence on `target` and tells `events` who else is there (what the
-/// feed hears, from `heard`: see [`hearing`]), until the console is gone (`status` closed).
-/// Nothing is sent before the console says what it is.
+/// feed hears, from `heard`: see [`hearing`]), until the console is gone (`status` closed, or
+/// `heard` with the feed). Nothing is sent before the console says what it is. While the feed's
+/// connection is down nobody is heard, and the others go from the list as their time is up.
 pub async fn present<E: From<Feed>>(
     target: Target,
     mut status: watch::Receiver<Option<Status>>,
@@ -195,18 +197,27 @@ fn expiry(peers: &BTreeMap<i32, Heard>) -> Instant {
         .unwrap_or_else(|| Instant::now() + Duration::from_secs(3_600))
 }
 
-/// Says `status` on the channel. A connection that does not answer within a heartbeat is
-/// taken for lost (this one listens for nothing, so nothing else would tell).
+/// Says `status` on the channel.
 async fn announce(client: &Client, status: &Status) -> Result<()> {
     let payload = serde_json::to_string(status).unwrap_or_default();
-    tokio::time::timeout(
-        HEARTBEAT,
-        client.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload]),
-    )
-    .await
-    .map_err(|_| Error::Unanswered(HEARTBEAT))?
-    .doing("announcing this console's presence")?;
+    let params: [&(dyn ToSql + Sync); 2] = [&CHANNEL, &payload];
+    let notify = client.execute("SELECT pg_notify($1, $2)", &params);
+    within_heartbeat("this console's presence", notify)
+        .await?
+        .doing("announcing this console's presence")?;
     Ok(())
+}
+
+/// `query`'s outcome, or [`Error::Unanswered`] (`asked`) when the server does not answer
+/// within a heartbeat: the connection is then taken for lost (it listens for nothing, so
+/// nothing else would tell).
+async fn within_heartbeat<T>(asked: &'static str, query: impl Future<Output = T>) -> Result<T> {
+    tokio::time::timeout(HEARTBEAT, query)
+        .await
+        .map_err(|_| Error::Unanswered {
+            asked,
+            within: HEARTBEAT,
+        })
 }
 
 /// Files a message from backend `pid`: whether the list changed. Dropped when too soon after
@@ -236,12 +247,13 @@ async fn hear(
     if peers.len() >= MAX_PEERS {
         return Ok(false);
     }
-    let row = client
-        .query_opt(
-            "SELECT usename::text, backend_start FROM pg_stat_activity WHERE pid = $1",
-            &[&pid],
-        )
-        .await
+    let params: [&(dyn ToSql + Sync); 1] = [&pid];
+    let lookup = client.query_opt(
+        "SELECT usename::text, backend_start FROM pg_stat_activity WHERE pid = $1",
+        &params,
+    );
+    let row = within_heartbeat("the lookup of a presence message's sender", lookup)
+        .await?
         .doing("reading who sent a presence message")?;
     let Some(row) = row else {
         return Ok(false);
