@@ -1,7 +1,7 @@
 //! The live backend: the console attached to a database. Rows arrive from the listener; the
-//! console's commands (actions, notes) are carried out on a connection of their own, so a slow or failed write
-//! never holds up the feed. Presence (who else is here) says this console's part on a connection of
-//! its own too, and hears the others' on the feed's.
+//! console's commands (actions, notes) are carried out on a connection of their own, so a slow
+//! or failed write never holds up the feed. Presence (who else is here) says this console's part
+//! on a connection of its own too, and hears the others' on the feed's.
 
 use std::time::Duration;
 

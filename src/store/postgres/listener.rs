@@ -1,7 +1,7 @@
 //! The live feed: a dedicated connection that LISTENs on `gavel_events` and turns what changed
 //! into [`Event`]s (and hears presence on `gavel_presence` for `presence`, see
-//! `notifications::Beside`). Its messages are driven through `poll_message` on a task of their own, so
-//! notifications are never dropped and the console never awaits the database.
+//! `notifications::Beside`). Its messages are driven through `poll_message` on a task of their
+//! own, so notifications are never dropped and the console never awaits the database.
 //!
 //! On every (re)connect: LISTEN, tell the console whether its role may record actions, then load
 //! what changed since the watermark (everything in the start window on the first connect),
