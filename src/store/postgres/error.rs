@@ -81,6 +81,18 @@ impl Error {
     }
 }
 
+/// `query`'s outcome, or [`Error::Unanswered`] (`asked`) when the server has not answered it
+/// within `within`: the connection is then taken for lost.
+pub(super) async fn answered<T>(
+    asked: &'static str,
+    within: Duration,
+    query: impl Future<Output = T>,
+) -> Result<T> {
+    tokio::time::timeout(within, query)
+        .await
+        .map_err(|_| Error::Unanswered { asked, within })
+}
+
 /// Names what was being done when a database or file operation failed.
 pub(crate) trait Doing<T> {
     /// The error as an [`Error`], with `what` was being done.

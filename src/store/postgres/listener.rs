@@ -19,7 +19,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::actions;
 use super::connect::Target;
-use super::error::{Error, Result};
+use super::error::{Error, Result, answered};
 use super::notifications::{Beside, Notifications};
 use super::payload::Notice;
 use super::queries::{self, Named, Watermark};
@@ -157,12 +157,9 @@ async fn follow<E: From<Feed>>(
                 }
             }
             _ = keepalive.tick() => {
-                let mark = tokio::time::timeout(KEEPALIVE_TIMEOUT, queries::watermark(&*client))
-                    .await
-                    .map_err(|_| Error::Unanswered {
-                        asked: "the keepalive",
-                        within: KEEPALIVE_TIMEOUT,
-                    })??;
+                let mark =
+                    answered("the keepalive", KEEPALIVE_TIMEOUT, queries::watermark(&*client))
+                        .await??;
                 // Advance by one interval behind: the notifications of transactions that
                 // ended before the previous tick have arrived and been handled by now.
                 *watermark = Some(previous_mark);

@@ -20,7 +20,7 @@ use tokio_postgres::Client;
 use tokio_postgres::types::ToSql;
 
 use super::connect::Target;
-use super::error::{Doing, Error, Result};
+use super::error::{Doing, Error, Result, answered};
 use super::notifications::Beside;
 use crate::domain::{MAX_PEERS, Peer, Status};
 use crate::store::Feed;
@@ -202,22 +202,12 @@ async fn announce(client: &Client, status: &Status) -> Result<()> {
     let payload = serde_json::to_string(status).unwrap_or_default();
     let params: [&(dyn ToSql + Sync); 2] = [&CHANNEL, &payload];
     let notify = client.execute("SELECT pg_notify($1, $2)", &params);
-    within_heartbeat("this console's presence", notify)
+    // Within a heartbeat, or the connection is taken for lost: it listens for nothing, so
+    // nothing else would tell.
+    answered("this console's presence", HEARTBEAT, notify)
         .await?
         .doing("announcing this console's presence")?;
     Ok(())
-}
-
-/// `query`'s outcome, or [`Error::Unanswered`] (`asked`) when the server does not answer
-/// within a heartbeat: the connection is then taken for lost (it listens for nothing, so
-/// nothing else would tell).
-async fn within_heartbeat<T>(asked: &'static str, query: impl Future<Output = T>) -> Result<T> {
-    tokio::time::timeout(HEARTBEAT, query)
-        .await
-        .map_err(|_| Error::Unanswered {
-            asked,
-            within: HEARTBEAT,
-        })
 }
 
 /// Files a message from backend `pid`: whether the list changed. Dropped when too soon after
@@ -252,9 +242,13 @@ async fn hear(
         "SELECT usename::text, backend_start FROM pg_stat_activity WHERE pid = $1",
         &params,
     );
-    let row = within_heartbeat("the lookup of a presence message's sender", lookup)
-        .await?
-        .doing("reading who sent a presence message")?;
+    let row = answered(
+        "the lookup of a presence message's sender",
+        HEARTBEAT,
+        lookup,
+    )
+    .await?
+    .doing("reading who sent a presence message")?;
     let Some(row) = row else {
         return Ok(false);
     };
