@@ -384,6 +384,7 @@ impl<'a> Keys<'a> {
         }
     }
 
+    /// No key: the table has nothing to read.
     fn is_empty(&self) -> bool {
         match self {
             Keys::Debates(ids) => ids.is_empty(),
@@ -392,6 +393,7 @@ impl<'a> Keys<'a> {
         }
     }
 
+    /// The keys as the table's statement takes them: one array a key column.
     fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         match self {
             Keys::Debates(ids) => vec![ids],
