@@ -1,6 +1,7 @@
 //! Against a real PostgreSQL started from the system's server binaries (no mock), each test in
-//! a database of its own on the binary's shared server (the restart test on a server of its
-//! own). Fails loudly when no server can be started.
+//! a database of its own on the binary's shared server (the restart test, and the plans test
+//! which needs pg_stat_statements, each on a server of its own). Fails loudly when no server can
+//! be started.
 
 mod actions;
 mod commands;
@@ -8,6 +9,7 @@ mod exact;
 mod feed;
 mod migrations;
 mod notify_rows;
+mod plans;
 
 use std::time::{Duration, Instant};
 

@@ -1,0 +1,149 @@
+//! How the feed's reads are planned: for each batch's keys, never once for all (see the
+//! listener). A plan kept from when the tables were small and analyzed would read a table whole
+//! once it has grown (a sequential scan, or a walk over an index whose leading column is not
+//! the key), which once stalled the feed for 40 s; reads planned for their keys look the rows
+//! up by key.
+
+use gavel::store::postgres::LocalServer;
+
+use super::*;
+
+/// The tables the feed reads.
+const TABLES: [&str; 6] = [
+    "debate_sessions",
+    "debate_rounds",
+    "debate_round_decisions",
+    "debate_round_judgments",
+    "debate_operator_actions",
+    "gavel_debate_notes",
+];
+
+/// Round `round` of debate `id` in every table: the session's row updated, a turn, a decision, a
+/// judgment, an operator's action and a note.
+fn round(id: &str, round: i32) -> String {
+    format!(
+        "UPDATE debate_sessions SET tokens_used = tokens_used + 10 WHERE id = '{id}';
+         INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, tokens_used) \
+             VALUES ('{id}', {round}, 'theorist', 'Round {round}.', 10);
+         INSERT INTO debate_round_decisions (session_id, round_index, decision) \
+             VALUES ('{id}', {round}, 'continue');
+         INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score) \
+             VALUES ('{id}', {round}, 'theorist', 'continue', 0.9);
+         INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
+             VALUES ('{id}', {round}, 'accept', 'continue', 'bob');
+         INSERT INTO gavel_debate_notes (session_id, operator, note) \
+             VALUES ('{id}', 'bob', 'Note {round}.');"
+    )
+}
+
+/// `rows` debates of one round each in every table, written as a replica applies them: without
+/// triggers, so without notifications.
+fn grown(rows: i32) -> String {
+    let each = format!("FROM generate_series(1, {rows}) AS g");
+    format!(
+        "SET session_replication_role = replica;
+         INSERT INTO debate_sessions (id) SELECT 'old-' || g {each};
+         INSERT INTO debate_rounds (session_id, round_number, content) SELECT 'old-' || g, 1, 'Old.' {each};
+         INSERT INTO debate_round_decisions (session_id, round_index, decision) \
+             SELECT 'old-' || g, 1, 'continue' {each};
+         INSERT INTO debate_round_judgments (session_id, round_index, decision) \
+             SELECT 'old-' || g, 1, 'continue' {each};
+         INSERT INTO debate_operator_actions (session_id, round_index, action, operator) \
+             SELECT 'old-' || g, 1, 'accept', 'bob' {each};
+         INSERT INTO gavel_debate_notes (session_id, operator, note) SELECT 'old-' || g, 'bob', 'Old.' {each};
+         RESET session_replication_role;"
+    )
+}
+
+/// What the feed's reads of each table have cost so far, from pg_stat_statements (updated as
+/// each statement ends): the table, the statement's executions and the blocks they touched.
+async fn reads(client: &Client) -> Vec<(String, i64, i64)> {
+    let mut reads = Vec::new();
+    for table in TABLES {
+        // The feed's reads are the statements that take their keys as arrays.
+        let row = client
+            .query_one(
+                "SELECT coalesce(sum(calls), 0)::bigint, \
+                        coalesce(sum(shared_blks_hit + shared_blks_read), 0)::bigint \
+                 FROM pg_stat_statements \
+                 WHERE query LIKE '%FROM ' || $1 || ' WHERE %' \
+                   AND (query LIKE '%ANY($1::%' OR query LIKE '%unnest($1::text[], $2::int[])%')",
+                &[&table],
+            )
+            .await
+            .unwrap();
+        reads.push((table.to_owned(), row.get(0), row.get(1)));
+    }
+    reads
+}
+
+/// Whether debate `id` holds round `round` in every table.
+fn holds(model: &gavel::console::app::Model, id: &str, round: u32) -> bool {
+    let rounds = round as usize;
+    model.debate(id).is_some_and(|d| {
+        d.session.tokens_used == u64::from(round) * 10
+            && d.turns.len() == rounds
+            && d.decisions.contains_key(&round)
+            && d.judgments.len() == rounds
+            && d.actions.contains_key(&round)
+            && d.notes.len() == rounds
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they_have_grown() {
+    // No autovacuum: the statistics stay those of the small tables (an ANALYZE would replan).
+    let server = LocalServer::start_with(
+        5432,
+        &[
+            ("listen_addresses", ""),
+            ("shared_preload_libraries", "pg_stat_statements"),
+            ("autovacuum", "off"),
+        ],
+    )
+    .unwrap();
+    let (target, mut client) = database(&server, "plans").await;
+    migrate(&mut client).await.unwrap();
+    client
+        .batch_execute("CREATE EXTENSION pg_stat_statements")
+        .await
+        .unwrap();
+    client.execute(SESSION, &[&"live"]).await.unwrap();
+    client
+        .batch_execute("UPDATE debate_sessions SET tokens_used = 0")
+        .await
+        .unwrap();
+    client.batch_execute(&round("live", 1)).await.unwrap();
+    client.batch_execute("ANALYZE").await.unwrap();
+    let mut console = Console::live(target).await;
+    console.until("round 1", |m| holds(m, "live", 1)).await;
+    // Six reads of each table while the tables are small: by default the server keeps a plan
+    // made once from the sixth execution of a statement on.
+    for next in 2..=7 {
+        client.batch_execute(&round("live", next)).await.unwrap();
+        console
+            .until("the round", |m| holds(m, "live", next as u32))
+            .await;
+    }
+
+    client.batch_execute(&grown(20_000)).await.unwrap();
+    let before = reads(&client).await;
+    client.batch_execute(&round("live", 8)).await.unwrap();
+    console.until("round 8", |m| holds(m, "live", 8)).await;
+    let after = reads(&client).await;
+    for ((table, calls, blocks), (_, calls_before, blocks_before)) in after.iter().zip(&before) {
+        let calls = calls - calls_before;
+        assert!(
+            calls > 0,
+            "{table} was not read by the feed: {before:?} then {after:?}"
+        );
+        // A row looked up by its key touches a few blocks of the index and one of the table;
+        // 20,000 rows fill well over a hundred.
+        let per_read = (blocks - blocks_before) / calls;
+        assert!(
+            per_read < 20,
+            "{table}: the feed's read of round 8 touched {per_read} blocks, as if it read the \
+             table whole"
+        );
+    }
+}
