@@ -385,9 +385,12 @@ impl<'a> Keys<'a> {
             Key::Debate => Keys::Debates(named.filter_map(|n| n.session_id.as_deref()).collect()),
             Key::Id => Keys::Ids(named.filter_map(|n| n.id).collect()),
             Key::Round => {
-                let (debates, rounds) = named
+                // Each pair once: notices that differ elsewhere (a forged `id`) may name the
+                // same round, and each key is looked up on its own (see [`by_round`]).
+                let pairs: BTreeSet<(&str, i32)> = named
                     .filter_map(|n| Some((n.session_id.as_deref()?, n.round_index?)))
-                    .unzip();
+                    .collect();
+                let (debates, rounds) = pairs.into_iter().unzip();
                 Keys::Rounds(debates, rounds)
             }
         }
@@ -408,6 +411,36 @@ impl<'a> Keys<'a> {
             Keys::Debates(ids) => vec![ids],
             Keys::Ids(ids) => vec![ids],
             Keys::Rounds(debates, rounds) => vec![debates, rounds],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Notices that differ only where a round's key does not look (here a forged `id`) name
+    /// the round once: each pair is looked up on its own, so a pair given twice is read twice.
+    #[test]
+    fn a_round_named_by_many_notices_is_looked_up_once() {
+        let notices: BTreeSet<Notice> = (0..2_000)
+            .map(|id| {
+                Notice::parse(&format!(
+                    r#"{{"table":"debate_round_decisions","session_id":"s1","round_index":2,"id":{id}}}"#
+                ))
+                .unwrap()
+            })
+            .chain([Notice::parse(
+                r#"{"table":"debate_round_decisions","session_id":"s1","round_index":3}"#,
+            )
+            .unwrap()])
+            .collect();
+        match Keys::of(&tables::DECISIONS, &notices) {
+            Keys::Rounds(debates, rounds) => {
+                assert_eq!(debates, ["s1", "s1"]);
+                assert_eq!(rounds, [2, 3]);
+            }
+            _ => panic!("decisions are keyed by round"),
         }
     }
 }

@@ -14,7 +14,17 @@ use tokio_postgres::Client;
 /// A server of the test's own, for a test that changes the cluster itself: stops or restarts
 /// it, creates login roles or grants gavel's (roles are the cluster's, not a database's).
 pub fn server() -> LocalServer {
-    LocalServer::start()
+    server_with(&[])
+}
+
+/// A server of the test's own started with `settings` besides a unix socket only (for example
+/// a preloaded library).
+pub fn server_with(settings: &[(&str, &str)]) -> LocalServer {
+    let settings: Vec<_> = [("listen_addresses", "")]
+        .into_iter()
+        .chain(settings.iter().copied())
+        .collect();
+    LocalServer::start_with(5432, &settings)
         .expect("a throwaway PostgreSQL must start for these tests (install the server package)")
 }
 

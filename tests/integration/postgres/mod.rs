@@ -1,7 +1,7 @@
 //! Against a real PostgreSQL started from the system's server binaries (no mock), each test in
 //! a database of its own on the binary's shared server (the restart test, and the plans test
-//! which needs pg_stat_statements, each on a server of its own). Fails loudly when no server can
-//! be started.
+//! which needs pg_stat_statements and no autovacuum, each on a server of its own). Fails loudly
+//! when no server can be started.
 
 mod actions;
 mod commands;
@@ -22,6 +22,6 @@ use tokio_postgres::Client;
 use crate::common;
 use common::pg::{
     Console, Database, SESSION, database, fresh_database, migrated_database, play_into, server,
-    table_count, texts, write_turns,
+    server_with, table_count, texts, write_turns,
 };
 use common::screen;
