@@ -8,6 +8,9 @@
 //! 3. each rate of `GAVEL_BENCH_RATES` (500,1000,2000 turns/s) for `GAVEL_BENCH_WINDOW_SECS`
 //!    (30): each marker's lag, on gavel's screen against its receipt by the bare listener,
 //!    and the CPU of every process; then resident memory.
+//!
+//! With `GAVEL_BENCH_LAGS=FILE`, every window's markers are also appended to FILE, one line each
+//! (see [`record`]), to see how a window's lags are spread over it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -165,6 +168,12 @@ impl Observed {
             bare.check()?;
         }
         let baseline = self.baseline();
+        if let Ok(path) = std::env::var("GAVEL_BENCH_LAGS") {
+            let latencies = self.markers.latencies(Observer::GAVEL, from, to);
+            let lags = self.markers.lags(Observer::GAVEL, baseline, from, to);
+            record(&path, started, &latencies, &lags)
+                .with_context(|| format!("recording each marker in {path}"))?;
+        }
         let seen = observers
             .iter()
             .zip(before.iter().zip(&after))
@@ -178,6 +187,29 @@ impl Observed {
             .collect();
         Ok((seen, outcome))
     }
+}
+
+/// Appends a window's markers to the file at `path`, a line each: the window's start (ns), the
+/// marker's number in the window, gavel's lag behind the baseline listener and its
+/// commit-to-screen (ms; `NaN` where lost).
+fn record(path: &str, window: u64, latencies: &[Option<u64>], lags: &[Option<f64>]) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?,
+    );
+    for (k, (latency, lag)) in latencies.iter().zip(lags).enumerate() {
+        let latency = latency.map_or(f64::NAN, |ns| ns as f64 / 1e6);
+        writeln!(
+            out,
+            "{window} {k} {:.3} {latency:.3}",
+            lag.unwrap_or(f64::NAN)
+        )?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// Console `n` of `of`: gavel itself when it is the only one.
