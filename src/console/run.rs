@@ -31,9 +31,7 @@ use crate::console::reports::ReportsWorker;
 use crate::console::screen;
 use crate::console::terminal::{self, Input, OsSignals, Panicked, Request};
 use crate::console::ui::{self, view};
-use crate::pace::Pace;
-
-const FRAME: Duration = Duration::from_millis(16);
+use crate::pace::{FRAME, Pace};
 
 /// How often the clock ticks: gated countdowns show whole seconds.
 const TICK: Duration = Duration::from_secs(1);

@@ -7,7 +7,7 @@
 //! what changed since the watermark (everything in the start window on the first connect),
 //! then consume notifications: a row a notification carries (where the database carries rows,
 //! an opt-in: see `payload`) goes to the console at once; the rows the others name are fetched
-//! in batches, a batch at most every [`READ_EVERY`] on average (see [`Pace`]): a row that lands
+//! in batches, a batch at most every [`pace::READ`] on average (see [`Pace`]): a row that lands
 //! alone is read at once, a stream's rows are read together, instead of a round trip each.
 //! Rows are keyed, so a row read twice is filed once. A keepalive query with a timeout finds a
 //! dead connection; reconnection backs off up to 10 s.
@@ -24,7 +24,7 @@ use super::notifications::{Beside, Notifications};
 use super::payload::Notice;
 use super::queries::{self, Named, Watermark};
 use crate::domain::{Change, Limits};
-use crate::pace::Pace;
+use crate::pace::{self, Pace};
 use crate::store::{Feed, Link};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
@@ -34,9 +34,6 @@ const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// Notifications whose rows are read in one round trip, at most.
 const BATCH: usize = 2_000;
-/// Reads of the rows notifications name go out at most this often on average: once a frame of
-/// the console's (which draws at most 60 a second).
-const READ_EVERY: Duration = Duration::from_millis(16);
 
 /// What the console asks the feed to read besides what changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,7 +131,7 @@ async fn follow<E: From<Feed>>(
     let carrying = carrying(client).await;
     let mut keepalive = tokio::time::interval(KEEPALIVE);
     let mut previous_mark = mark;
-    let mut reads = Pace::new(READ_EVERY, std::time::Instant::now());
+    let mut reads = Pace::new(pace::READ, std::time::Instant::now());
     let mut named_rows = Unread::default();
     loop {
         tokio::select! {
