@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 pub(crate) const FRAME: Duration = Duration::from_millis(16);
 
 /// The live feed reads the rows notifications name at most this often on average: a little less
-/// often than [`FRAME`], so that the frame pace always has a frame in hand when a read's rows
-/// land. Paced exactly as often, the two paces lock at whatever offset the last frame drawn for
-/// something else (the clock's tick, a key) left between them, and every read's rows then wait
-/// up to a frame for their frame: under a stream of 2,000 turns a second, a probe row's lag
-/// sat 13 to 14 ms above its read for seconds at a time.
+/// often than [`FRAME`], so that the frame pace gains a frame in hand every 16 reads and has one
+/// when a read's rows land, unless frames for something else came between. Paced exactly as
+/// often, the two paces keep whatever offset a frame drawn for something else (a countdown's
+/// tick, a key) left between them, and every read's rows then wait for their frame: under a
+/// stream of 2,000 turns a second, a probe row's lag sat 13 to 14 ms above its read for seconds
+/// at a time.
 pub(crate) const READ: Duration = Duration::from_millis(17);
 
 /// The earliest the next one may go.

@@ -191,7 +191,7 @@ impl Observed {
 
 /// Appends a window's markers to the file at `path`, a line each: the window's start (ns), the
 /// marker's number in the window, gavel's lag behind the baseline listener and its
-/// commit-to-screen (ms; `NaN` where lost).
+/// commit-to-screen (ms; `NaN` where gavel, or for the lag the baseline listener, lost it).
 fn record(path: &str, window: u64, latencies: &[Option<u64>], lags: &[Option<f64>]) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::new(

@@ -313,9 +313,8 @@ pub(crate) struct Named {
 }
 
 /// A table's two reads by key: of a batch's keys, and of a lone key (the common case when rows
-/// land one at a time), given as itself rather than as an array. Among 100,000 turns and 80,000
-/// decisions the lone form cost the server 0.67-0.76x the CPU for a decision (0.93-1.01x for a
-/// turn or a debate) and the client's round trip 0.75-0.94x.
+/// land one at a time), given as itself rather than as an array, which costs the server less
+/// (measured in benches/README, "The tenth pass").
 struct Reads {
     table: &'static Table,
     many: Statement,
@@ -433,20 +432,18 @@ impl<'a> Keys<'a> {
     /// The one key, as the table's statement of a lone key takes it; `None` unless there is
     /// exactly one.
     fn lone(&self) -> Option<Vec<&(dyn ToSql + Sync)>> {
-        match self {
-            Keys::Debates(ids) => match ids.as_slice() {
-                [id] => Some(vec![id]),
+        /// The one key of `keys`; `None` unless there is exactly one.
+        fn only<T>(keys: &[T]) -> Option<&T> {
+            match keys {
+                [key] => Some(key),
                 _ => None,
-            },
-            Keys::Ids(ids) => match ids.as_slice() {
-                [id] => Some(vec![id]),
-                _ => None,
-            },
-            Keys::Rounds(debates, rounds) => match (debates.as_slice(), rounds.as_slice()) {
-                ([debate], [round]) => Some(vec![debate, round]),
-                _ => None,
-            },
+            }
         }
+        Some(match self {
+            Keys::Debates(ids) => vec![only(ids)?],
+            Keys::Ids(ids) => vec![only(ids)?],
+            Keys::Rounds(debates, rounds) => vec![only(debates)?, only(rounds)?],
+        })
     }
 }
 
