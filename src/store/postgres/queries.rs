@@ -394,18 +394,21 @@ enum Keys<'a> {
 }
 
 impl<'a> Keys<'a> {
+    /// Each key once: notices that differ elsewhere (a forged field) may name the same row, a
+    /// round's key is looked up on its own (see [`by_round`]), and a row named twice is still a
+    /// lone row.
     fn of(table: &Table, notices: &'a BTreeSet<Notice>) -> Keys<'a> {
+        /// The keys in order, each once.
+        fn distinct<T: Ord>(keys: impl Iterator<Item = T>) -> Vec<T> {
+            keys.collect::<BTreeSet<T>>().into_iter().collect()
+        }
         let named = notices.iter().filter(|n| n.table == table.name);
         match table.key {
-            Key::Debate => Keys::Debates(named.filter_map(|n| n.session_id.as_deref()).collect()),
-            Key::Id => Keys::Ids(named.filter_map(|n| n.id).collect()),
+            Key::Debate => Keys::Debates(distinct(named.filter_map(|n| n.session_id.as_deref()))),
+            Key::Id => Keys::Ids(distinct(named.filter_map(|n| n.id))),
             Key::Round => {
-                // Each pair once: notices that differ elsewhere (a forged `id`) may name the
-                // same round, and each key is looked up on its own (see [`by_round`]).
-                let pairs: BTreeSet<(&str, i32)> = named
-                    .filter_map(|n| Some((n.session_id.as_deref()?, n.round_index?)))
-                    .collect();
-                let (debates, rounds) = pairs.into_iter().unzip();
+                let pairs = named.filter_map(|n| Some((n.session_id.as_deref()?, n.round_index?)));
+                let (debates, rounds) = distinct(pairs).into_iter().unzip();
                 Keys::Rounds(debates, rounds)
             }
         }
@@ -478,6 +481,16 @@ mod tests {
         assert!(keys.lone().is_none(), "two rounds are a batch's");
     }
 
+    /// `notice` with a field its table's key does not look at changed.
+    fn forged(notice: &Notice) -> Notice {
+        let mut forged = notice.clone();
+        match Table::named(&notice.table).map(|t| t.key) {
+            Some(Key::Id) => forged.session_id = Some("forged".to_owned()),
+            _ => forged.id = Some(99),
+        }
+        forged
+    }
+
     /// A batch that names one row of a table reads it by its key alone; two, by the arrays.
     #[test]
     fn one_row_is_read_by_its_key_and_more_by_the_arrays() {
@@ -509,6 +522,15 @@ mod tests {
             assert_eq!(read.as_deref(), Some(lone), "{}", table.name);
             let both: BTreeSet<Notice> = notices.into_iter().collect();
             assert!(Keys::of(table, &both).lone().is_none(), "{}", table.name);
+            // Named again by a notice that differs where the key does not look: still one row.
+            let again: BTreeSet<Notice> = one
+                .iter()
+                .cloned()
+                .chain([forged(one.first().unwrap())])
+                .collect();
+            assert_eq!(again.len(), 2, "{}", table.name);
+            let read = Keys::of(table, &again).lone().map(|key| format!("{key:?}"));
+            assert_eq!(read.as_deref(), Some(lone), "{}", table.name);
         }
     }
 }
