@@ -37,6 +37,9 @@ pub struct Debate {
     /// latest round, are found without going over every row of a long debate.
     turn_rounds: ByRound,
     judgment_rounds: ByRound,
+    /// How many problems [`Debate::issues`] gives, counted as rows are filed, so that a frame
+    /// showing the count does not go over every row.
+    issue_count: usize,
 }
 
 /// Row ids of one table by round: `(round, id)` in order.
@@ -44,8 +47,8 @@ pub struct Debate {
 struct ByRound(BTreeSet<(u32, u64)>);
 
 impl ByRound {
-    fn of<T>(rows: &[T], key: impl Fn(&T) -> (u32, u64)) -> ByRound {
-        ByRound(rows.iter().map(key).collect())
+    fn of<T: ById>(rows: &[T]) -> ByRound {
+        ByRound(rows.iter().map(ById::key).collect())
     }
 
     fn latest(&self) -> Option<u32> {
@@ -59,12 +62,51 @@ impl ByRound {
     }
 }
 
-fn turn_key(turn: &Turn) -> (u32, u64) {
-    (turn.round_number, turn.id)
+/// A row known by its id and filed by round: a turn, a ruling.
+trait ById: Sized {
+    /// Its round and id.
+    fn key(&self) -> (u32, u64);
+    /// How many problems it was read with.
+    fn problems(&self) -> usize;
+    /// Whether `change` is a version of the row numbered `id`.
+    fn is_version(id: u64, change: &Change) -> bool;
+    fn into_change(self) -> Change;
 }
 
-fn judgment_key(judgment: &Judgment) -> (u32, u64) {
-    (judgment.round_index, judgment.id)
+impl ById for Turn {
+    fn key(&self) -> (u32, u64) {
+        (self.round_number, self.id)
+    }
+
+    fn problems(&self) -> usize {
+        self.issues.len()
+    }
+
+    fn is_version(id: u64, change: &Change) -> bool {
+        matches!(change, Change::Turn(t) if t.id == id)
+    }
+
+    fn into_change(self) -> Change {
+        Change::Turn(self)
+    }
+}
+
+impl ById for Judgment {
+    fn key(&self) -> (u32, u64) {
+        (self.round_index, self.id)
+    }
+
+    fn problems(&self) -> usize {
+        self.issues.len()
+    }
+
+    fn is_version(id: u64, change: &Change) -> bool {
+        matches!(change, Change::Judgment(j) if j.id == id)
+    }
+
+    fn into_change(self) -> Change {
+        Change::Judgment(self)
+    }
 }
 
 /// Whether a row's round is one a debate files it under.
@@ -109,21 +151,19 @@ fn same_unplaced(a: &Change, b: &Change) -> bool {
 /// Files a row known by its id, keeping `rows` in id order (the order turns were spoken and
 /// rulings made, whatever order they arrive in) and `index` by round: in place of its older
 /// version, else inserted; a row whose round is not placed goes to `unplaced` instead (leaving
-/// `rows`). `key` gives a row's round and id; `same` tells an unplaced older version of the row.
-fn file_by_id<T>(
+/// `rows`). Returns how many problems the older versions let go had.
+fn file_by_id<T: ById>(
     rows: &mut Vec<T>,
     index: &mut ByRound,
     unplaced: &mut Vec<Change>,
     row: T,
-    key: impl Fn(&T) -> (u32, u64),
-    same: impl Fn(&Change) -> bool,
-    wrap: fn(T) -> Change,
-) {
-    unplaced.retain(|c| !same(c));
-    let (round, id) = key(&row);
-    let at = rows.binary_search_by_key(&id, |r| key(r).1);
+) -> usize {
+    let (round, id) = row.key();
+    let mut let_go = let_go_unplaced(unplaced, |c| T::is_version(id, c));
+    let at = rows.binary_search_by_key(&id, |r| r.key().1);
     if let Ok(i) = at {
-        index.0.remove(&key(&rows[i]));
+        index.0.remove(&rows[i].key());
+        let_go += rows[i].problems();
     }
     match (placed(round), at) {
         (true, Ok(i)) => rows[i] = row,
@@ -132,11 +172,23 @@ fn file_by_id<T>(
             if let Ok(i) = at {
                 rows.remove(i);
             }
-            unplaced.push(wrap(row));
-            return;
+            unplaced.push(row.into_change());
+            return let_go;
         }
     }
     index.0.insert((round, id));
+    let_go
+}
+
+/// Lets go of the unplaced rows `same` tells; returns how many problems they had.
+fn let_go_unplaced(unplaced: &mut Vec<Change>, same: impl Fn(&Change) -> bool) -> usize {
+    let let_go = unplaced
+        .iter()
+        .filter(|c| same(c))
+        .map(|c| c.issues().len())
+        .sum();
+    unplaced.retain(|c| !same(c));
+    let_go
 }
 
 /// The rows of one round, gathered.
@@ -163,6 +215,7 @@ impl Debate {
             first_spoke: HashMap::new(),
             turn_rounds: ByRound::default(),
             judgment_rounds: ByRound::default(),
+            issue_count: 0,
         }
     }
 
@@ -173,10 +226,15 @@ impl Debate {
 
     /// Files one of this debate's rows: a newer version of a row replaces the older.
     pub fn apply(&mut self, change: Change) {
-        match change {
-            Change::Session(session) => self.session = session,
+        // A note's problems are not the debate's (see `issues`).
+        let filed = match &change {
+            Change::Note(_) => 0,
+            row => row.issues().len(),
+        };
+        let let_go = match change {
+            Change::Session(session) => std::mem::replace(&mut self.session, session).issues.len(),
             Change::Turn(turn) => {
-                let (id, round) = (turn.id, turn.round_number);
+                let round = turn.round_number;
                 if placed(round) {
                     spoke(&mut self.first_spoke, &turn.agent_persona, round);
                 }
@@ -185,35 +243,38 @@ impl Debate {
                     &mut self.turn_rounds,
                     &mut self.unplaced,
                     turn,
-                    turn_key,
-                    |c| matches!(c, Change::Turn(t) if t.id == id),
-                    Change::Turn,
-                );
+                )
             }
-            Change::Judgment(judgment) => {
-                let id = judgment.id;
-                file_by_id(
-                    &mut self.judgments,
-                    &mut self.judgment_rounds,
-                    &mut self.unplaced,
-                    judgment,
-                    judgment_key,
-                    |c| matches!(c, Change::Judgment(j) if j.id == id),
-                    Change::Judgment,
-                );
+            Change::Judgment(judgment) => file_by_id(
+                &mut self.judgments,
+                &mut self.judgment_rounds,
+                &mut self.unplaced,
+                judgment,
+            ),
+            Change::Decision(decision) if placed(decision.round_index) => self
+                .decisions
+                .insert(decision.round_index, decision)
+                .map_or(0, |older| older.issues.len()),
+            Change::Action(action) if placed(action.round_index) => self
+                .actions
+                .insert(action.round_index, action)
+                .map_or(0, |older| older.issues.len()),
+            Change::Note(note) => {
+                self.pin(note);
+                0
             }
-            Change::Decision(decision) if placed(decision.round_index) => {
-                self.decisions.insert(decision.round_index, decision);
-            }
-            Change::Action(action) if placed(action.round_index) => {
-                self.actions.insert(action.round_index, action);
-            }
-            Change::Note(note) => self.pin(note),
             unplaced => {
-                self.unplaced.retain(|c| !same_unplaced(c, &unplaced));
+                let let_go = let_go_unplaced(&mut self.unplaced, |c| same_unplaced(c, &unplaced));
                 self.unplaced.push(unplaced);
+                let_go
             }
-        }
+        };
+        self.issue_count = (self.issue_count + filed).saturating_sub(let_go);
+    }
+
+    /// How many problems [`Debate::issues`] gives, without going over the rows.
+    pub fn issue_count(&self) -> usize {
+        self.issue_count
     }
 
     /// Files a note in id order (a note read twice is filed once), keeping the latest

@@ -501,3 +501,73 @@ proptest! {
         }
     }
 }
+
+/// A row of debate `s` of each kind in turn (`kind` 0 to 5: session, turn, ruling, decision,
+/// action, note), numbered `id`, in `round` (0 places it in no round), read with `problems`
+/// problems, the first saying which round a reader flagged when `flagged`.
+fn row_with_problems(kind: u8, id: u64, round: u32, problems: usize, flagged: bool) -> Change {
+    let mut issues: Vec<String> = (0..problems)
+        .map(|n| format!("row {id} of kind {kind}: problem {n}"))
+        .collect();
+    if flagged && let Some(first) = issues.first_mut() {
+        *first = format!("row of kind {kind}: round_index: {round} flagged");
+    }
+    let s = "s";
+    match kind {
+        0 => Change::Session(Session {
+            issues,
+            ..Session::placeholder(s)
+        }),
+        1 => Change::Turn(gavel::domain::Turn {
+            issues,
+            ..common::rows::turn(s, id, round, "theorist")
+        }),
+        2 => Change::Judgment(Judgment {
+            issues,
+            ..common::rows::ruling(s, id, round, "theorist", JudgeDecision::Continue, 0.5)
+        }),
+        3 => Change::Decision(ControllerDecision {
+            issues,
+            ..common::rows::decision(s, round, Decision::ContinueBaseline.into())
+        }),
+        4 => Change::Action(OperatorAction {
+            issues,
+            ..common::rows::action(
+                s,
+                round,
+                ActionKind::Accept,
+                Decision::ContinueBaseline.into(),
+            )
+        }),
+        _ => Change::Note(gavel::domain::DebateNote {
+            id,
+            session_id: s.into(),
+            operator: "alice".into(),
+            role: None,
+            text: "a note".into(),
+            created_at: None,
+            issues,
+        }),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The decision panel shows how many problems a debate's rows were read with from a count
+    /// kept as rows are filed: it is what going over every row finds, whatever rows land,
+    /// replace each other, move into a round or out of every round.
+    #[test]
+    fn the_problems_counted_as_rows_land_are_the_problems_of_every_row(
+        rows in prop::collection::vec(
+            (0..6u8, 1..5u64, 0..4u32, 0..3usize, any::<bool>()),
+            1..60,
+        ),
+    ) {
+        let mut debate = Debate::new("s");
+        for (kind, id, round, problems, flagged) in rows {
+            debate.apply(row_with_problems(kind, id, round, problems, flagged));
+            prop_assert_eq!(debate.issue_count(), debate.issues().count());
+        }
+    }
+}

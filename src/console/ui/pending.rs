@@ -423,17 +423,20 @@ fn standing(model: &Model, debate: &Debate, decision: &ControllerDecision) -> St
     one_line(&format!("{resolved} · {ended}"))
 }
 
-/// The first problem to show: the decision's own, then the rest of the debate's, with how
-/// many more there are.
+/// The first problem to show: the decision's own, else the debate's first, with how many more
+/// the debate has (counted as its rows were filed: a frame does not go over a long debate's
+/// rows, only a debate read with problems up to its first).
 fn issues(debate: &Debate, decision: &ControllerDecision) -> Option<String> {
-    let own: Vec<&str> = decision.issues.iter().map(String::as_str).collect();
-    let all: Vec<&str> = own
-        .iter()
-        .copied()
-        .chain(debate.issues().filter(|i| !own.contains(i)))
-        .collect();
-    let first = all.first()?;
-    let more = match all.len() {
+    let count = debate.issue_count().max(decision.issues.len());
+    if count == 0 {
+        return None;
+    }
+    let first = decision
+        .issues
+        .first()
+        .map(String::as_str)
+        .or_else(|| debate.issues().next())?;
+    let more = match count {
         1 => String::new(),
         n => format!(" (+{} more)", n - 1),
     };

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{ByRound, Debate, judgment_key, spoke, turn_key};
+use super::{ByRound, Debate, spoke};
 use crate::domain::{DebateNote, Session, SessionStatus, Turn};
 
 /// A moment the time cursor shows: the decision of `round` had landed and, when `acted`, the
@@ -125,13 +125,14 @@ impl Debate {
                 turn.round_number,
             );
         }
-        self.turn_rounds = ByRound::of(&self.turns, turn_key);
-        self.judgment_rounds = ByRound::of(&self.judgments, judgment_key);
+        self.turn_rounds = ByRound::of(&self.turns);
+        self.judgment_rounds = ByRound::of(&self.judgments);
         self.session = if cut.finished(live, moment) {
             live.session.clone()
         } else {
             running(&live.session, &self.turns)
         };
+        self.issue_count = self.issues().count();
     }
 }
 
@@ -322,6 +323,21 @@ mod tests {
         assert_eq!(acted_2.session.tokens_used, 500);
         assert!(live.as_of(Moment::decided(2)).notes.is_empty());
         assert_eq!(live.as_of(Moment::decided(4)).notes.len(), 1);
+    }
+
+    #[test]
+    fn a_past_counts_the_problems_of_the_rows_it_holds() {
+        let mut live = debate();
+        let mut flagged = live.turns[4].clone();
+        flagged.issues = vec!["debate_rounds (id 6): content: cut".into()];
+        live.apply(Change::Turn(flagged));
+        assert_eq!(live.issue_count(), 1);
+        for moment in live.moments() {
+            let past = live.as_of(moment);
+            assert_eq!(past.issue_count(), past.issues().count(), "{moment:?}");
+        }
+        assert_eq!(live.as_of(Moment::decided(1)).issue_count(), 0);
+        assert_eq!(live.as_of(Moment::decided(3)).issue_count(), 1);
     }
 
     /// Every row of `debate`, written out in a fixed order.
