@@ -38,7 +38,8 @@ pub struct Debate {
     turn_rounds: ByRound,
     judgment_rounds: ByRound,
     /// How many problems [`Debate::issues`] gives, counted as rows are filed, so that a frame
-    /// showing the count does not go over every row.
+    /// showing the count does not go over every row. Kept by `apply` and by time travel's
+    /// `step_to` only: rows changed through the fields above leave it stale.
     issue_count: usize,
 }
 
@@ -269,6 +270,10 @@ impl Debate {
                 let_go
             }
         };
+        debug_assert!(
+            self.issue_count + filed >= let_go,
+            "{let_go} problems let go"
+        );
         self.issue_count = (self.issue_count + filed).saturating_sub(let_go);
     }
 
