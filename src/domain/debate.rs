@@ -71,6 +71,7 @@ trait ById: Sized {
     fn problems(&self) -> usize;
     /// Whether `change` is a version of the row numbered `id`.
     fn is_version(id: u64, change: &Change) -> bool;
+    /// The row as a change, to keep among the rows placed in no round.
     fn into_change(self) -> Change;
 }
 
