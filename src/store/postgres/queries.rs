@@ -219,7 +219,7 @@ pub async fn finished_debates(
     let mut handed = vec![false; debates.len()];
     let turns = tx
         .query_raw(
-            &tables::TURNS.select_ordered(finished, " ORDER BY session_id, id"),
+            &tables::TURNS.select_ordered(finished, &["session_id", "id"]),
             [&"running"],
         )
         .await
@@ -270,16 +270,15 @@ pub async fn audit_rows(
             continue;
         };
         let at = audit.written_at;
-        let round = if audit.round.is_some() {
-            "round_index, "
-        } else {
-            ""
+        let order: &[&str] = match audit.round {
+            Some(_) => &["session_id", "round_index", at],
+            None => &["session_id", at],
         };
         let sql = table.select_ordered(
             &format!(
                 "($1::timestamptz IS NULL OR {at} >= $1) AND ($2::timestamptz IS NULL OR {at} < $2)"
             ),
-            &format!(" ORDER BY session_id, {round}{at}"),
+            order,
         );
         let rows = read_with(&tx, table, &sql, &[&since, &until], |row| {
             table.stored(row, limits)

@@ -41,8 +41,8 @@ pub(crate) struct Table {
     pub name: &'static str,
     pub columns: &'static str,
     pub key: Key,
-    /// Appended to a filter: the order a debate's rows are read in (empty: any).
-    pub order: &'static str,
+    /// The columns a debate's rows are read in the order of (none: any order).
+    pub order: &'static [&'static str],
     /// The rows a list's summary needs, read for every debate a window or a search loads (a
     /// condition on the table's columns: `TRUE` for every row); `None`: read only for the
     /// debates running or opened.
@@ -74,13 +74,23 @@ impl Table {
         self.select_ordered(filter, self.order)
     }
 
-    /// Reads this table's columns of the rows matching `filter`, in `order` (an `ORDER BY`
-    /// clause, or nothing).
-    pub(crate) fn select_ordered(&self, filter: &str, order: &str) -> String {
-        format!(
-            "SELECT {} FROM {} WHERE {filter}{order}",
-            self.columns, self.name
-        )
+    /// Reads this table's columns of the rows matching `filter`, in the order of the columns
+    /// `order` (ascending; none: any order). They are named with the table's name: the columns
+    /// read are cast to text under their own names, and an `ORDER BY` column left unqualified
+    /// names the text read, which sorts round 10 before round 9.
+    pub(crate) fn select_ordered(&self, filter: &str, order: &[&str]) -> String {
+        let (name, columns) = (self.name, self.columns);
+        let order = order
+            .iter()
+            .map(|column| format!("{name}.{column}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let order = if order.is_empty() {
+            String::new()
+        } else {
+            format!(" ORDER BY {order}")
+        };
+        format!("SELECT {columns} FROM {name} WHERE {filter}{order}")
     }
 
     /// A ruling's row as the audit trail keeps it; `None` for the other tables.
@@ -99,7 +109,7 @@ pub(super) const SESSIONS: Table = Table {
     name: "debate_sessions",
     columns: SESSION_COLUMNS,
     key: Key::Debate,
-    order: "",
+    order: &[],
     listed: Some("TRUE"),
     from: session,
     audit: None,
@@ -109,7 +119,7 @@ pub(super) const TURNS: Table = Table {
     name: "debate_rounds",
     columns: TURN_COLUMNS,
     key: Key::Id,
-    order: " ORDER BY id",
+    order: &["id"],
     listed: None,
     from: turn,
     audit: None,
@@ -119,7 +129,7 @@ pub(crate) const DECISIONS: Table = Table {
     name: "debate_round_decisions",
     columns: DECISION_COLUMNS,
     key: Key::Round,
-    order: "",
+    order: &[],
     listed: Some("TRUE"),
     from: decision,
     audit: Some(Audit {
@@ -133,7 +143,7 @@ pub(crate) const JUDGMENTS: Table = Table {
     name: "debate_round_judgments",
     columns: JUDGMENT_COLUMNS,
     key: Key::Id,
-    order: " ORDER BY id",
+    order: &["id"],
     // A judge's abort ends a debate: the list says so of a finished one whose turns it never
     // loaded.
     listed: Some("decision IN ('abort', 'abort_debate')"),
@@ -149,7 +159,7 @@ pub(crate) const ACTIONS: Table = Table {
     name: "debate_operator_actions",
     columns: ACTION_COLUMNS,
     key: Key::Round,
-    order: "",
+    order: &[],
     listed: Some("TRUE"),
     from: action,
     audit: Some(Audit {
@@ -164,7 +174,7 @@ pub(crate) const NOTES: Table = Table {
     name: "gavel_debate_notes",
     columns: NOTE_COLUMNS,
     key: Key::Id,
-    order: " ORDER BY id",
+    order: &["id"],
     // The list marks a debate that has notes.
     listed: Some("TRUE"),
     from: note,

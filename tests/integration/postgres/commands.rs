@@ -118,15 +118,7 @@ async fn gavel_trace_agrees_with_the_database() {
         .unwrap();
     play_into(&target, vec![fixture]).await;
 
-    let output = crate::common::gavel()
-        .args(["trace", "salt-substitutes-shadow", "--json", "--db", &url])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = gavel_ok(&["trace", "salt-substitutes-shadow", "--json", "--db", &url]);
     let trace: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
 
     let rows = client
@@ -223,16 +215,7 @@ async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
     let dir = std::env::temp_dir().join(format!("gavel-export-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let csv_path = dir.join("audit.csv");
-    let gavel = |args: &[&str]| {
-        let output = crate::common::gavel().args(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output
-    };
-    gavel(&[
+    gavel_ok(&[
         "export",
         "--db",
         &url,
@@ -274,12 +257,7 @@ async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
     );
 
     // Everything, as JSON Lines on stdout: control characters escaped by JSON.
-    let output = gavel(&["export", "--db", &url]);
-    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = exported_lines(&url);
     assert_eq!(lines.len() as i64, all);
     let old = lines.iter().find(|l| l["operator"] == "zed").unwrap();
     assert_eq!(old["note"], "a\u{1b}[2Jb");
@@ -289,6 +267,36 @@ async fn gavel_export_writes_a_time_range_as_csv_and_jsonl() {
             .any(|l| l["signals"]["similarity_threshold"] == 0.9)
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A debate of twelve rounds is exported round by round, 1 to 12 (numbers, not the text read:
+/// in text, round 10 comes before round 9), whatever order its rows were written in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gavel_export_lists_a_debates_rulings_in_round_order() {
+    let Database { client, url, .. } = migrated_database("export_order").await;
+    client
+        .batch_execute(
+            "INSERT INTO debate_sessions (id, question) VALUES ('long', 'Twelve rounds?'); \
+             INSERT INTO debate_round_decisions (session_id, round_index, decision, signal_json, decided_at) \
+             SELECT 'long', r, 'continue_baseline', '{}', '2026-11-01T00:00:00Z' \
+             FROM generate_series(12, 1, -1) AS r; \
+             INSERT INTO debate_round_judgments (session_id, round_index, agent_persona, decision, score, created_at) \
+             SELECT 'long', r, 'skeptic', 'continue', 0.9, '2026-11-01T00:00:00Z' \
+             FROM generate_series(12, 1, -1) AS r;",
+        )
+        .await
+        .unwrap();
+    let lines = exported_lines(&url);
+    let rounds = |table: &str| -> Vec<i64> {
+        lines
+            .iter()
+            .filter(|l| l["table"] == table && l["session_id"] == "long")
+            .map(|l| l["round_index"].as_i64().unwrap())
+            .collect()
+    };
+    let in_order: Vec<i64> = (1..=12).collect();
+    assert_eq!(rounds("debate_round_decisions"), in_order);
+    assert_eq!(rounds("debate_round_judgments"), in_order);
 }
 
 /// Plays `fixture` to its end in its own mode, the way the orchestrator stand-in does with no
@@ -354,15 +362,7 @@ async fn every_bundled_fixture_exported_as_a_recording_plays_to_the_same_decisio
     play_into(&target, fixtures.clone()).await;
     let dir = std::env::temp_dir().join(format!("gavel-recordings-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let gavel = |args: &[&str]| {
-        let output = crate::common::gavel().args(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "gavel {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let gavel = |args: &[&str]| String::from_utf8(gavel_ok(args).stdout).unwrap();
     let mut args = vec!["export", "--db", &url, "--format", "recording"];
     for fixture in &fixtures {
         args.extend(["--debate", &fixture.session.id]);
@@ -403,4 +403,24 @@ async fn every_bundled_fixture_exported_as_a_recording_plays_to_the_same_decisio
     };
     assert_eq!(sorted(&from_files), sorted(&from_db));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs gavel with `args`, which must succeed (else its stderr is the failure); its output.
+fn gavel_ok(args: &[&str]) -> std::process::Output {
+    let output = crate::common::gavel().args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "gavel {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// `gavel export` of everything in the database at `url`, as JSON Lines, a value each.
+fn exported_lines(url: &str) -> Vec<serde_json::Value> {
+    String::from_utf8(gavel_ok(&["export", "--db", url]).stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
