@@ -105,7 +105,7 @@ pub(crate) async fn initial(
         &SESSIONS,
         "status = 'running' OR id IN \
          (SELECT id FROM debate_sessions ORDER BY created_at DESC NULLS LAST LIMIT $1) \
-         ORDER BY created_at NULLS FIRST, id",
+         ORDER BY debate_sessions.created_at NULLS FIRST, debate_sessions.id",
         &[&window],
         limits,
     )
@@ -164,7 +164,8 @@ pub(super) async fn search(client: &Client, text: &str, limits: &Limits) -> Resu
         &SESSIONS,
         "id ILIKE $1 OR question ILIKE $1 OR status ILIKE $1 OR controller_mode ILIKE $1 \
          OR (status = 'completed' AND 'done' ILIKE $1) \
-         OR personas::text ILIKE $1 ORDER BY created_at DESC NULLS LAST, id LIMIT $2",
+         OR personas::text ILIKE $1 \
+         ORDER BY debate_sessions.created_at DESC NULLS LAST, debate_sessions.id LIMIT $2",
         &[&pattern, &SEARCH_LIMIT],
         limits,
     )

@@ -41,7 +41,7 @@ pub(crate) struct Table {
     pub name: &'static str,
     pub columns: &'static str,
     pub key: Key,
-    /// The columns a debate's rows are read in the order of (none: any order).
+    /// The columns a debate's rows are ordered by (none: any order).
     pub order: &'static [&'static str],
     /// The rows a list's summary needs, read for every debate a window or a search loads (a
     /// condition on the table's columns: `TRUE` for every row); `None`: read only for the
@@ -74,23 +74,18 @@ impl Table {
         self.select_ordered(filter, self.order)
     }
 
-    /// Reads this table's columns of the rows matching `filter`, in the order of the columns
-    /// `order` (ascending; none: any order). They are named with the table's name: the columns
-    /// read are cast to text under their own names, and an `ORDER BY` column left unqualified
-    /// names the text read, which sorts round 10 before round 9.
+    /// Reads this table's columns of the rows matching `filter`, ordered by the columns `order`
+    /// (ascending; none: any order). Each is qualified with the table's name: most columns are
+    /// read cast to text under their own names, and an `ORDER BY` column left unqualified names
+    /// the text read, which sorts round 10 before round 9.
     pub(crate) fn select_ordered(&self, filter: &str, order: &[&str]) -> String {
         let (name, columns) = (self.name, self.columns);
-        let order = order
-            .iter()
-            .map(|column| format!("{name}.{column}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let order = if order.is_empty() {
-            String::new()
-        } else {
-            format!(" ORDER BY {order}")
-        };
-        format!("SELECT {columns} FROM {name} WHERE {filter}{order}")
+        let select = format!("SELECT {columns} FROM {name} WHERE {filter}");
+        if order.is_empty() {
+            return select;
+        }
+        let order: Vec<String> = order.iter().map(|c| format!("{name}.{c}")).collect();
+        format!("{select} ORDER BY {}", order.join(", "))
     }
 
     /// A ruling's row as the audit trail keeps it; `None` for the other tables.
