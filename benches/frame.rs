@@ -108,7 +108,7 @@ fn landing(model: &mut Model) -> (Duration, Duration) {
 /// The median and p99 of drawing the whole screen anew (after a blank one), `FRAMES` times.
 fn frames(model: &mut Model) -> (Duration, Duration) {
     timed(model, |_, screen| {
-        screen.draw(AREA, |_| None).unwrap();
+        screen.draw(AREA, |_, _| None).unwrap();
     })
 }
 
@@ -119,7 +119,9 @@ fn timed(
 ) -> (Duration, Duration) {
     let mut screen = screen();
     screen
-        .draw(AREA, |frame| gavel::console::ui::view(model, frame))
+        .draw(AREA, |frame, kept| {
+            gavel::console::ui::view(model, frame, kept)
+        })
         .unwrap();
     let mut times: Vec<Duration> = (0..FRAMES)
         .map(|_| {
@@ -127,8 +129,8 @@ fn timed(
             model.prepare_frame();
             let started = Instant::now();
             screen
-                .draw(AREA, |frame| {
-                    gavel::console::ui::view(black_box(model), frame)
+                .draw(AREA, |frame, kept| {
+                    gavel::console::ui::view(black_box(model), frame, kept)
                 })
                 .unwrap();
             started.elapsed()

@@ -40,8 +40,8 @@ fn main() {
     let mut draw = |model: &mut Model| {
         model.prepare_frame();
         screen
-            .draw(area, |frame| {
-                gavel::console::ui::view(black_box(model), frame)
+            .draw(area, |frame, kept| {
+                gavel::console::ui::view(black_box(model), frame, kept)
             })
             .unwrap();
     };

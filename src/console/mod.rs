@@ -1,7 +1,8 @@
 //! The operator's console: a terminal UI over a backend's rows. Inside, lowest first:
 //! [`terminal`] (the terminal's modes and the process signals that concern them) and
-//! [`pager`]; [`app`], the console's state and the only place it changes; [`ui`], the view
-//! drawn from that state; [`screen`], the terminal a frame of it is written to, what changed
+//! [`pager`]; [`app`], the console's state and the only place it changes; [`kept`], the
+//! regions of a frame kept from the frame before; [`ui`], the view drawn from that state
+//! (through `kept`); [`screen`], the terminal a frame of it is written to, what changed
 //! since the frame before; [`backend`], the console's commands carried out against the demo's
 //! memory store or a live database; [`reports`], the worker thread that computes the reports
 //! over many debates, owned by the run; [`run`], the draw loop that ties them together on a
@@ -9,6 +10,7 @@
 
 pub mod app;
 pub mod backend;
+pub mod kept;
 pub mod pager;
 pub mod reports;
 pub mod screen;

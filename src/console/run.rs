@@ -373,7 +373,9 @@ async fn hung_up(signals: &mut OsSignals) -> Option<Ended> {
 fn draw(terminal: &mut Screen, model: &mut Model) -> io::Result<()> {
     let (width, height) = model.screen.size;
     model.record_frame(ui::geometry(model));
-    terminal.draw(Rect::new(0, 0, width, height), |frame| view(model, frame))
+    terminal.draw(Rect::new(0, 0, width, height), |frame, kept| {
+        view(model, frame, kept)
+    })
 }
 
 /// Suspends the console (see [`terminal::suspend`]) and, once it is continued, redraws the

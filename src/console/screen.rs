@@ -1,9 +1,11 @@
 //! The terminal the console draws on: ratatui's, its viewport of a fixed size (resized when the
 //! terminal says it was: only the frame after a resize asks it its size), each frame written as
-//! what changed since the one before. The changes are found row by row: a row left as it was is
-//! passed over in one comparison, and only a changed row is diffed cell by cell, by ratatui's
-//! own diff (a frame after a row lands changes a few rows of the 48; ratatui diffs every cell,
-//! working out the width of each symbol as it goes).
+//! what changed since the one before. A frame is drawn over the one before: the regions the
+//! view keeps ([`Kept`]) stay in place, everything else is blanked and drawn anew. Only the rows
+//! where something was drawn anew are compared with what the terminal shows, and only a row
+//! that changed is diffed cell by cell, by ratatui's own diff (a frame after a row lands draws
+//! and compares a few rows of the 48; ratatui diffs every cell, working out the width of each
+//! symbol as it goes).
 
 use std::io::{self, Write};
 
@@ -12,12 +14,17 @@ use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect, Size};
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
+use super::kept::{Drawn, Kept};
+
 /// A terminal written through `W`, and what it shows.
 pub struct Screen<W: Write> {
-    /// Frames are rendered into its current buffer; its own diff is never used.
+    /// Frames are rendered into its current buffer, which holds the last frame written until
+    /// the next is drawn over it; its own diff is never used.
     terminal: Terminal<CrosstermBackend<W>>,
     /// What the terminal shows: the last frame written.
     shown: Buffer,
+    /// The regions of the last frame written, for the next to keep.
+    kept: Kept,
 }
 
 impl<W: Write> Screen<W> {
@@ -32,6 +39,7 @@ impl<W: Write> Screen<W> {
         Ok(Screen {
             terminal,
             shown: Buffer::empty(area),
+            kept: Kept::default(),
         })
     }
 
@@ -44,12 +52,19 @@ impl<W: Write> Screen<W> {
     pub fn clear(&mut self) -> io::Result<()> {
         self.terminal.clear()?;
         self.shown.reset();
+        self.kept.forget();
         Ok(())
     }
 
     /// Forgets what the terminal shows: the next frame clears it and is written whole.
     pub fn invalidate(&mut self) {
         self.shown = Buffer::empty(Rect::ZERO);
+        self.kept.forget();
+    }
+
+    /// What the terminal shows: the last frame written.
+    pub fn shown(&self) -> &Buffer {
+        &self.shown
     }
 
     /// Where anything besides frames is written (escape sequences of the terminal's own).
@@ -58,21 +73,45 @@ impl<W: Write> Screen<W> {
     }
 
     /// Draws a frame of `area` (the terminal cleared first when its size changed): `render`
-    /// fills it and says where the cursor goes, if anywhere; what changed is written.
+    /// fills it, drawing regions through the frames' [`Kept`], and says where the cursor goes,
+    /// if anywhere; what changed is written. `render` is called again, on a blank frame, when
+    /// it leaves behind a region of the frame before.
     pub fn draw(
         &mut self,
         area: Rect,
-        render: impl FnOnce(&mut Frame) -> Option<Position>,
+        mut render: impl FnMut(&mut Frame, &mut Kept) -> Option<Position>,
     ) -> io::Result<()> {
         if self.shown.area != area {
             self.terminal.resize(area)?;
             self.shown = Buffer::empty(area);
+            self.kept.forget();
         }
-        let cursor = render(&mut self.terminal.get_frame());
-        // The frame becomes what is shown; the terminal's buffer holds the frame before it,
-        // and is reset for the next frame once the changes are written.
-        std::mem::swap(self.terminal.current_buffer_mut(), &mut self.shown);
-        let changed = changes(self.terminal.current_buffer_mut(), &self.shown);
+        let (cursor, compared) = loop {
+            let mut open = blank_but(self.terminal.current_buffer_mut(), self.kept.areas());
+            let cursor = render(&mut self.terminal.get_frame(), &mut self.kept);
+            match self.kept.finish() {
+                Drawn::Again => continue,
+                Drawn::Anywhere => break (cursor, vec![true; open.len()]),
+                Drawn::Within(drawn) => {
+                    for rect in drawn {
+                        for y in rect.top()..rect.bottom() {
+                            open[usize::from(y - area.y)] = true;
+                        }
+                    }
+                    break (cursor, open);
+                }
+            }
+        };
+        let frame = self.terminal.current_buffer_mut();
+        let (changed, rows) = changes(&self.shown, frame, &compared);
+        // The frame stays for the next to be drawn over; what is shown takes the rows that
+        // changed.
+        let width = usize::from(area.width);
+        for y in rows {
+            let start = self.shown.index_of(area.x, y);
+            self.shown.content[start..start + width]
+                .clone_from_slice(&frame.content[start..start + width]);
+        }
         let shown = &self.shown;
         let out = self.terminal.backend_mut();
         out.draw(changed.iter().map(|&(x, y)| (x, y, &shown[(x, y)])))?;
@@ -84,20 +123,53 @@ impl<W: Write> Screen<W> {
             None => out.hide_cursor()?,
         }
         Backend::flush(out)?;
-        self.terminal.current_buffer_mut().reset();
         Ok(())
     }
 }
 
+/// Blanks `buf` but for the `kept` areas; says of each row whether any of it was blanked.
+fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<bool> {
+    let area = buf.area;
+    let (width, height) = (usize::from(area.width), usize::from(area.height));
+    let mut covered: Vec<Vec<(usize, usize)>> = vec![Vec::new(); height];
+    for rect in kept.map(|rect| rect.intersection(area)) {
+        let columns = (
+            usize::from(rect.left() - area.left()),
+            usize::from(rect.right() - area.left()),
+        );
+        for y in rect.top()..rect.bottom() {
+            covered[usize::from(y - area.top())].push(columns);
+        }
+    }
+    let mut open = vec![false; height];
+    if width == 0 {
+        return open;
+    }
+    let rows = buf.content.chunks_mut(width).zip(&mut covered);
+    for ((row, columns), open) in rows.zip(&mut open) {
+        columns.sort_unstable();
+        let mut from = 0;
+        for &(start, end) in columns.iter().chain([&(width, width)]) {
+            if start > from {
+                row[from..start].iter_mut().for_each(Cell::reset);
+                *open = true;
+            }
+            from = from.max(end);
+        }
+    }
+    open
+}
+
 /// The cells to write to turn a terminal showing `before` into one showing `after` (buffers of
-/// one area), as ratatui's diff finds them: in each row that differs, the cells its diff of
-/// that row finds; where more than a quarter of the rows differ (a view drawn anew), its diff of
-/// the whole, which then costs less than copying the rows out.
-fn changes(before: &Buffer, after: &Buffer) -> Vec<(u16, u16)> {
+/// one area), as ratatui's diff finds them, and the rows that differ, among the rows
+/// `compared` says may (one flag a row): in each row that differs, the cells its diff of that
+/// row finds; where more than a quarter of the rows differ (a view drawn anew), its diff of the
+/// whole, which then costs less than copying the rows out.
+fn changes(before: &Buffer, after: &Buffer, compared: &[bool]) -> (Vec<(u16, u16)>, Vec<u16>) {
     let area = after.area;
     let width = usize::from(area.width);
     if width == 0 || before.area != area {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let rows = before
         .content
@@ -105,11 +177,13 @@ fn changes(before: &Buffer, after: &Buffer) -> Vec<(u16, u16)> {
         .zip(after.content.chunks(width));
     let differing: Vec<(u16, &[Cell], &[Cell])> = (area.y..)
         .zip(rows)
-        .filter(|(_, (was, is))| was != is)
-        .map(|(y, (was, is))| (y, was, is))
+        .zip(compared)
+        .filter(|&((_, (was, is)), &compared)| compared && was != is)
+        .map(|((y, (was, is)), _)| (y, was, is))
         .collect();
+    let rows = differing.iter().map(|&(y, _, _)| y).collect();
     if differing.len() > usize::from(area.height) / 4 {
-        return positions(before.diff(after));
+        return (positions(before.diff(after)), rows);
     }
     let mut changed = Vec::new();
     for (y, was, is) in differing {
@@ -128,7 +202,7 @@ fn changes(before: &Buffer, after: &Buffer) -> Vec<(u16, u16)> {
         };
         changed.extend(positions(was.diff(&is)));
     }
-    changed
+    (changed, rows)
 }
 
 /// Where a diff's cells are.
@@ -176,7 +250,98 @@ mod tests {
         #[test]
         fn the_changes_are_ratatuis_found_row_by_row(before in texts(), after in texts()) {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
-            prop_assert_eq!(changes(&before, &after), positions(before.diff(&after)));
+            prop_assert_eq!(changes(&before, &after, &[true; 12]).0, positions(before.diff(&after)));
+        }
+
+        /// Passing over rows where the frame holds what the terminal shows finds the same
+        /// changes.
+        #[test]
+        fn rows_known_alike_change_nothing_found(
+            before in texts(),
+            after in texts(),
+            compared in prop::collection::vec(any::<bool>(), 12),
+        ) {
+            let before = written(12, 12, &before);
+            let mut after = written(12, 12, &after);
+            for (y, _) in (0u16..).zip(&compared).filter(|(_, compared)| !**compared) {
+                for x in 0..12 {
+                    after[(x, y)] = before[(x, y)].clone();
+                }
+            }
+            prop_assert_eq!(
+                changes(&before, &after, &compared).0,
+                positions(before.diff(&after))
+            );
+        }
+    }
+
+    /// A frame: a text straight on the screen's last row, maybe a panel above it drawn as a
+    /// kept region keyed by its mark, then rows inside the panel's area drawn as kept regions,
+    /// each keyed by its text, one a row at most.
+    type Drawing = (String, Option<char>, Vec<(u16, u16, String)>);
+
+    fn drawings() -> impl Strategy<Value = Vec<Drawing>> {
+        // Few places and texts, so that a region often comes back as it was.
+        let regions = prop::collection::btree_map(0u16..6, (0u16..2, "[a日\u{301} ]{0,2}"), 0..6)
+            .prop_map(|rows| {
+                rows.into_iter()
+                    .map(|(y, (x, text))| (x, y, text))
+                    .collect()
+            });
+        let panel = prop::option::of(prop::sample::select(vec!['+', '-']));
+        prop::collection::vec(("[xy ]{0,8}", panel, regions), 1..8)
+    }
+
+    fn draw_on(frame: &mut Frame, kept: Option<&mut Kept>, (text, panel, regions): &Drawing) {
+        let buf = frame.buffer_mut();
+        buf.set_string(0, 6, text, Style::new().bg(Color::Blue));
+        let mut kept = kept;
+        if let Some(mark) = panel {
+            let area = Rect::new(0, 0, 12, 6);
+            let draw = |mark: &char, buf: &mut Buffer| {
+                buf[(11, 0)].set_char(*mark);
+                buf[(10, 5)].set_char(*mark);
+            };
+            match kept.as_deref_mut() {
+                Some(kept) => kept.draw(buf, area, *mark, draw),
+                None => draw(mark, buf),
+            }
+        }
+        for (x, y, key) in regions {
+            let area = Rect::new(*x, *y, 8, 1);
+            let draw = |key: &String, buf: &mut Buffer| {
+                buf.set_string(area.x, area.y, key, Style::new().fg(Color::Red));
+            };
+            match kept.as_deref_mut() {
+                Some(kept) => kept.draw(buf, area, key.clone(), draw),
+                None => draw(key, buf),
+            }
+        }
+    }
+
+    proptest! {
+        /// Frames drawn over the ones before, their regions kept, leave the terminal as the
+        /// same frames drawn whole, whichever regions come and go.
+        #[test]
+        fn kept_regions_leave_the_terminal_as_frames_drawn_whole(drawings in drawings()) {
+            let area = Rect::new(0, 0, 12, 8);
+            let mut kept = Screen::of(io::sink(), area).unwrap();
+            for drawing in &drawings {
+                kept.draw(area, |frame, regions| {
+                    draw_on(frame, Some(regions), drawing);
+                    None
+                }).unwrap();
+                let mut whole = Screen::of(io::sink(), area).unwrap();
+                whole.draw(area, |frame, _| {
+                    draw_on(frame, None, drawing);
+                    None
+                }).unwrap();
+                prop_assert_eq!(kept.shown(), whole.shown());
+                // The next frame is drawn over this one where it keeps regions.
+                if kept.kept.areas().count() > 0 {
+                    prop_assert_eq!(kept.terminal.current_buffer_mut().clone(), whole.shown().clone());
+                }
+            }
         }
     }
 
@@ -210,8 +375,8 @@ mod tests {
         let draw = |screen: &mut Screen<Sent>, text: &str, cursor: Option<Position>| {
             let text = text.to_owned();
             screen
-                .draw(area, |frame| {
-                    frame.buffer_mut().set_string(2, 1, text, Style::new());
+                .draw(area, |frame, _| {
+                    frame.buffer_mut().set_string(2, 1, &text, Style::new());
                     cursor
                 })
                 .unwrap();
@@ -252,8 +417,14 @@ mod tests {
     #[test]
     fn nothing_changed_writes_nothing_and_a_changed_cell_is_written() {
         let before = written(12, 4, &[(1, 2, "same".into(), false)]);
-        assert!(changes(&before, &before.clone()).is_empty());
+        assert_eq!(
+            changes(&before, &before.clone(), &[true; 4]),
+            (vec![], vec![])
+        );
         let after = written(12, 4, &[(1, 2, "some".into(), false)]);
-        assert_eq!(changes(&before, &after), vec![(2, 2)]);
+        assert_eq!(
+            changes(&before, &after, &[true; 4]),
+            (vec![(2, 2)], vec![2])
+        );
     }
 }

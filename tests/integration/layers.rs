@@ -36,6 +36,7 @@ const LAYERS: Layers = &[
 /// The layers of the console's parts, under `src/console/`.
 const CONSOLE_LAYERS: Layers = &[
     ("the terminal's modes and signals", &["terminal"]),
+    ("the regions a frame keeps from the one before", &["kept"]),
     ("the screen frames are written to", &["screen"]),
     ("the pager, on the terminal", &["pager"]),
     ("the console's state and update", &["app"]),

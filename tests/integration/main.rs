@@ -27,6 +27,7 @@ mod fleet;
 mod footer;
 mod fuzz;
 mod judge;
+mod kept;
 mod layers;
 mod notes;
 mod operator_desk;

@@ -1,28 +1,35 @@
 //! The selected debate's similarity per round against its threshold, and its token budget
-//! against the safety line.
+//! against the safety line, each a region kept from the frame before while it shows the same.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Dataset, Gauge, GraphType, Paragraph};
+use ratatui::widgets::{Axis, Chart, Dataset, Gauge, GraphType, Paragraph, Widget};
 
-use super::common::{compact, fit, fit_line, panel, thousands};
+use super::common::{Panel, compact, fit, fit_line, thousands};
+use super::sketch::Sketch;
 use crate::config::theme::Theme;
+use crate::console::kept::Kept;
 use crate::domain::Debate;
 use crate::policy::ControllerConfig;
 
+/// Draws the similarity chart in `area`, a region kept in `kept`.
 pub(super) fn similarity(
     debate: Option<&Debate>,
     config: &ControllerConfig,
     theme: &Theme,
-    frame: &mut Frame,
+    kept: &mut Kept,
+    buf: &mut Buffer,
     area: Rect,
 ) {
     let threshold = config.similarity_threshold;
-    let block = panel(format!("similarity vs {threshold:.2}"), theme, false);
+    let panel = Panel::new(format!("similarity vs {threshold:.2}"), theme, false);
     let Some(debate) = debate else {
-        frame.render_widget(block, area);
+        let mut sketch = Sketch::default();
+        sketch.render_widget(panel, area);
+        sketch.draw(kept, buf, area);
         return;
     };
     let points: Vec<(f64, f64)> = debate
@@ -31,52 +38,76 @@ pub(super) fn similarity(
         .filter_map(|d| Some((f64::from(d.round_index), d.signals.similarity?)))
         .filter(|(_, s)| s.is_finite())
         .collect();
-    let last = f64::from(debate.session.max_rounds.max(debate.latest_round()).max(2));
-    let line = [(1.0, threshold), (last, threshold)];
-    let datasets = vec![
-        Dataset::default()
-            .graph_type(GraphType::Line)
-            .marker(Marker::Braille)
-            .style(theme.threshold())
-            .data(&line),
-        Dataset::default()
-            .graph_type(GraphType::Line)
-            .marker(Marker::Braille)
-            .style(theme.series())
-            .data(&points),
-        Dataset::default()
-            .graph_type(GraphType::Scatter)
-            .marker(Marker::Dot)
-            .style(theme.series())
-            .data(&points),
-    ];
-    let chart = Chart::new(datasets)
-        .block(block)
-        .x_axis(
-            Axis::default()
-                .bounds([1.0, last])
-                .labels(["1".to_owned(), format!("{last} rounds")])
-                .style(theme.muted()),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds([0.0, 1.0])
-                .labels(["0", "0.5", "1"])
-                .style(theme.muted()),
-        );
-    frame.render_widget(chart, area);
+    let chart = SimilarityChart {
+        panel,
+        threshold,
+        last: f64::from(debate.session.max_rounds.max(debate.latest_round()).max(2)),
+        points,
+        styles: [theme.threshold(), theme.series(), theme.muted()],
+    };
+    kept.draw(buf, area, chart, |chart, buf| chart.render(area, buf));
+}
+
+/// What the similarity chart shows: each round's similarity, from the first round to `last`,
+/// against the threshold.
+#[derive(PartialEq)]
+struct SimilarityChart {
+    panel: Panel,
+    threshold: f64,
+    last: f64,
+    points: Vec<(f64, f64)>,
+    /// The threshold's, the series' and the axes' styles.
+    styles: [Style; 3],
+}
+
+impl SimilarityChart {
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let [threshold_style, series, muted] = self.styles;
+        let line = [(1.0, self.threshold), (self.last, self.threshold)];
+        let datasets = vec![
+            Dataset::default()
+                .graph_type(GraphType::Line)
+                .marker(Marker::Braille)
+                .style(threshold_style)
+                .data(&line),
+            Dataset::default()
+                .graph_type(GraphType::Line)
+                .marker(Marker::Braille)
+                .style(series)
+                .data(&self.points),
+            Dataset::default()
+                .graph_type(GraphType::Scatter)
+                .marker(Marker::Dot)
+                .style(series)
+                .data(&self.points),
+        ];
+        Chart::new(datasets)
+            .block(self.panel.clone().block())
+            .x_axis(
+                Axis::default()
+                    .bounds([1.0, self.last])
+                    .labels(["1".to_owned(), format!("{} rounds", self.last)])
+                    .style(muted),
+            )
+            .y_axis(
+                Axis::default()
+                    .bounds([0.0, 1.0])
+                    .labels(["0", "0.5", "1"])
+                    .style(muted),
+            )
+            .render(area, buf);
+    }
 }
 
 pub(super) fn budget(
     debate: Option<&Debate>,
     config: &ControllerConfig,
     theme: &Theme,
-    frame: &mut Frame,
+    sketch: &mut Sketch,
     area: Rect,
 ) {
-    let block = panel("token budget".to_owned(), theme, false);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = Panel::inner(area);
+    sketch.render_widget(Panel::new("token budget".to_owned(), theme, false), area);
     let Some(debate) = debate else {
         return;
     };
@@ -97,7 +128,7 @@ pub(super) fn budget(
         } else {
             theme.ok()
         });
-    frame.render_widget(gauge, gauge_area);
+    sketch.render_widget(gauge, gauge_area);
     let column = (f64::from(marker_area.width) * safety).round() as usize;
     let label = format!("{:.0}% safety", safety * 100.0);
     let marker = if column + label.len() < usize::from(marker_area.width) {
@@ -105,7 +136,7 @@ pub(super) fn budget(
     } else {
         format!("{:>width$}", format!("{label} ▲"), width = column)
     };
-    frame.render_widget(Line::styled(marker, theme.threshold()), marker_area);
+    sketch.render_widget(Line::styled(marker, theme.threshold()), marker_area);
     let spent = |figure: fn(u64) -> String| {
         Line::from(vec![
             Span::styled(figure(session.tokens_used), theme.text()),
@@ -134,5 +165,5 @@ pub(super) fn budget(
             theme.muted(),
         ),
     ];
-    frame.render_widget(Paragraph::new(text), facts);
+    sketch.render_widget(Paragraph::new(text), facts);
 }

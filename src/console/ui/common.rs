@@ -81,6 +81,7 @@ pub(super) fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a
 /// A bordered panel with a title. Drawn itself, it draws its edges alone: a block also styles
 /// every cell inside it (with a style that changes none of them), which the panels drawn every
 /// frame would pay for cell by cell. [`Panel::block`] is the same panel as a block.
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Panel {
     title: String,
     border: Style,
@@ -112,6 +113,12 @@ impl Panel {
 }
 
 impl Widget for Panel {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        (&self).render(area, buf);
+    }
+}
+
+impl Widget for &Panel {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let area = area.intersection(buf.area);
         if area.is_empty() {
@@ -150,7 +157,7 @@ impl Widget for Panel {
         if room.is_empty() {
             return;
         }
-        let title = Line::raw(self.title);
+        let title = Line::raw(self.title.as_str());
         let width = u16::try_from(title.width()).unwrap_or(u16::MAX);
         let title_area = Rect {
             width: width.min(room.width),

@@ -19,6 +19,7 @@ use super::common::{
 use super::grid::{Grid, Pen};
 use crate::config::theme::Theme;
 use crate::console::app::{Model, Summary};
+use crate::console::kept::Kept;
 use crate::domain::{ControllerMode, Decision, Ending, Reported, SessionStatus};
 
 /// Below this width the topic column is left out (the detail's title shows it).
@@ -26,7 +27,14 @@ const WIDE: u16 = 120;
 
 /// Draws the rows that fit, around the selection: the cost of a frame does not grow with the
 /// debates held.
-pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+pub(super) fn render(
+    model: &Model,
+    theme: &Theme,
+    frame: &mut Frame,
+    kept: &mut Kept,
+    area: Rect,
+    focused: bool,
+) {
     let wide = area.width >= WIDE;
     let window = model.debates.window(
         model.nav.selected,
@@ -71,13 +79,13 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         focused,
     );
     let buf = frame.buffer_mut();
-    let mut grid = Grid::new(buf, area, block, &widths, &header, theme.muted());
+    let mut grid = Grid::new(buf, kept, area, block, &widths, &header, theme.muted());
     let summaries = window.rows.iter().filter_map(|&seq| model.debates.get(seq));
     for summary in summaries {
-        let Some(mut pen) = grid.row(buf) else { break };
+        let Some(mut pen) = grid.row() else { break };
         row(&mut pen, model, summary, theme, wide, &columns);
     }
-    grid.finish(buf, window.selected, theme.selection());
+    grid.finish(buf, kept, window.selected, theme.selection());
 }
 
 /// The decisions pending, as the header and the list's title say them: those waiting for an

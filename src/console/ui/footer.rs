@@ -10,17 +10,21 @@ use ratatui::widgets::{Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::common::{inert, one_line};
+use super::sketch::Sketch;
 use crate::config::theme::Theme;
 use crate::console::app::prompt::Prompt;
 use crate::console::app::{Action, Model, Overlay};
+use crate::console::kept::Kept;
 
 /// The longest filter and `:` line (as `update` keeps them).
 const MAX_LINE: usize = crate::console::app::MAX_LINE;
 
+/// Draws the footer; a message or the hints are a region kept in `kept`.
 pub(super) fn render(
     model: &Model,
     theme: &Theme,
     frame: &mut Frame,
+    kept: &mut Kept,
     area: Rect,
 ) -> Option<Position> {
     match (&model.desk.overlay, &model.desk.flash) {
@@ -51,24 +55,18 @@ pub(super) fn render(
             line_prompt(&model.desk.prompt, &label, &hints, theme, frame, area)
         }
         (_, Some(flash)) => {
-            frame.render_widget(
-                Line::styled(
-                    format!(" {}", one_line(&flash.text)),
-                    if flash.error {
-                        theme.danger()
-                    } else {
-                        theme.ok()
-                    },
-                ),
-                area,
-            );
+            let style = if flash.error {
+                theme.danger()
+            } else {
+                theme.ok()
+            };
+            let line = Line::styled(format!(" {}", one_line(&flash.text)), style);
+            Sketch::line(line, area).draw(kept, frame.buffer_mut(), area);
             None
         }
         (_, None) => {
-            frame.render_widget(
-                Line::styled(hints(model, usize::from(area.width)), theme.muted()),
-                area,
-            );
+            let line = Line::styled(hints(model, usize::from(area.width)), theme.muted());
+            Sketch::line(line, area).draw(kept, frame.buffer_mut(), area);
             None
         }
     }

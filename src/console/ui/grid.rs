@@ -2,8 +2,11 @@
 //! `Table` draws (the block, a header row in its style, cells in their columns with one column
 //! between them, the selected row's highlight over it), without building a `Text`, a `Line` and
 //! their vectors for every cell of every frame. The lists drawn each frame (the debates list,
-//! the rounds table) use it, with text borrowed from the model where it can be.
+//! the rounds table) use it, with text borrowed from the model where it can be. A row is
+//! written down first and drawn as a region [`Kept`] from the frame before, keyed by what it
+//! shows: a row that shows what it did is not drawn again.
 
+use std::ops::Range;
 use std::rc::Rc;
 
 use ratatui::buffer::Buffer;
@@ -13,132 +16,256 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::common::Panel;
+use crate::console::kept::Kept;
 
-/// A table being drawn: its columns, and the rows drawn so far.
+/// A table being drawn: its columns, and the rows written down so far.
 pub(super) struct Grid {
     rows: Rect,
     columns: Rc<[Rect]>,
-    drawn: u16,
+    written: Vec<Row>,
+}
+
+/// What one row shows: what is written in which column, the table's columns and the row's
+/// highlight. Two rows alike are drawn alike.
+#[derive(PartialEq)]
+struct Row {
+    columns: Rc<[Rect]>,
+    writes: Vec<Write>,
+    /// The text of every span written, one after the other.
+    text: String,
+    /// Each span written: where its text ends in `text`, and its style.
+    spans: Vec<(usize, Style)>,
+    highlight: Option<Style>,
+}
+
+/// One write into a column of a row: its spans, a range of the row's.
+#[derive(PartialEq)]
+struct Write {
+    column: usize,
+    how: How,
+    spans: Range<usize>,
+}
+
+#[derive(PartialEq)]
+enum How {
+    /// One span after the other from the column's left, cut at its right edge.
+    Left,
+    /// The span against the column's right edge.
+    Right,
+    /// The whole column in a style, then the span from its left.
+    Filled(Style),
+}
+
+/// A table's panel and its header row: what they show.
+#[derive(PartialEq)]
+struct Chrome {
+    panel: Panel,
+    header: Vec<&'static str>,
+    columns: Rc<[Rect]>,
+    header_style: Style,
+}
+
+impl Chrome {
+    /// Draws the panel in `area` and, inside it, the header row.
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        let inner = Panel::inner(area);
+        (&self.panel).render(area, buf);
+        if inner.is_empty() {
+            return;
+        }
+        let header_row = Rect { height: 1, ..inner };
+        buf.set_style(header_row, self.header_style);
+        for (column, text) in self.header.iter().enumerate() {
+            if let Some(area) = cell(&self.columns, header_row, column) {
+                Span::raw(*text).render(area, buf);
+            }
+        }
+    }
 }
 
 impl Grid {
-    /// Draws `panel` in `area` and, inside it, the `header` row in `header_style`; the columns
-    /// are laid out as a table lays out `widths`.
+    /// Draws `panel` in `area` and, inside it, the `header` row in `header_style`, as a region
+    /// kept in `kept`; the columns are laid out as a table lays out `widths`.
     pub(super) fn new(
         buf: &mut Buffer,
+        kept: &mut Kept,
         area: Rect,
         panel: Panel,
         widths: &[Constraint],
-        header: &[&str],
+        header: &[&'static str],
         header_style: Style,
     ) -> Grid {
         let inner = Panel::inner(area);
-        panel.render(area, buf);
         let [_, columns_area] = Layout::horizontal([Constraint::Length(0), Constraint::Fill(0)])
             .areas(Rect::new(0, 0, inner.width, 1));
         let columns = Layout::horizontal(widths.iter().copied())
             .flex(Flex::Start)
             .spacing(1)
             .split(columns_area);
-        let mut grid = Grid {
-            rows: Rect {
+        let chrome = Chrome {
+            panel,
+            header: header.to_vec(),
+            columns: Rc::clone(&columns),
+            header_style,
+        };
+        kept.draw(buf, area, chrome, |chrome, buf| chrome.draw(area, buf));
+        let rows = if inner.is_empty() {
+            Rect { height: 0, ..inner }
+        } else {
+            Rect {
                 y: inner.y.saturating_add(1),
                 height: inner.height.saturating_sub(1),
                 ..inner
-            },
-            columns,
-            drawn: 0,
-        };
-        if inner.is_empty() {
-            grid.rows.height = 0;
-            return grid;
-        }
-        let header_row = Rect { height: 1, ..inner };
-        buf.set_style(header_row, header_style);
-        for (column, text) in header.iter().enumerate() {
-            if let Some(area) = grid.cell(header_row.y, column) {
-                Span::raw(*text).render(area, buf);
             }
+        };
+        Grid {
+            rows,
+            columns,
+            written: Vec::new(),
         }
-        grid
     }
 
-    /// The next row, or `None` once the table is full.
-    pub(super) fn row<'b>(&mut self, buf: &'b mut Buffer) -> Option<Pen<'b, '_>> {
-        if self.drawn >= self.rows.height {
+    /// The next row, to write, or `None` once the table is full.
+    pub(super) fn row(&mut self) -> Option<Pen<'_>> {
+        if self.written.len() >= usize::from(self.rows.height) {
             return None;
         }
-        let y = self.rows.y + self.drawn;
-        self.drawn += 1;
-        Some(Pen { buf, grid: self, y })
+        self.written.push(Row {
+            columns: Rc::clone(&self.columns),
+            writes: Vec::new(),
+            text: String::new(),
+            spans: Vec::new(),
+            highlight: None,
+        });
+        self.written.last_mut().map(|row| Pen { row })
     }
 
-    /// Ends the table: the row at `selected` (the last drawn when past it) in `highlight`.
-    pub(super) fn finish(self, buf: &mut Buffer, selected: Option<usize>, highlight: Style) {
-        if self.drawn == 0 {
-            return;
+    /// Draws the rows written, each a region kept in `kept`: the row at `selected` (the last
+    /// written when past it) in `highlight`.
+    pub(super) fn finish(
+        mut self,
+        buf: &mut Buffer,
+        kept: &mut Kept,
+        selected: Option<usize>,
+        highlight: Style,
+    ) {
+        if let Some(selected) = selected
+            && let Some(row) = self
+                .written
+                .len()
+                .checked_sub(1)
+                .map(|last| selected.min(last))
+        {
+            self.written[row].highlight = Some(highlight);
         }
-        if let Some(selected) = selected {
-            let row = selected.min(usize::from(self.drawn) - 1) as u16;
+        let written = u16::try_from(self.written.len()).unwrap_or(u16::MAX);
+        for (y, row) in (self.rows.y..).zip(self.written) {
             let area = Rect {
-                y: self.rows.y + row,
+                y,
                 height: 1,
                 ..self.rows
             };
-            buf.set_style(area, highlight);
+            kept.draw(buf, area, row, |row, buf| row.draw(buf, area));
+        }
+        // Each row left blank is a region of its own: a row gone from the table (a page turned)
+        // goes with it.
+        for y in self.rows.y + written.min(self.rows.height)..self.rows.bottom() {
+            let blank = Rect {
+                y,
+                height: 1,
+                ..self.rows
+            };
+            kept.draw(buf, blank, (), |(), _| {});
         }
     }
-
-    /// Where `column` lies on the row at `y`.
-    fn cell(&self, y: u16, column: usize) -> Option<Rect> {
-        let c = self.columns.get(column)?;
-        let area = Rect::new(self.rows.x + c.x, y, c.width, 1);
-        (!area.is_empty()).then_some(area)
-    }
+}
+/// Where `column` lies on the row `row` of a table with `columns`.
+fn cell(columns: &[Rect], row: Rect, column: usize) -> Option<Rect> {
+    let c = columns.get(column)?;
+    let area = Rect::new(row.x + c.x, row.y, c.width, 1);
+    (!area.is_empty()).then_some(area)
 }
 
-/// Draws the cells of one row.
-pub(super) struct Pen<'b, 'g> {
-    buf: &'b mut Buffer,
-    grid: &'g Grid,
-    y: u16,
+/// Writes down the cells of one row.
+pub(super) struct Pen<'g> {
+    row: &'g mut Row,
 }
 
-impl Pen<'_, '_> {
+impl Pen<'_> {
     /// `spans` one after the other in `column`, from its left, cut at its right edge.
     pub(super) fn left<'s>(&mut self, column: usize, spans: impl IntoIterator<Item = Span<'s>>) {
-        let Some(mut area) = self.grid.cell(self.y, column) else {
-            return;
-        };
-        for span in spans {
-            if area.is_empty() {
-                break;
-            }
-            let width = put(&span, area, self.buf);
-            area = indent(area, u16::try_from(width).unwrap_or(u16::MAX));
-        }
+        self.write(column, How::Left, spans);
     }
 
     /// `text` in `column` in `style`, the whole column in that style.
     pub(super) fn filled(&mut self, column: usize, text: &str, style: Style) {
-        if let Some(area) = self.grid.cell(self.y, column) {
-            self.buf.set_style(area, style);
-        }
-        self.left(column, [Span::raw(text)]);
+        self.write(column, How::Filled(style), [Span::raw(text)]);
     }
 
     /// `span` against the right edge of `column`.
     pub(super) fn right(&mut self, column: usize, span: Span<'_>) {
-        let Some(area) = self.grid.cell(self.y, column) else {
-            return;
-        };
-        let width = span.width();
-        match u16::try_from(width) {
-            Ok(width) if width <= area.width => {
-                put(&span, indent(area, area.width - width), self.buf);
-            }
-            _ => Line::from(span).right_aligned().render(area, self.buf),
+        self.write(column, How::Right, [span]);
+    }
+
+    fn write<'s>(&mut self, column: usize, how: How, spans: impl IntoIterator<Item = Span<'s>>) {
+        let row = &mut *self.row;
+        let start = row.spans.len();
+        for span in spans {
+            row.text.push_str(&span.content);
+            row.spans.push((row.text.len(), span.style));
         }
+        let spans = start..row.spans.len();
+        row.writes.push(Write { column, how, spans });
+    }
+}
+
+impl Row {
+    /// The row's span `i`.
+    fn span(&self, i: usize) -> Span<'_> {
+        let start = i.checked_sub(1).map_or(0, |before| self.spans[before].0);
+        let (end, style) = self.spans[i];
+        Span::styled(&self.text[start..end], style)
+    }
+
+    /// Draws the row on `area`, a line of the table.
+    fn draw(&self, buf: &mut Buffer, area: Rect) {
+        for write in &self.writes {
+            let Some(mut cell) = cell(&self.columns, area, write.column) else {
+                continue;
+            };
+            let spans = write.spans.clone().map(|i| self.span(i));
+            match write.how {
+                How::Left => {}
+                How::Filled(style) => buf.set_style(cell, style),
+                How::Right => {
+                    for span in spans {
+                        right(&span, cell, buf);
+                    }
+                    continue;
+                }
+            }
+            for span in spans {
+                if cell.is_empty() {
+                    break;
+                }
+                let width = put(&span, cell, buf);
+                cell = indent(cell, u16::try_from(width).unwrap_or(u16::MAX));
+            }
+        }
+        if let Some(highlight) = self.highlight {
+            buf.set_style(area, highlight);
+        }
+    }
+}
+
+/// Draws `span` against the right edge of `area`.
+fn right(span: &Span<'_>, area: Rect, buf: &mut Buffer) {
+    let width = span.width();
+    match u16::try_from(width) {
+        Ok(width) if width <= area.width => {
+            put(span, indent(area, area.width - width), buf);
+        }
+        _ => Line::from(span.clone()).right_aligned().render(area, buf),
     }
 }
 

@@ -1,7 +1,10 @@
-//! Rendering: `view(&Model, &mut Frame)` draws the whole console from read-only state (and says
-//! where the cursor goes), one file per panel, in the model's theme. Every string that came
-//! from a debate passes through [`common::inert`] (or [`common::one_line`]) before it reaches
-//! the terminal.
+//! Rendering: `view(&Model, &mut Frame, &mut Kept)` draws the whole console from read-only state
+//! (and says where the cursor goes), one file per panel, in the model's theme. The main
+//! screen's panels (the header, the tables row by row, the tabs, the charts, the decision, the
+//! footer's hints) are written down first ([`sketch`], [`grid`]) and drawn as regions kept from
+//! the frame before while they show the same: a frame after a row lands draws what the row
+//! changed. Every string that came from a debate passes through [`common::inert`] (or
+//! [`common::one_line`]) before it reaches the terminal.
 //!
 //! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
 //! [`geometry`] in the model, where `update` reads where a mouse click landed and how far a
@@ -21,6 +24,7 @@ mod overlay;
 mod pending;
 mod rounds;
 mod shadow;
+mod sketch;
 mod trace;
 mod transcript;
 
@@ -30,10 +34,12 @@ use ratatui::text::{Line, Span};
 
 use crate::config::theme::Theme;
 use crate::console::app::{DetailView, Focus, Geometry, Link, Model, table_rows};
+use crate::console::kept::Kept;
 
 use common::one_line;
 
 use common::{fit, fit_line};
+use sketch::Sketch;
 
 /// Where each part of the main screen goes.
 #[derive(Debug, Clone, Copy)]
@@ -94,35 +100,46 @@ pub fn areas(model: &Model, area: Rect) -> Areas {
     }
 }
 
-/// Draws the console; returns where the terminal's cursor goes (in a text being typed), if
-/// anywhere.
-pub fn view(model: &Model, frame: &mut Frame) -> Option<Position> {
+/// Draws the console, each panel of the main screen a region kept in `kept` from the frame
+/// before while it shows the same (its tables row by row); returns where the terminal's cursor
+/// goes (in a text being typed), if anywhere.
+pub fn view(model: &Model, frame: &mut Frame, kept: &mut Kept) -> Option<Position> {
     let theme = &model.settings.theme;
     let areas = areas(model, frame.area());
-    render_header(model, theme, frame, areas.header);
+    let header = header(model, theme, areas.header.width);
+    Sketch::line(header, areas.header).draw(kept, frame.buffer_mut(), areas.header);
     debates::render(
         model,
         theme,
         frame,
+        kept,
         areas.list,
         model.nav.focus == Focus::Debates,
     );
-    render_tabs(model, theme, frame, areas.tabs);
+    Sketch::line(tabs(model, theme), areas.tabs).draw(kept, frame.buffer_mut(), areas.tabs);
     let focused = model.nav.focus == Focus::Detail;
     let debate = model.selected_debate();
     match (model.nav.view, text_view(model)) {
         (_, Some(document)) => document.render(model, frame, areas.detail, focused),
         (DetailView::Format, None) => format_view::render(model, frame, areas.detail, focused),
-        (_, None) => rounds::render(model, theme, frame, areas.detail, focused),
+        (_, None) => rounds::render(model, theme, frame, kept, areas.detail, focused),
     }
+    let controller = &model.about.controller;
     if let Some((chart, budget)) = areas.charts {
-        charts::similarity(debate, &model.about.controller, theme, frame, chart);
-        charts::budget(debate, &model.about.controller, theme, frame, budget);
+        charts::similarity(debate, controller, theme, kept, frame.buffer_mut(), chart);
+        let mut sketch = Sketch::default();
+        charts::budget(debate, controller, theme, &mut sketch, budget);
+        sketch.draw(kept, frame.buffer_mut(), budget);
     }
-    pending::render(model, debate, theme, frame, areas.pending);
-    let typing = footer::render(model, theme, frame, areas.footer);
+    let mut sketch = Sketch::default();
+    pending::render(model, debate, theme, &mut sketch, areas.pending);
+    sketch.draw(kept, frame.buffer_mut(), areas.pending);
+    let typing = footer::render(model, theme, frame, kept, areas.footer);
     let writing = match &model.desk.overlay {
-        Some(overlay) => overlay::render(model, overlay, theme, frame),
+        Some(overlay) => {
+            kept.spoil();
+            overlay::render(model, overlay, theme, frame)
+        }
         None => None,
     };
     writing.or(typing)
@@ -161,7 +178,8 @@ fn text_view(model: &Model) -> Option<document::Document<'static>> {
     Some(document::of(model, model.nav.view.title(), build))
 }
 
-fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+/// The views' tabs, the current one highlighted.
+fn tabs(model: &Model, theme: &Theme) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     for (i, view) in DetailView::ALL.iter().enumerate() {
         let style = if *view == model.nav.view {
@@ -172,7 +190,7 @@ fn render_tabs(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(format!(" {} {} ", i + 1, view.title()), style));
     }
     spans.push(Span::styled("  v/V next/previous view", theme.muted()));
-    frame.render_widget(Line::from(spans), area);
+    Line::from(spans)
 }
 
 /// Where the time cursor stands, first in the header: `as of round 3 · 14:02:11 · live: round
@@ -198,7 +216,7 @@ fn as_of(model: &Model, theme: &Theme) -> Span<'static> {
 /// The header, most important first (a narrow terminal cuts the end): what waits for the
 /// operator, the connection, read-only, the source, playback (the demo's; a live feed only
 /// says when it is paused), the operator.
-fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
     let waiting = model.debates.waiting();
     let counts = Span::styled(
         format!(" {} ", debates::counts(model)),
@@ -262,5 +280,5 @@ fn render_header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Span::styled(one_line(&model.about.similarity), theme.text()),
         Span::styled(" │ ? help", theme.muted()),
     ]);
-    frame.render_widget(fit_line(line, area.width.into()), area);
+    fit_line(line, width.into())
 }

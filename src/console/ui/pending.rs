@@ -4,12 +4,12 @@
 //! pending decision, how the latest one stands and how the debate ended. Text cut to fit ends
 //! in `…`; numbers are shortened (60k), never cut.
 
-use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::common::{Panel, compact, decision_style, figure, fit, fit_line, one_line, time_left};
+use super::sketch::Sketch;
 use crate::config::theme::Theme;
 use crate::console::app::{Action, Model};
 use crate::domain::{ControllerDecision, ControllerMode, Debate, Reported, Signals};
@@ -24,11 +24,11 @@ pub(super) fn render(
     model: &Model,
     debate: Option<&Debate>,
     theme: &Theme,
-    frame: &mut Frame,
+    sketch: &mut Sketch,
     area: Rect,
 ) {
     let Some(debate) = debate else {
-        frame.render_widget(Panel::new("decision".to_owned(), theme, false), area);
+        sketch.render_widget(Panel::new("decision".to_owned(), theme, false), area);
         return;
     };
     let pending = debate.pending();
@@ -42,13 +42,13 @@ pub(super) fn render(
         false,
     );
     let inner = Panel::inner(area);
-    frame.render_widget(block, area);
+    sketch.render_widget(block, area);
     let Some(decision) = shown else {
         let line = format!(
             "no controller decision yet · {} · {}",
             debate.session.status, debate.session.controller_mode
         );
-        frame.render_widget(
+        sketch.render_widget(
             Line::styled(fit(&line, inner.width.into()), theme.muted()),
             inner,
         );
@@ -62,9 +62,9 @@ pub(super) fn render(
         Constraint::Length(issue.is_some().into()),
     ])
     .areas(inner);
-    frame.render_widget(headline(debate, decision, theme, head.width), head);
+    sketch.render_widget(headline(debate, decision, theme, head.width), head);
     if let Some(issue) = issue {
-        frame.render_widget(
+        sketch.render_widget(
             Line::styled(
                 fit(&format!("⚠ {issue}"), foot.width.into()),
                 theme.danger(),
@@ -77,12 +77,12 @@ pub(super) fn render(
         pending: pending.is_some(),
         stacked: body.width < SIDE_BY_SIDE,
     };
-    render_body(model, debate, &shown, frame, body);
+    render_body(model, debate, &shown, sketch, body);
 }
 
 /// Under the headline: the signals, and beside or under them the action keys or how the
 /// decision stands, then its reasons.
-fn render_body(model: &Model, debate: &Debate, shown: &Shown, frame: &mut Frame, body: Rect) {
+fn render_body(model: &Model, debate: &Debate, shown: &Shown, sketch: &mut Sketch, body: Rect) {
     let (theme, decision, stacked) = (&model.settings.theme, shown.decision, shown.stacked);
     // Narrow, how a settled decision stands (who acted, when, with what note) comes before the
     // signals: it is what the panel is looked at for then.
@@ -93,7 +93,7 @@ fn render_body(model: &Model, debate: &Debate, shown: &Shown, frame: &mut Frame,
         let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
         let [top, body] =
             Layout::vertical([Constraint::Length(rows), Constraint::Fill(1)]).areas(body);
-        frame.render_widget(Paragraph::new(lines), top);
+        sketch.render_widget(Paragraph::new(lines), top);
         body
     } else {
         body
@@ -119,9 +119,9 @@ fn render_body(model: &Model, debate: &Debate, shown: &Shown, frame: &mut Frame,
         .into_iter()
         .map(|row| row.render(table_area.width, theme))
         .collect();
-    frame.render_widget(Paragraph::new(table), table_area);
+    sketch.render_widget(Paragraph::new(table), table_area);
     let lines = keys_and_reasons(model, theme, debate, shown, rest);
-    frame.render_widget(Paragraph::new(lines), rest);
+    sketch.render_widget(Paragraph::new(lines), rest);
 }
 
 /// The panel's title: whether a decision waits (and how long it has), or which one is shown.

@@ -17,9 +17,17 @@ use super::common::{
 use super::grid::{Grid, Pen};
 use crate::config::theme::Theme;
 use crate::console::app::{Model, worst_ruling};
+use crate::console::kept::Kept;
 use crate::domain::{Debate, Decision, JudgeDecision, RoundRow, Turn};
 
-pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect, focused: bool) {
+pub(super) fn render(
+    model: &Model,
+    theme: &Theme,
+    frame: &mut Frame,
+    kept: &mut Kept,
+    area: Rect,
+    focused: bool,
+) {
     let Some(debate) = model.selected_debate() else {
         let block = panel("rounds".to_owned(), theme, focused);
         frame.render_widget(
@@ -51,15 +59,16 @@ pub(super) fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         focused,
     );
     let buf = frame.buffer_mut();
-    let mut grid = Grid::new(buf, area, block, &widths, header, theme.muted());
+    let mut grid = Grid::new(buf, kept, area, block, &widths, header, theme.muted());
     if shown > 0 {
         for round in debate.rounds_in(first..=last) {
-            let Some(mut pen) = grid.row(buf) else { break };
+            let Some(mut pen) = grid.row() else { break };
             cells(&mut pen, &round, debate, threshold, theme, &columns);
         }
     }
     grid.finish(
         buf,
+        kept,
         selected.and_then(|s| s.checked_sub(offset)),
         theme.selection(),
     );

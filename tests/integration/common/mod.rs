@@ -230,7 +230,8 @@ pub fn draw(
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|f| {
-            if let Some(cursor) = gavel::console::ui::view(model, f) {
+            let mut kept = gavel::console::kept::Kept::default();
+            if let Some(cursor) = gavel::console::ui::view(model, f, &mut kept) {
                 f.set_cursor_position(cursor);
             }
         })

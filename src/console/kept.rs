@@ -1,0 +1,284 @@
+//! Regions of a frame kept from the frame before. The view draws a region (a panel, a table's
+//! row) through [`Kept::draw`] with a key: a value that says everything the region shows.
+//! Where the region had the same key in the same place the frame before, it is not drawn again:
+//! the screen draws each frame over the one before, leaves the regions drawn then in place, and
+//! compares with what the terminal shows only what was drawn anew. A row landing then costs
+//! the regions it changes, not the screen.
+//!
+//! A region is its drawing's alone, but for the regions drawn inside it after it (a table's
+//! rows inside its panel): nothing else in a frame draws in its area. A region drawn anew
+//! blanks its area first, and the regions inside it go with their cells. What draws over
+//! regions (an overlay) says so with [`Kept::spoil`]: none of them is then taken as on the
+//! terminal, and the next frame draws everything anew. Whatever the frame before's regions did
+//! not cover is blanked and drawn every frame, as a screen without regions is.
+
+use std::any::Any;
+use std::collections::HashMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+/// The regions drawn in the frame before and in the frame being drawn.
+#[derive(Default)]
+pub struct Kept {
+    /// The frame being drawn, counted from the first.
+    frame: u64,
+    /// Each region by its area, with its key and the frame it was last drawn in.
+    regions: HashMap<Rect, (Box<dyn Any>, u64)>,
+    /// The areas drawn anew in the frame being drawn.
+    drawn: Vec<Rect>,
+    /// Something was drawn over this frame's regions.
+    spoiled: bool,
+}
+
+/// Where a frame drawn over the one before may differ from it, once drawn.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// In these areas, and where the frame before's regions did not reach.
+    Within(Vec<Rect>),
+    /// Anywhere: something was drawn over the regions.
+    Anywhere,
+    /// A region of the frame before was left out of this one, its cells still in the frame:
+    /// the frame is to be drawn again from blank.
+    Again,
+}
+
+impl Kept {
+    /// The areas of the regions the frame before drew: a frame is drawn over that one, blank
+    /// but for these.
+    pub fn areas(&self) -> impl Iterator<Item = Rect> + '_ {
+        self.regions.keys().copied()
+    }
+
+    /// Draws the region at `area` (cut to `buf`), which shows what `key` says: left as it is
+    /// when the frame before drew it there with an equal key, else drawn by `draw` with the key
+    /// (which draws nothing outside `area`) on the area blanked.
+    pub fn draw<K: PartialEq + 'static>(
+        &mut self,
+        buf: &mut Buffer,
+        area: Rect,
+        key: K,
+        draw: impl FnOnce(&K, &mut Buffer),
+    ) {
+        let area = area.intersection(buf.area);
+        if area.is_empty() {
+            return;
+        }
+        if let Some((kept, drawn)) = self.regions.get_mut(&area)
+            && *drawn + 1 == self.frame
+            && kept.downcast_ref::<K>() == Some(&key)
+        {
+            *drawn = self.frame;
+            return;
+        }
+        // The regions inside go with the cells blanked.
+        self.regions
+            .retain(|&inside, _| inside == area || area.union(inside) != area);
+        for position in area.positions() {
+            buf[position].reset();
+        }
+        draw(&key, buf);
+        self.regions.insert(area, (Box::new(key), self.frame));
+        self.drawn.push(area);
+    }
+
+    /// Says that something was drawn over this frame's regions.
+    pub fn spoil(&mut self) {
+        self.spoiled = true;
+    }
+
+    /// Ends the frame: where it may differ from the frame before. A region of the frame before
+    /// left out of this one is harmless where regions drawn anew cover it; anywhere else the
+    /// frame is to be drawn again, and every region is forgotten.
+    pub fn finish(&mut self) -> Drawn {
+        let frame = self.frame;
+        self.frame += 1;
+        let drawn = std::mem::take(&mut self.drawn);
+        let spoiled = std::mem::take(&mut self.spoiled);
+        let stranded = self
+            .regions
+            .iter()
+            .filter(|(_, (_, last))| *last != frame)
+            .any(|(&left, _)| !covered(left, &drawn));
+        self.regions.retain(|_, (_, last)| *last == frame);
+        if stranded || spoiled {
+            self.regions.clear();
+        }
+        match (stranded, spoiled) {
+            (true, _) => Drawn::Again,
+            (false, true) => Drawn::Anywhere,
+            (false, false) => Drawn::Within(drawn),
+        }
+    }
+
+    /// Forgets every region: the terminal no longer shows the frame before (it was cleared,
+    /// resized or left), and the next frame is drawn from blank.
+    pub fn forget(&mut self) {
+        self.regions.clear();
+        self.drawn.clear();
+        self.spoiled = false;
+    }
+}
+
+/// Whether the `areas` together cover every cell of `rect`.
+fn covered(rect: Rect, areas: &[Rect]) -> bool {
+    (rect.top()..rect.bottom()).all(|y| {
+        let mut spans: Vec<(u16, u16)> = areas
+            .iter()
+            .filter(|area| area.top() <= y && y < area.bottom())
+            .map(|area| (area.left(), area.right()))
+            .collect();
+        spans.sort_unstable();
+        let mut reached = rect.left();
+        for (left, right) in spans {
+            if left > reached {
+                break;
+            }
+            reached = reached.max(right);
+        }
+        reached >= rect.right()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::style::{Color, Style};
+
+    use super::*;
+
+    const SCREEN: Rect = Rect::new(0, 0, 10, 3);
+
+    /// Draws `text` in the region at `area`, keyed by the text; says whether it was drawn.
+    fn put(kept: &mut Kept, buf: &mut Buffer, area: Rect, text: &str) -> bool {
+        let mut drawn = false;
+        kept.draw(buf, area, text.to_owned(), |text, buf| {
+            buf.set_string(area.x, area.y, text, Style::new().fg(Color::Red));
+            drawn = true;
+        });
+        drawn
+    }
+
+    #[test]
+    fn a_region_drawn_again_alike_is_left_in_place() {
+        let row = Rect::new(1, 1, 6, 1);
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        assert!(put(&mut kept, &mut buf, row, "ab"));
+        assert_eq!(kept.finish(), Drawn::Within(vec![row]));
+        assert_eq!(kept.areas().collect::<Vec<_>>(), vec![row]);
+
+        let drawn = buf.clone();
+        assert!(!put(&mut kept, &mut buf, row, "ab"));
+        assert_eq!(buf, drawn);
+        assert_eq!(kept.finish(), Drawn::Within(vec![]));
+
+        assert!(put(&mut kept, &mut buf, row, "x"), "another key is drawn");
+        let mut expected = Buffer::empty(SCREEN);
+        expected.set_string(1, 1, "x", Style::new().fg(Color::Red));
+        assert_eq!(buf, expected, "on a blanked area");
+        assert_eq!(kept.finish(), Drawn::Within(vec![row]));
+    }
+
+    #[test]
+    fn a_region_left_out_of_a_frame_has_the_frame_drawn_again() {
+        let (first, second) = (Rect::new(0, 0, 4, 1), Rect::new(0, 1, 4, 1));
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        put(&mut kept, &mut buf, first, "ab");
+        put(&mut kept, &mut buf, second, "cd");
+        kept.finish();
+        // The second row is not drawn: its cells would be left in the frame.
+        put(&mut kept, &mut buf, first, "ab");
+        assert_eq!(kept.finish(), Drawn::Again);
+        assert_eq!(kept.areas().count(), 0, "drawn again from blank");
+        assert!(put(&mut kept, &mut Buffer::empty(SCREEN), first, "ab"));
+        assert_eq!(kept.finish(), Drawn::Within(vec![first]));
+    }
+
+    #[test]
+    fn a_region_left_out_under_one_drawn_anew_is_gone_with_it() {
+        let (rows, row) = (Rect::new(0, 0, 4, 3), Rect::new(0, 1, 4, 1));
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        put(&mut kept, &mut buf, row, "ab");
+        kept.finish();
+        assert!(put(&mut kept, &mut buf, rows, ""));
+        assert_eq!(kept.finish(), Drawn::Within(vec![rows]));
+        assert_eq!(buf, Buffer::empty(SCREEN), "the row blanked");
+    }
+
+    #[test]
+    fn a_region_left_out_under_several_drawn_anew_is_gone_with_them() {
+        let (rows, first, rest) = (
+            Rect::new(0, 0, 4, 3),
+            Rect::new(0, 0, 4, 1),
+            Rect::new(0, 1, 4, 2),
+        );
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        put(&mut kept, &mut buf, rows, "");
+        kept.finish();
+        put(&mut kept, &mut buf, first, "ab");
+        put(&mut kept, &mut buf, rest, "");
+        assert_eq!(kept.finish(), Drawn::Within(vec![first, rest]));
+        put(&mut kept, &mut buf, first, "ab");
+        put(&mut kept, &mut buf, Rect::new(0, 1, 3, 2), "");
+        assert_eq!(
+            kept.finish(),
+            Drawn::Again,
+            "a column of the rest left over"
+        );
+    }
+
+    #[test]
+    fn the_regions_inside_one_drawn_anew_are_drawn_anew() {
+        let (panel, row) = (Rect::new(0, 0, 6, 3), Rect::new(1, 1, 4, 1));
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        put(&mut kept, &mut buf, panel, "panel");
+        put(&mut kept, &mut buf, row, "row");
+        kept.finish();
+        assert!(!put(&mut kept, &mut buf, panel, "panel"));
+        assert!(
+            !put(&mut kept, &mut buf, row, "row"),
+            "kept inside a panel kept"
+        );
+        kept.finish();
+        assert!(put(&mut kept, &mut buf, panel, "title"));
+        assert!(
+            put(&mut kept, &mut buf, row, "row"),
+            "its cells went with the panel's"
+        );
+        assert_eq!(kept.finish(), Drawn::Within(vec![panel, row]));
+        assert_eq!(buf[(1, 1)].symbol(), "r");
+    }
+
+    #[test]
+    fn a_spoiled_or_forgotten_frame_keeps_nothing() {
+        let row = Rect::new(0, 2, 4, 1);
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        put(&mut kept, &mut buf, row, "ab");
+        kept.finish();
+        put(&mut kept, &mut buf, row, "ab");
+        kept.spoil();
+        assert_eq!(kept.finish(), Drawn::Anywhere, "drawn over");
+        assert_eq!(kept.areas().count(), 0);
+
+        put(&mut kept, &mut buf, row, "ab");
+        kept.finish();
+        kept.forget();
+        assert_eq!(kept.areas().count(), 0, "the terminal was cleared");
+        assert!(put(&mut kept, &mut buf, row, "ab"));
+    }
+
+    #[test]
+    fn a_region_is_kept_as_the_buffer_cuts_it() {
+        let past_the_edge = Rect::new(8, 0, 5, 2);
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        put(&mut kept, &mut buf, past_the_edge, "abcde");
+        assert_eq!(kept.finish(), Drawn::Within(vec![Rect::new(8, 0, 2, 2)]));
+        assert!(!put(&mut kept, &mut buf, past_the_edge, "abcde"));
+    }
+}
