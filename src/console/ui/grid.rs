@@ -2,9 +2,9 @@
 //! `Table` draws (the block, a header row in its style, cells in their columns with one column
 //! between them, the selected row's highlight over it), without building a `Text`, a `Line` and
 //! their vectors for every cell of every frame. The lists drawn each frame (the debates list,
-//! the rounds table) use it, with text borrowed from the model where it can be. A row is
-//! written down first and drawn as a region [`Kept`] from the frame before, keyed by what it
-//! shows: a row that shows what it did is not drawn again.
+//! the rounds table) use it, with text borrowed from the model where it can be. The panel with
+//! its header row, and each row (written down first), are regions [`Kept`] from the frame
+//! before, keyed by what they show: a row that shows what it did is not drawn again.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -158,27 +158,23 @@ impl Grid {
         {
             self.written[row].highlight = Some(highlight);
         }
-        let written = u16::try_from(self.written.len()).unwrap_or(u16::MAX);
-        for (y, row) in (self.rows.y..).zip(self.written) {
+        let mut written = self.written.into_iter();
+        for y in self.rows.top()..self.rows.bottom() {
             let area = Rect {
                 y,
                 height: 1,
                 ..self.rows
             };
-            kept.draw(buf, area, row, |row, buf| row.draw(buf, area));
-        }
-        // Each row left blank is a region of its own: a row gone from the table (a page turned)
-        // goes with it.
-        for y in self.rows.y + written.min(self.rows.height)..self.rows.bottom() {
-            let blank = Rect {
-                y,
-                height: 1,
-                ..self.rows
-            };
-            kept.draw(buf, blank, (), |(), _| {});
+            match written.next() {
+                Some(row) => kept.draw(buf, area, row, |row, buf| row.draw(buf, area)),
+                // A row left blank is a region too: a row gone from the table (a page turned)
+                // goes with it.
+                None => kept.draw(buf, area, (), |(), _| {}),
+            }
         }
     }
 }
+
 /// Where `column` lies on the row `row` of a table with `columns`.
 fn cell(columns: &[Rect], row: Rect, column: usize) -> Option<Rect> {
     let c = columns.get(column)?;
