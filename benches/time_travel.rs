@@ -1,7 +1,7 @@
 //! `cargo bench --bench time_travel`: what one step of the time cursor costs on a 500-round
 //! debate (5 turns of ~1.5 kB a round, a judgment per turn, a decision a round), against the
-//! baseline of one frame of the same console (rounds view, 200x60, drawn by crossterm into a
-//! sink). A step is `[` or `]` through `update` (the debate as it stood, moved along from the
+//! baseline of one frame of the same console drawn whole, after a blank one (rounds view,
+//! 200x60, drawn by crossterm into a sink). A step is `[` or `]` through `update` (the debate as it stood, moved along from the
 //! rows held; the first step from live copies them) plus the frame after it: the console's
 //! first step, the first step from live 20 times more (Esc between), then 499 steps back and
 //! 499 forward. Prints medians and p99s and the ratio to the frame; nothing is
@@ -37,25 +37,29 @@ fn main() {
     reports.catch_up(&mut model);
     let area = ratatui::layout::Rect::new(0, 0, 200, 60);
     let mut screen = Screen::of(std::io::sink(), area).unwrap();
-    let mut draw = |model: &mut Model| {
+    // A frame's time, drawn whole (after a blank frame, not timed) or over the one before.
+    let mut draw = |model: &mut Model, whole: bool| {
+        if whole {
+            screen.draw(area, |_, _| None).unwrap();
+        }
         model.prepare_frame();
+        let started = Instant::now();
         screen
             .draw(area, |frame, kept| {
                 gavel::console::ui::view(black_box(model), frame, kept)
             })
             .unwrap();
+        started.elapsed()
     };
-    draw(&mut model);
-    let frames = measure(ROUNDS as usize, || draw(&mut model));
+    draw(&mut model, true);
+    let frames: Vec<Duration> = (0..ROUNDS).map(|_| draw(&mut model, true)).collect();
     let mut steps = Vec::new();
     let mut stepped_frames = Vec::new();
     let mut step = |model: &mut Model, key: char, steps: &mut Vec<Duration>| {
         let started = Instant::now();
         update(model, Event::Key(KeyCode::Char(key).into()));
         steps.push(started.elapsed());
-        let started = Instant::now();
-        draw(model);
-        stepped_frames.push(started.elapsed());
+        stepped_frames.push(draw(model, false));
     };
     let (mut very_first, mut first) = (Vec::new(), Vec::new());
     step(&mut model, '[', &mut very_first);
@@ -83,7 +87,7 @@ fn main() {
     let live = median_p99(frames);
     let baseline = live.0;
     for (name, times) in [
-        ("frame, live (baseline)", live),
+        ("frame drawn whole (baseline)", live),
         (
             "the console's first step `[` (update)",
             median_p99(very_first),
@@ -100,16 +104,6 @@ fn main() {
             times.0.as_secs_f64() / baseline.as_secs_f64()
         );
     }
-}
-
-fn measure(times: usize, mut f: impl FnMut()) -> Vec<Duration> {
-    (0..times)
-        .map(|_| {
-            let started = Instant::now();
-            f();
-            started.elapsed()
-        })
-        .collect()
 }
 
 fn median_p99(mut times: Vec<Duration>) -> (Duration, Duration) {

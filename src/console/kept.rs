@@ -23,12 +23,21 @@ use ratatui::layout::Rect;
 pub struct Kept {
     /// The frame being drawn, counted from the first.
     frame: u64,
-    /// Each region by its area, with its key and the frame it was last drawn in.
-    regions: HashMap<Rect, (Box<dyn Any>, u64)>,
+    /// Each region by its area (cut to the frame), with the area it was drawn for, its key and
+    /// the frame it was last drawn in.
+    regions: HashMap<Rect, Region>,
     /// The areas drawn anew in the frame being drawn.
     drawn: Vec<Rect>,
     /// Something was drawn over this frame's regions.
     spoiled: bool,
+}
+
+/// A region drawn: the area it was drawn for (which its drawing may read), its key, and the
+/// frame it was last drawn in.
+struct Region {
+    whole: Rect,
+    key: Box<dyn Any>,
+    drawn: u64,
 }
 
 /// Where a frame drawn over the one before may differ from it, once drawn.
@@ -51,8 +60,8 @@ impl Kept {
     }
 
     /// Draws the region at `area` (cut to `buf`), which shows what `key` says: left as it is
-    /// when the frame before drew it there with an equal key, else drawn by `draw` with the key
-    /// (which draws nothing outside `area`) on the area blanked.
+    /// when the frame before drew it for the same area with an equal key, else drawn by `draw`
+    /// with the key (which draws nothing outside `area`) on the area blanked.
     pub fn draw<K: PartialEq + 'static>(
         &mut self,
         buf: &mut Buffer,
@@ -60,15 +69,17 @@ impl Kept {
         key: K,
         draw: impl FnOnce(&K, &mut Buffer),
     ) {
-        let area = area.intersection(buf.area);
+        let whole = area;
+        let area = whole.intersection(buf.area);
         if area.is_empty() {
             return;
         }
-        if let Some((kept, drawn)) = self.regions.get_mut(&area)
-            && *drawn + 1 == self.frame
-            && kept.downcast_ref::<K>() == Some(&key)
+        if let Some(region) = self.regions.get_mut(&area)
+            && region.drawn + 1 == self.frame
+            && region.whole == whole
+            && region.key.downcast_ref::<K>() == Some(&key)
         {
-            *drawn = self.frame;
+            region.drawn = self.frame;
             return;
         }
         // The regions inside go with the cells blanked.
@@ -78,7 +89,9 @@ impl Kept {
             buf[position].reset();
         }
         draw(&key, buf);
-        self.regions.insert(area, (Box::new(key), self.frame));
+        let key = Box::new(key);
+        let drawn = self.frame;
+        self.regions.insert(area, Region { whole, key, drawn });
         self.drawn.push(area);
     }
 
@@ -98,9 +111,9 @@ impl Kept {
         let stranded = self
             .regions
             .iter()
-            .filter(|(_, (_, last))| *last != frame)
+            .filter(|(_, region)| region.drawn != frame)
             .any(|(&left, _)| !covered(left, &drawn));
-        self.regions.retain(|_, (_, last)| *last == frame);
+        self.regions.retain(|_, region| region.drawn == frame);
         if stranded || spoiled {
             self.regions.clear();
         }

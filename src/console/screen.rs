@@ -73,7 +73,7 @@ impl<W: Write> Screen<W> {
     }
 
     /// Draws a frame of `area` (the terminal cleared first when its size changed): `render`
-    /// fills it, drawing regions through the frames' [`Kept`], and says where the cursor goes,
+    /// fills it, drawing regions through the [`Kept`] it is given, and says where the cursor goes,
     /// if anywhere; what changed is written. `render` is called again, on a blank frame, when
     /// it leaves behind a region of the frame before.
     pub fn draw(

@@ -5,10 +5,13 @@
 
 use crossterm::event::KeyCode;
 use gavel::console::app::{Event, Model, update};
+use gavel::console::kept::{Drawn, Kept};
 use gavel::console::screen::Screen;
 use gavel::domain::{Change, Turn};
 use gavel::simulate::DebateRun;
 use proptest::prelude::*;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
 use crate::common::{char, demo_model, key, record_frame};
@@ -145,5 +148,57 @@ proptest! {
             draw(&mut whole, &mut model);
             prop_assert_eq!(kept.shown(), whole.shown(), "after {:?}", step);
         }
+    }
+}
+
+/// What a frame of `model` draws anew over the frame before, `kept` holding that frame's
+/// regions.
+fn drawn_anew(model: &mut Model, kept: &mut Kept) -> Drawn {
+    model.prepare_frame();
+    record_frame(model);
+    let (width, height) = model.screen.size;
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| {
+            gavel::console::ui::view(model, frame, kept);
+        })
+        .unwrap();
+    kept.finish()
+}
+
+#[test]
+fn a_frame_draws_only_what_changed() {
+    let (mut model, mut runs) = demo_model();
+    update(&mut model, Event::Resize(160, 48));
+    let mut kept = Kept::default();
+    drawn_anew(&mut model, &mut kept);
+    assert_eq!(
+        drawn_anew(&mut model, &mut kept),
+        Drawn::Within(Vec::new()),
+        "nothing changed, nothing drawn"
+    );
+
+    // A turn opens the next round of a debate that is not the one selected: its row in the
+    // list says so, and nothing else changes.
+    let selected = model.nav.selected.unwrap();
+    let elsewhere = (0..9).find(|&n| n != selected as usize).unwrap();
+    let lands = Step::Lands {
+        debate: elsewhere,
+        next_round: true,
+    };
+    let (mut next_id, mut now) = (2_000_000, chrono::Utc::now());
+    for event in events(&model, &mut runs, &lands, &mut next_id, &mut now) {
+        update(&mut model, event);
+    }
+    let list = gavel::console::ui::areas(&model, Rect::new(0, 0, 160, 48)).list;
+    match drawn_anew(&mut model, &mut kept) {
+        Drawn::Within(anew) => {
+            assert_eq!(anew.len(), 1, "{anew:?}");
+            assert!(
+                anew[0].height == 1 && list.union(anew[0]) == list,
+                "{anew:?}"
+            );
+        }
+        other => panic!("{other:?}"),
     }
 }

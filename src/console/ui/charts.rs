@@ -99,6 +99,7 @@ impl SimilarityChart {
     }
 }
 
+/// Writes the token budget's panel in `area` down in `sketch`.
 pub(super) fn budget(
     debate: Option<&Debate>,
     config: &ControllerConfig,

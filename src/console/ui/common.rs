@@ -81,7 +81,7 @@ pub(super) fn panel<'a>(title: String, theme: &Theme, focused: bool) -> Block<'a
 /// A bordered panel with a title. Drawn itself, it draws its edges alone: a block also styles
 /// every cell inside it (with a style that changes none of them), which the panels drawn every
 /// frame would pay for cell by cell. [`Panel::block`] is the same panel as a block.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub(super) struct Panel {
     title: String,
     border: Style,
@@ -109,12 +109,6 @@ impl Panel {
     /// The area inside the borders of a panel drawn in `area`.
     pub(super) fn inner(area: Rect) -> Rect {
         Block::bordered().inner(area)
-    }
-}
-
-impl Widget for Panel {
-    fn render(self, area: Rect, buf: &mut Buffer) {
-        (&self).render(area, buf);
     }
 }
 
@@ -258,7 +252,7 @@ mod tests {
             for title in titles {
                 for focused in [false, true] {
                     let mut drawn = before.clone();
-                    Panel::new(title.to_owned(), &theme, focused).render(area, &mut drawn);
+                    (&Panel::new(title.to_owned(), &theme, focused)).render(area, &mut drawn);
                     let mut expected = before.clone();
                     panel(title.to_owned(), &theme, focused).render(area, &mut expected);
                     assert_eq!(drawn, expected, "{area:?} {title:?} focused {focused}");

@@ -1,9 +1,9 @@
 //! Rendering: `view(&Model, &mut Frame, &mut Kept)` draws the whole console from read-only state
 //! (and says where the cursor goes), one file per panel, in the model's theme. The main
 //! screen's panels (the header, the tables row by row, the tabs, the charts, the decision, the
-//! footer's hints) are written down first ([`sketch`], [`grid`]) and drawn as regions kept from
-//! the frame before while they show the same: a frame after a row lands draws what the row
-//! changed. Every string that came from a debate passes through [`common::inert`] (or
+//! footer's hints) are written down first (most as a [`sketch`] of their widgets, the tables in
+//! their [`grid`], the similarity chart as its points) and drawn as regions kept from the frame
+//! before while they show the same: a frame after a row lands draws what the row changed. Every string that came from a debate passes through [`common::inert`] (or
 //! [`common::one_line`]) before it reaches the terminal.
 //!
 //! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
@@ -127,13 +127,17 @@ pub fn view(model: &Model, frame: &mut Frame, kept: &mut Kept) -> Option<Positio
     let controller = &model.about.controller;
     if let Some((chart, budget)) = areas.charts {
         charts::similarity(debate, controller, theme, kept, frame.buffer_mut(), chart);
-        let mut sketch = Sketch::default();
-        charts::budget(debate, controller, theme, &mut sketch, budget);
-        sketch.draw(kept, frame.buffer_mut(), budget);
+        Sketch::of(|sketch| charts::budget(debate, controller, theme, sketch, budget)).draw(
+            kept,
+            frame.buffer_mut(),
+            budget,
+        );
     }
-    let mut sketch = Sketch::default();
-    pending::render(model, debate, theme, &mut sketch, areas.pending);
-    sketch.draw(kept, frame.buffer_mut(), areas.pending);
+    Sketch::of(|sketch| pending::render(model, debate, theme, sketch, areas.pending)).draw(
+        kept,
+        frame.buffer_mut(),
+        areas.pending,
+    );
     let typing = footer::render(model, theme, frame, kept, areas.footer);
     let writing = match &model.desk.overlay {
         Some(overlay) => {

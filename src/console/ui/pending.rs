@@ -20,6 +20,7 @@ const SIDE_BY_SIDE: u16 = 64;
 /// The widest the mini-table gets beside the keys and reasons.
 const TABLE_WIDTH: u16 = 40;
 
+/// Writes the decision panel for `debate` in `area` down in `sketch`.
 pub(super) fn render(
     model: &Model,
     debate: Option<&Debate>,

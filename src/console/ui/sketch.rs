@@ -24,6 +24,13 @@ pub(super) enum Stroke {
 }
 
 impl Sketch {
+    /// What `write` writes down.
+    pub(super) fn of(write: impl FnOnce(&mut Sketch)) -> Sketch {
+        let mut sketch = Sketch::default();
+        write(&mut sketch);
+        sketch
+    }
+
     /// A sketch of `line` alone, in `area`.
     pub(super) fn line(line: Line<'static>, area: Rect) -> Sketch {
         Sketch(vec![(area, Stroke::Line(line))])
@@ -36,6 +43,12 @@ impl Sketch {
 
     /// Draws the sketch as the region at `area` (which holds all it draws), kept in `kept`.
     pub(super) fn draw(self, kept: &mut Kept, buf: &mut Buffer, area: Rect) {
+        debug_assert!(
+            self.0
+                .iter()
+                .all(|(inside, _)| inside.is_empty() || area.union(*inside) == area),
+            "a sketch draws inside its region"
+        );
         kept.draw(buf, area, self, |sketch, buf| {
             for (area, stroke) in &sketch.0 {
                 match stroke {
