@@ -27,7 +27,7 @@ pub(super) fn render(
     kept: &mut Kept,
     area: Rect,
 ) -> Option<Position> {
-    match (&model.desk.overlay, &model.desk.flash) {
+    let line = match (&model.desk.overlay, &model.desk.flash) {
         (Some(Overlay::Filter), _) => {
             let prompt = synced(&model.desk.prompt, model.filter(), MAX_LINE);
             let hints = [
@@ -35,7 +35,7 @@ pub(super) fn render(
                 "  id: q: persona: mode: is:pending !not · Enter keep · Esc clear",
                 "  Enter keep · Esc clear",
             ];
-            line_prompt(&prompt, " filter /", &hints, theme, frame, area)
+            return line_prompt(&prompt, " filter /", &hints, theme, frame, area);
         }
         (Some(Overlay::Command), _) => {
             let hints = [
@@ -44,7 +44,7 @@ pub(super) fn render(
             ];
             let cursor = line_prompt(&model.desk.prompt, " :", &hints, theme, frame, area);
             completions(model, theme, frame, area);
-            cursor
+            return cursor;
         }
         (Some(Overlay::Pin(id)), _) => {
             let label = format!(" note on {}: ", super::common::fit(&one_line(id), 24));
@@ -52,7 +52,7 @@ pub(super) fn render(
                 "  pinned for every operator, not an action · Enter pin · Esc drop",
                 "  Enter pin · Esc drop",
             ];
-            line_prompt(&model.desk.prompt, &label, &hints, theme, frame, area)
+            return line_prompt(&model.desk.prompt, &label, &hints, theme, frame, area);
         }
         (_, Some(flash)) => {
             let style = if flash.error {
@@ -60,16 +60,12 @@ pub(super) fn render(
             } else {
                 theme.ok()
             };
-            let line = Line::styled(format!(" {}", one_line(&flash.text)), style);
-            Sketch::line(line, area).draw(kept, frame.buffer_mut(), area);
-            None
+            Line::styled(format!(" {}", one_line(&flash.text)), style)
         }
-        (_, None) => {
-            let line = Line::styled(hints(model, usize::from(area.width)), theme.muted());
-            Sketch::line(line, area).draw(kept, frame.buffer_mut(), area);
-            None
-        }
-    }
+        (_, None) => Line::styled(hints(model, usize::from(area.width)), theme.muted()),
+    };
+    Sketch::line(line, kept, frame.buffer_mut(), area);
+    None
 }
 
 /// `prompt` when it holds `text`, else a prompt holding `text` (the cursor at its end).

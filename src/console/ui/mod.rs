@@ -3,7 +3,8 @@
 //! screen's panels (the header, the tables row by row, the tabs, the charts, the decision, the
 //! footer's hints) are written down first (most as a [`sketch`] of their widgets, the tables in
 //! their [`grid`], the similarity chart as its points) and drawn as regions kept from the frame
-//! before while they show the same: a frame after a row lands draws what the row changed. Every string that came from a debate passes through [`common::inert`] (or
+//! before while they show the same: a frame after a row lands draws what the row changed.
+//! Every string that came from a debate passes through [`common::inert`] (or
 //! [`common::one_line`]) before it reaches the terminal.
 //!
 //! [`areas`] is the one place the screen is laid out; the draw loop records each frame's
@@ -107,7 +108,7 @@ pub fn view(model: &Model, frame: &mut Frame, kept: &mut Kept) -> Option<Positio
     let theme = &model.settings.theme;
     let areas = areas(model, frame.area());
     let header = header(model, theme, areas.header.width);
-    Sketch::line(header, areas.header).draw(kept, frame.buffer_mut(), areas.header);
+    Sketch::line(header, kept, frame.buffer_mut(), areas.header);
     debates::render(
         model,
         theme,
@@ -116,7 +117,7 @@ pub fn view(model: &Model, frame: &mut Frame, kept: &mut Kept) -> Option<Positio
         areas.list,
         model.nav.focus == Focus::Debates,
     );
-    Sketch::line(tabs(model, theme), areas.tabs).draw(kept, frame.buffer_mut(), areas.tabs);
+    Sketch::line(tabs(model, theme), kept, frame.buffer_mut(), areas.tabs);
     let focused = model.nav.focus == Focus::Detail;
     let debate = model.selected_debate();
     match (model.nav.view, text_view(model)) {

@@ -31,9 +31,9 @@ impl Sketch {
         sketch
     }
 
-    /// A sketch of `line` alone, in `area`.
-    pub(super) fn line(line: Line<'static>, area: Rect) -> Sketch {
-        Sketch(vec![(area, Stroke::Line(line))])
+    /// Draws `line` alone as the region at `area`, kept in `kept`.
+    pub(super) fn line(line: Line<'static>, kept: &mut Kept, buf: &mut Buffer, area: Rect) {
+        Sketch(vec![(area, Stroke::Line(line))]).draw(kept, buf, area);
     }
 
     /// Writes down `widget`, to be drawn in `area`.
