@@ -15,6 +15,7 @@ mod note;
 mod presence;
 mod reported;
 mod session;
+mod settings;
 mod turn;
 
 pub use action::{
@@ -30,6 +31,10 @@ pub use presence::{Claim, MAX_PEERS, MAX_STATUS_BYTES, MAX_STATUS_CHARS, Peer, S
 pub use reported::Reported;
 pub(crate) use reported::vocabulary;
 pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
+pub use settings::{
+    Arm, Assigned, MAX_REASON, MAX_ROUNDS_BOUND, MeasureKind, SettingsValues, SettingsVersion,
+    VersionKind, WHOLE_SHARE, arm_of, bucket, check_reason, percent, share_from_percent,
+};
 pub use turn::{Crux, Disagreement, Phase, Turn, TurnMetadata};
 
 /// One row written to, or read from, a store: the unit that travels from an orchestrator (or the

@@ -101,6 +101,10 @@ pub struct Session {
     pub metadata: SessionMetadata,
     pub created_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// The controller settings' version the orchestrator was given at the start
+    /// (`gavel_settings_for`), and the arm of the rollout it fell in; `None` when it asked for
+    /// none (or nothing was published).
+    pub settings: Option<(i64, super::Arm)>,
     /// What was wrong with the row as read (unparseable JSON, a value out of range, ...).
     pub issues: Vec<String>,
 }
@@ -139,6 +143,7 @@ impl Session {
             metadata: SessionMetadata::default(),
             created_at: None,
             finished_at: None,
+            settings: None,
             issues: Vec::new(),
         }
     }

@@ -1,6 +1,8 @@
 //! The simulator as an orchestrator against a real database (`gavel simulate`, `gavel demo
-//! --postgres`): each debate's rows written through the store's [`Orchestrator`], the operator
-//! actions it must heed read back as their notifications arrive.
+//! --postgres`): each debate asks the controller settings it plays under at its start
+//! (`gavel_settings_for`) and is stamped with the version it got; its rows are written through
+//! the store's [`Orchestrator`], the operator actions it must heed read back as their
+//! notifications arrive.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -15,7 +17,8 @@ use crate::progress::Progress;
 use crate::store::postgres::{self, Orchestrator, Target};
 
 /// `gavel simulate`: plays `fixtures` into the database at `target` as an orchestrator would,
-/// until every debate has ended, each counted on `progress` as it ends. `echo` prints each
+/// each under the settings `gavel_settings_for` gives it (the recording's mode and `config`
+/// where nothing is published), until every debate has ended, each counted on `progress` as it ends. `echo` prints each
 /// decision and ending.
 pub async fn simulate(
     target: &Target,
@@ -29,7 +32,21 @@ pub async fn simulate(
     let ids = Ids::default();
     let mut runs = Vec::new();
     for fixture in fixtures {
-        let run = DebateRun::new(fixture, config.clone(), ids.clone());
+        let spec = &fixture.session;
+        let assigned =
+            postgres::settings_for(&orchestrator.client(), &spec.id, &spec.debate_type).await?;
+        if let Some(values) = &assigned.values {
+            tracing::info!(
+                "debate {}: settings version {} ({}): {}",
+                crate::text::inert(&spec.id),
+                assigned.version.unwrap_or_default(),
+                assigned.arm,
+                crate::text::inert(&values.summary())
+            );
+        }
+        let (fixture, config) = super::settings::under(fixture, &config, &assigned);
+        let run = DebateRun::new(fixture, config, ids.clone())
+            .given(assigned.version.map(|version| (version, assigned.arm)));
         let stage = PgStage::new(&orchestrator, &run.session().id, echo)?;
         runs.push((run, stage));
     }

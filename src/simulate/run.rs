@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use super::fixture::{Fixture, TurnSpec};
 use crate::config::Config;
 use crate::domain::{
-    ActionKind, Change, ControllerDecision, ControllerMode, Debate, Decision, JudgeDecision,
+    ActionKind, Arm, Change, ControllerDecision, ControllerMode, Debate, Decision, JudgeDecision,
     Judgment, OperatorAction, Reported, Session, SessionStatus, TIMEOUT_OPERATOR, Turn,
     TurnMetadata,
 };
@@ -141,6 +141,7 @@ impl DebateRun {
             metadata: spec.metadata.clone(),
             created_at: None,
             finished_at: None,
+            settings: None,
             issues: Vec::new(),
         };
         DebateRun {
@@ -167,6 +168,13 @@ impl DebateRun {
     /// The run with its rows stamped by `time` instead of the system clock.
     pub fn with_time(mut self, time: TimeSource) -> DebateRun {
         self.time = time;
+        self
+    }
+
+    /// The run stamped with the controller settings' version it was given at its start and
+    /// the arm of the rollout it fell in (`debate_sessions.settings_version`, `settings_arm`).
+    pub fn given(mut self, settings: Option<(i64, Arm)>) -> DebateRun {
+        self.session.settings = settings;
         self
     }
 

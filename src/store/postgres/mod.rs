@@ -1,5 +1,5 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
-//! lenient row reading, exactly-once operator actions, notes pinned to debates, the viewer and operator roles, the
+//! lenient row reading, exactly-once operator actions, notes pinned to debates, the controller settings' history and rollouts, the viewer, operator and publisher roles, the
 //! rows an orchestrator writes (for the simulator standing in for one), and a throwaway local server.
 
 mod actions;
@@ -17,6 +17,7 @@ mod presence;
 mod queries;
 mod roles;
 pub mod rows;
+mod settings;
 mod tables;
 mod tls;
 
@@ -32,4 +33,10 @@ pub use orchestrator::{Orchestrator, write_decision, write_judgment, write_sessi
 pub use payload::Notice;
 pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, hearing, present};
 pub use queries::{audit_rows, finished_debates, history};
-pub use roles::{OPERATOR_ROLE, VIEWER_ROLE, ensure_roles, grant, revoke};
+pub use roles::{
+    OPERATOR_ROLE, PUBLISHER_ROLE, VIEWER_ROLE, ensure_roles, grant, grant_publishers, revoke,
+};
+pub use settings::{
+    MAX_HISTORY, Publication, SETTINGS_CHANNEL, debate_types, history, in_force, known_debate_type,
+    publish, settings_for, version,
+};

@@ -88,15 +88,17 @@ pub async fn write_session(client: &Client, s: &Session) -> Result<()> {
         .execute(
             "INSERT INTO debate_sessions (id, question, debate_type, status, controller_mode, \
              num_rounds, min_rounds, max_rounds, token_budget, tokens_used, personas, metadata, \
-             created_at, finished_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now()), $14) \
+             created_at, finished_at, settings_version, settings_arm) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now()), $14, \
+             $15, $16) \
              ON CONFLICT (id) DO UPDATE SET question = EXCLUDED.question, \
              debate_type = EXCLUDED.debate_type, status = EXCLUDED.status, \
              controller_mode = EXCLUDED.controller_mode, num_rounds = EXCLUDED.num_rounds, \
              min_rounds = EXCLUDED.min_rounds, max_rounds = EXCLUDED.max_rounds, \
              token_budget = EXCLUDED.token_budget, tokens_used = EXCLUDED.tokens_used, \
              personas = EXCLUDED.personas, metadata = EXCLUDED.metadata, \
-             finished_at = EXCLUDED.finished_at",
+             finished_at = EXCLUDED.finished_at, settings_version = EXCLUDED.settings_version, \
+             settings_arm = EXCLUDED.settings_arm",
             &[
                 &s.id,
                 &s.question,
@@ -112,6 +114,8 @@ pub async fn write_session(client: &Client, s: &Session) -> Result<()> {
                 &Json(&s.metadata),
                 &s.created_at,
                 &s.finished_at,
+                &s.settings.map(|(version, _)| version),
+                &s.settings.map(|(_, arm)| arm.as_str()),
             ],
         )
         .await

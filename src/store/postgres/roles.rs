@@ -1,21 +1,28 @@
-//! The two roles gavel's users are granted: [`VIEWER_ROLE`] watches (SELECT on the contract's
-//! tables and gavel_debate_notes; LISTEN needs no privilege in PostgreSQL) and [`OPERATOR_ROLE`]
-//! also records operator actions and pins notes (INSERT on the columns gavel writes of
-//! debate_operator_actions and gavel_debate_notes, and their sequences).
-//! Neither may UPDATE or DELETE anything; the audit trail's triggers refuse that to every role.
-//! Both are NOLOGIN group roles: login roles become viewers or operators by membership, so the
-//! role stamped on an action (`session_user`) is the person's own.
+//! The roles gavel's users are granted: [`VIEWER_ROLE`] watches (SELECT on the contract's
+//! tables, gavel_debate_notes and gavel_controller_settings; LISTEN needs no privilege in
+//! PostgreSQL); [`OPERATOR_ROLE`] also records operator actions and pins notes (INSERT on the
+//! columns gavel writes of debate_operator_actions and gavel_debate_notes, and their sequences);
+//! [`PUBLISHER_ROLE`], a privilege of its own, publishes, promotes and rolls back the
+//! controller's settings (INSERT on the columns gavel writes of gavel_controller_settings, and
+//! its sequence) and watches.
+//! None may UPDATE or DELETE anything; the audit trail's triggers refuse that to every role.
+//! All are NOLOGIN group roles: login roles become viewers, operators or publishers by
+//! membership, so the role stamped on an action or a version (`session_user`) is the person's
+//! own.
 
 use super::error::{Doing, Result};
 use tokio_postgres::Client;
 
 use super::actions::INSERTED;
 use super::notes;
+use super::settings;
 
 /// The group role of those who watch.
 pub const VIEWER_ROLE: &str = "gavel_viewer";
 /// The group role of those who also resolve decisions.
 pub const OPERATOR_ROLE: &str = "gavel_operator";
+/// The group role of those who publish the controller's settings.
+pub const PUBLISHER_ROLE: &str = "gavel_publisher";
 
 /// Creates the two roles when missing and grants them their privileges on this database's
 /// tables (roles are the cluster's, privileges each database's). Idempotent; needs CREATEROLE
@@ -26,7 +33,7 @@ pub const OPERATOR_ROLE: &str = "gavel_operator";
 /// [`VIEWER_ROLE`] ends up without it, a warning is returned and the rest goes on (PUBLIC has
 /// CONNECT unless the owner revoked it, and then the viewer has it through PUBLIC).
 pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
-    for role in [VIEWER_ROLE, OPERATOR_ROLE] {
+    for role in [VIEWER_ROLE, OPERATOR_ROLE, PUBLISHER_ROLE] {
         client
             .batch_execute(&format!(
                 "DO $$
@@ -58,10 +65,17 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
         ),
         format!(
             "GRANT SELECT ON debate_sessions, debate_rounds, debate_round_decisions,
-                 debate_round_judgments, debate_operator_actions, gavel_debate_notes
+                 debate_round_judgments, debate_operator_actions, gavel_debate_notes,
+                 gavel_controller_settings
                  TO {VIEWER_ROLE}"
         ),
         format!("GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE}"),
+        format!("GRANT {VIEWER_ROLE} TO {PUBLISHER_ROLE}"),
+        format!(
+            "GRANT INSERT ({}) ON gavel_controller_settings TO {PUBLISHER_ROLE}",
+            settings::INSERTED.join(", ")
+        ),
+        format!("GRANT USAGE ON SEQUENCE gavel_controller_settings_version_seq TO {PUBLISHER_ROLE}"),
         format!(
             "GRANT INSERT ({}) ON debate_operator_actions TO {OPERATOR_ROLE}",
             INSERTED.join(", ")
@@ -85,7 +99,7 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
     ];
     for step in steps {
         client.batch_execute(&step).await.doing(format_args!(
-            "setting up the roles {VIEWER_ROLE} and {OPERATOR_ROLE}"
+            "setting up the roles {VIEWER_ROLE}, {OPERATOR_ROLE} and {PUBLISHER_ROLE}"
         ))?;
     }
     Ok(warnings)
@@ -141,12 +155,25 @@ pub async fn grant(
     Ok(warnings)
 }
 
-/// Takes both roles away from each of `roles`.
+/// Makes each of `publishers` a publisher of the controller's settings (the roles ensured
+/// first, as by [`grant`]).
+pub async fn grant_publishers(client: &Client, publishers: &[String]) -> Result<Vec<String>> {
+    let warnings = ensure_roles(client).await?;
+    for role in publishers {
+        client
+            .batch_execute(&format!("GRANT {PUBLISHER_ROLE} TO {}", quoted(role)))
+            .await
+            .doing(format_args!("granting {PUBLISHER_ROLE} to role {role:?}"))?;
+    }
+    Ok(warnings)
+}
+
+/// Takes every gavel role away from each of `roles`.
 pub async fn revoke(client: &Client, roles: &[String]) -> Result<()> {
     for role in roles {
         client
             .batch_execute(&format!(
-                "REVOKE {OPERATOR_ROLE}, {VIEWER_ROLE} FROM {}",
+                "REVOKE {PUBLISHER_ROLE}, {OPERATOR_ROLE}, {VIEWER_ROLE} FROM {}",
                 quoted(role)
             ))
             .await

@@ -16,7 +16,7 @@ use tokio_postgres::Row;
 
 use crate::domain::limits::{self, MAX_AGENTS, OutOfBounds, clip, flag};
 use crate::domain::{
-    Change, ControllerDecision, DebateNote, Judgment, Limits, OperatorAction, PmidCheck, Reported,
+    Arm, Change, ControllerDecision, DebateNote, Judgment, Limits, OperatorAction, PmidCheck, Reported,
     Session, Signals, Stored, Turn,
 };
 
@@ -24,7 +24,8 @@ use crate::domain::{
 pub(crate) const SESSION_COLUMNS: &str = "id::text, question::text, debate_type::text, status::text, \
     controller_mode::text, num_rounds::text, min_rounds::text, max_rounds::text, \
     token_budget::text, tokens_used::text, personas::text, metadata::text, \
-    extract(epoch from created_at)::text, extract(epoch from finished_at)::text";
+    extract(epoch from created_at)::text, extract(epoch from finished_at)::text, \
+    settings_version::text, settings_arm::text";
 pub const TURN_COLUMNS: &str = "id::text, session_id::text, round_number::text, \
     agent_persona::text, content::text, tokens_used::text, superseded::text, metadata::text, \
     extract(epoch from created_at)::text";
@@ -263,8 +264,24 @@ pub fn session_from(columns: &Columns<'_>, limits: &Limits) -> Session {
         metadata: session_metadata(metadata, &mut r),
         created_at: r.time(12, "created_at"),
         finished_at: r.time(13, "finished_at"),
+        settings: session_settings(&mut r),
         issues: r.issues,
     }
+}
+
+/// `debate_sessions.settings_version` and `settings_arm`, together or not at all (an arm left
+/// out is the stable one); what cannot be read is flagged.
+fn session_settings(r: &mut Reader<'_>) -> Option<(i64, Arm)> {
+    let version = r.number(14, "settings_version")?;
+    let arm = match r.raw(15).map(str::parse::<Arm>) {
+        None => Arm::Stable,
+        Some(Ok(arm)) => arm,
+        Some(Err(why)) => {
+            r.issue("settings_arm", clip(&why));
+            Arm::Stable
+        }
+    };
+    Some((version, arm))
 }
 
 /// Why a number that should be a count is not one.
