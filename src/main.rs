@@ -20,7 +20,7 @@ use gavel::text::inert;
 /// values all the time (rows read, filed and copied for the reports worker; a frame's text),
 /// and spent a fifth of its time in glibc's allocator; with jemalloc's per-thread caches its
 /// CPU at 1,000 turns/s fell from 1.86x-2.11x a bare listener's to 1.64x-1.70x, and its memory
-/// is no higher (benches/README.md, the fifth pass).
+/// is no higher (benches/runs/2026-11-26-ef2e266).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -314,7 +314,7 @@ pub(crate) struct Named {
 
 /// A table's two reads by key: of a batch's keys, and of a lone key (the common case when rows
 /// land one at a time), given as itself rather than as an array, which costs the server less
-/// (measured in benches/README, "The tenth pass").
+/// (measured in benches/runs/2026-11-26-373ad6b).
 struct Reads {
     table: &'static Table,
     many: Statement,
