@@ -37,6 +37,6 @@ pub use roles::{
     OPERATOR_ROLE, PUBLISHER_ROLE, VIEWER_ROLE, ensure_roles, grant, grant_publishers, revoke,
 };
 pub use settings::{
-    MAX_HISTORY, Publication, SETTINGS_CHANNEL, debate_types, history, in_force, known_debate_type,
-    publish, settings_for, version,
+    MAX_HISTORY, Publication, SETTINGS_CHANNEL, debate_types, known_debate_type, publish,
+    settings_for, settings_history, settings_in_force, settings_version,
 };

@@ -142,7 +142,7 @@ fn refused(error: &Error) -> Option<String> {
 
 /// The history, oldest first: of `debate_type`, or of every type; at most [`MAX_HISTORY`]
 /// versions, the newest.
-pub async fn history(client: &Client, debate_type: Option<&str>) -> Result<Vec<SettingsVersion>> {
+pub async fn settings_history(client: &Client, debate_type: Option<&str>) -> Result<Vec<SettingsVersion>> {
     let rows = client
         .query(
             &format!(
@@ -158,7 +158,7 @@ pub async fn history(client: &Client, debate_type: Option<&str>) -> Result<Vec<S
 }
 
 /// The latest version of each debate type (the state in force), by type.
-pub async fn in_force(client: &Client) -> Result<Vec<SettingsVersion>> {
+pub async fn settings_in_force(client: &Client) -> Result<Vec<SettingsVersion>> {
     let rows = client
         .query(
             &format!(
@@ -173,7 +173,7 @@ pub async fn in_force(client: &Client) -> Result<Vec<SettingsVersion>> {
 }
 
 /// Version `version`, if there is one.
-pub async fn version(client: &Client, version: i64) -> Result<Option<SettingsVersion>> {
+pub async fn settings_version(client: &Client, version: i64) -> Result<Option<SettingsVersion>> {
     let row = client
         .query_opt(
             &format!("SELECT {VERSION_COLUMNS} FROM gavel_controller_settings WHERE version = $1"),
