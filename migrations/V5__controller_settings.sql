@@ -20,14 +20,16 @@
 --   a version no longer in force is refused, saying what is.
 --   UPDATE, DELETE and TRUNCATE are refused for every role (V2's triggers, ENABLE ALWAYS).
 -- * gavel_settings_for(session_id, debate_type): the one call an orchestrator makes at a
---   debate's start: version, arm ('stable' or 'canary') and every setting; with nothing
---   published, version NULL, arm 'stable' and NULL settings: the controller's own defaults
---   stand. A debate whose session row already carries a version keeps it and its arm.
+--   debate's start: version, arm ('stable' or 'canary') and every setting; where nothing is
+--   in force (nothing published, or rolled back to the defaults), version 0, arm 'stable' and
+--   NULL settings: the controller's own defaults stand. A debate whose session row already
+--   carries a version (0 included) keeps it and its arm.
 --   A debate is in the canary when gavel_settings_bucket(id) < the canary's share in basis
 --   points: the first 4 bytes of the SHA-256 of the id's UTF-8, read as an unsigned big-endian
 --   integer, modulo 10000.
 -- * debate_sessions.settings_version, settings_arm: what the orchestrator got, stamped on the
---   debate (nullable: debates started before, or by an orchestrator that does not ask).
+--   debate (0: the defaults; NULL: debates started before, or by an orchestrator that does not
+--   ask).
 -- * Each new version is notified on the channel gavel_settings:
 --   {"debate_type": "standard", "version": 3}.
 -- * The functions are pinned to pg_catalog and the schema gavel is migrated into, so they work
@@ -204,7 +206,7 @@ BEGIN
         END IF;
     END IF;
     RETURN QUERY
-        SELECT chosen, chosen_arm, c.mode, c.similarity_threshold, c.similarity_measure,
+        SELECT coalesce(chosen, 0), chosen_arm, c.mode, c.similarity_threshold, c.similarity_measure,
                c.similarity_model, c.novelty_floor, c.min_rounds, c.max_rounds, c.budget_fraction
         FROM (SELECT 1) AS one
         LEFT JOIN gavel_controller_settings c ON c.version = chosen;

@@ -32,7 +32,7 @@ pub use reported::Reported;
 pub(crate) use reported::vocabulary;
 pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
 pub use settings::{
-    Arm, Assigned, MAX_REASON, MAX_ROUNDS_BOUND, MeasureKind, SettingsValues, SettingsVersion,
+    Arm, Assigned, DEFAULTS_VERSION, MAX_REASON, MAX_ROUNDS_BOUND, MeasureKind, SettingsValues, SettingsVersion,
     VersionKind, WHOLE_SHARE, arm_of, bucket, check_reason, percent, share_from_percent,
 };
 pub use turn::{Crux, Disagreement, Phase, Turn, TurnMetadata};

@@ -229,10 +229,14 @@ impl SettingsVersion {
     }
 }
 
+/// The version a debate is given where nothing is in force: the controller's own defaults.
+pub const DEFAULTS_VERSION: i64 = 0;
+
 /// What a debate is given at its start (`gavel_settings_for`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Assigned {
-    /// The version given; `None` when nothing is published: the controller's defaults stand.
+    /// The version given: [`DEFAULTS_VERSION`] where nothing is in force; `None` only from a
+    /// database that answered none.
     pub version: Option<i64>,
     pub arm: Arm,
     pub values: Option<SettingsValues>,

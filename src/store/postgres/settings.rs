@@ -201,10 +201,7 @@ pub async fn settings_for(client: &Client, session_id: &str, debate_type: &str) 
     let arm: String = row.get(1);
     let arm = arm.parse::<Arm>().map_err(wrong)?;
     let version: Option<i64> = row.get(0);
-    let values = match version {
-        Some(_) => values_at(&row, 2).map_err(wrong)?,
-        None => None,
-    };
+    let values = values_at(&row, 2).map_err(wrong)?;
     Ok(Assigned {
         version,
         arm,
