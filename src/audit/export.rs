@@ -27,8 +27,9 @@ pub struct ExportRow {
     pub round_index: Option<i64>,
     /// decided_at or created_at, RFC 3339.
     pub at: Option<String>,
-    /// The controller's decision, the judge's ruling, or the decision an action made stand.
-    pub decision: String,
+    /// The controller's decision, the judge's ruling, or the decision an action made stand;
+    /// `None` for a note, which decides nothing.
+    pub decision: Option<String>,
     pub agent_persona: Option<String>,
     pub score: Option<f64>,
     pub judge_model: Option<String>,
@@ -54,7 +55,7 @@ struct FlatRow {
     session_id: String,
     round_index: Option<i64>,
     at: Option<String>,
-    decision: String,
+    decision: Option<String>,
     agent_persona: Option<String>,
     /// See [`number`].
     score: Option<String>,
@@ -75,8 +76,7 @@ struct FlatRow {
 
 impl ExportRow {
     /// The row a decision, judgment, action or note becomes (a note with no round and no
-    /// decision), its round and `signal_json` as stored;
-    /// sessions and turns are not exported.
+    /// decision), its round and `signal_json` as stored; sessions and turns are not exported.
     pub fn of(stored: Stored) -> Option<ExportRow> {
         let Stored {
             change,
@@ -112,7 +112,7 @@ impl ExportRow {
                     "debate_round_decisions",
                     d.session_id,
                     d.decided_at,
-                    d.decision.to_wire(),
+                    Some(d.decision.to_wire()),
                 )
             }),
             Change::Judgment(j) => Some(ExportRow {
@@ -125,7 +125,7 @@ impl ExportRow {
                     "debate_round_judgments",
                     j.session_id,
                     j.created_at,
-                    j.decision.to_wire(),
+                    Some(j.decision.to_wire()),
                 )
             }),
             Change::Action(a) => Some(ExportRow {
@@ -138,19 +138,14 @@ impl ExportRow {
                     "debate_operator_actions",
                     a.session_id,
                     a.created_at,
-                    a.decision.to_wire(),
+                    Some(a.decision.to_wire()),
                 )
             }),
             Change::Note(n) => Some(ExportRow {
                 operator: Some(n.operator),
                 operator_role: n.role,
                 note: Some(n.text),
-                ..blank(
-                    "gavel_debate_notes",
-                    n.session_id,
-                    n.created_at,
-                    String::new(),
-                )
+                ..blank("gavel_debate_notes", n.session_id, n.created_at, None)
             }),
             Change::Session(_) | Change::Turn(_) => None,
         }
@@ -163,7 +158,7 @@ impl ExportRow {
             session_id: cell(&self.session_id),
             round_index: self.round_index,
             at: text(self.at),
-            decision: cell(&self.decision),
+            decision: text(self.decision),
             agent_persona: text(self.agent_persona),
             score: self.score.map(number),
             judge_model: text(self.judge_model),

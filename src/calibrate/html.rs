@@ -7,6 +7,7 @@
 use std::borrow::Borrow;
 use std::fmt::Write as _;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::record::RecordedDebate;
@@ -465,13 +466,15 @@ fn draw(report: &Report, grouped: &[Point], svg: &mut String) -> Result<Vec<(i32
         .y_label_area_size(64)
         .build_cartesian_2d(0f64..x_max, 0f64..y_max)
         .map_err(|e| fail(&e))?;
-    let percent = |v: &f64| format!("{:.0}%", v * 100.0);
+    let (x_percent, y_percent) = (percent(x_max), percent(y_max));
     chart
         .configure_mesh()
+        .x_labels(TICKS)
+        .y_labels(TICKS)
         .x_desc("verdict flips (share of debates)")
         .y_desc("tokens saved (share of tokens run)")
-        .x_label_formatter(&percent)
-        .y_label_formatter(&percent)
+        .x_label_formatter(&x_percent)
+        .y_label_formatter(&y_percent)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
@@ -535,6 +538,24 @@ fn draw(report: &Report, grouped: &[Point], svg: &mut String) -> Result<Vec<(i32
     root.present().map_err(|e| fail(&e))?;
     Ok(placed)
 }
+
+/// The most tick labels on an axis.
+const TICKS: usize = 11;
+
+/// Shares as percentages, for an axis from 0 to `max`: with as few decimals as tell its ticks
+/// (the points plotters labels) apart, so that a range of 2% reads 0.0%, 0.2%, ... 2.0%
+/// rather than 0%, 0%, 0%, 1%, ...
+fn percent(max: f64) -> impl Fn(&f64) -> String {
+    let ticks = RangedCoordf64::from(0.0..max).key_points(TICKS);
+    let shown = |v: f64, decimals: usize| format!("{:.decimals$}%", v * 100.0);
+    let decimals = (0..MAX_DECIMALS)
+        .find(|&d| ticks.windows(2).all(|w| shown(w[0], d) != shown(w[1], d)))
+        .unwrap_or(MAX_DECIMALS);
+    move |v| shown(*v, decimals)
+}
+
+/// The most decimals a percentage on an axis is given.
+const MAX_DECIMALS: usize = 4;
 
 /// Each frontier point labelled with its first setting's similarity and novelty (and how many
 /// more settings share the point).

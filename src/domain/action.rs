@@ -89,13 +89,16 @@ impl OperatorAction {
     }
 }
 
-/// Whether the database lets a console record operator actions, as its role's privileges say.
+/// What the database lets a console write, as its role's privileges say: each kind of row
+/// with the reason of its own table when it may not.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Access {
-    /// It may; `role` is the role its actions are stamped with (`session_user`).
-    MayAct { role: String },
-    /// The role may only watch, for this reason.
-    WatchOnly(String),
+pub struct Access {
+    /// The role its writes are stamped with (`session_user`).
+    pub role: String,
+    /// Why the role may not record operator actions (it may only watch them); `None` when it may.
+    pub actions: Option<String>,
+    /// Why the role may not pin notes; `None` when it may.
+    pub notes: Option<String>,
 }
 
 /// An operator as shown: the display name `operator`, and the database `role` that wrote the

@@ -77,6 +77,15 @@ fn sent(commands: &[Command]) -> OperatorAction {
     }
 }
 
+/// What the database says of `role` when it may record actions and pin notes.
+fn may_write(role: &str) -> Access {
+    Access {
+        role: role.into(),
+        actions: None,
+        notes: None,
+    }
+}
+
 /// A console whose accept of round 5 was confirmed and could not be written: `r` retries it.
 fn failed_accept() -> Model {
     let mut model = console_at_round_5();
@@ -95,10 +104,7 @@ fn failed_accept() -> Model {
 #[test]
 fn r_on_an_action_that_landed_unanswered_says_it_was_recorded_if_this_role_wrote_it() {
     let mut model = failed_accept();
-    update(
-        &mut model,
-        Event::Access(Access::MayAct { role: "bob".into() }),
-    );
+    update(&mut model, Event::Access(may_write("bob")));
     let mine = OperatorAction {
         role: Some("bob".into()),
         ..model.desk.retry.clone().unwrap()
@@ -151,12 +157,7 @@ fn a_live_console_holds_actions_until_the_database_says_what_its_role_may_do() {
         "{shown}"
     );
 
-    update(
-        &mut model,
-        Event::Access(Access::MayAct {
-            role: "alice".into(),
-        }),
-    );
+    update(&mut model, Event::Access(may_write("alice")));
     assert!(!flash(&model).contains("unlock"), "{}", flash(&model));
     update(&mut model, char('a'));
     assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
@@ -268,7 +269,11 @@ fn a_refused_write_offers_no_retry() {
 fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
     let mut model = console_at_round_5();
     let why = "role carol cannot insert into debate_operator_actions";
-    update(&mut model, Event::Access(Access::WatchOnly(why.into())));
+    let watch_only = Access {
+        actions: Some(why.into()),
+        ..may_write("carol")
+    };
+    update(&mut model, Event::Access(watch_only));
     assert!(model.settings.read_only);
     assert_eq!(flash(&model), format!("read-only: {why}"));
     let shown = screen(&model);
@@ -282,17 +287,49 @@ fn a_watch_only_role_makes_the_console_read_only_and_unlocking_cannot_help() {
     assert_eq!(flash(&model), format!("still read-only: {why}"));
 
     // Granted meanwhile: the next connect says so, and unlocking works again.
-    update(
-        &mut model,
-        Event::Access(Access::MayAct {
-            role: "carol".into(),
-        }),
-    );
+    update(&mut model, Event::Access(may_write("carol")));
     assert!(model.live.denied.is_none() && model.settings.read_only);
     update(&mut model, char('U'));
     update(&mut model, char('y'));
     update(&mut model, char('a'));
     assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
+}
+
+#[test]
+fn a_note_is_refused_for_the_notes_own_reason_whatever_the_database_says_of_actions() {
+    let actions = "role carol cannot insert into debate_operator_actions";
+    let notes = "role carol cannot insert into gavel_debate_notes";
+    // A viewer may do neither: `N` says what the notes' table lacks, `a` the actions'.
+    let mut viewer = console_at_round_5();
+    let neither = Access {
+        actions: Some(actions.into()),
+        notes: Some(notes.into()),
+        ..may_write("carol")
+    };
+    update(&mut viewer, Event::Access(neither));
+    refused_key(&mut viewer, 'N', &format!("cannot pin a note: {notes}"));
+    assert!(!flash(&viewer).contains("debate_operator_actions"));
+    refused_key(&mut viewer, 'a', actions);
+
+    // Granted notes alone: read-only for actions, and the note line opens.
+    let only_notes = Access {
+        actions: Some(actions.into()),
+        ..may_write("carol")
+    };
+    update(&mut viewer, Event::Access(only_notes));
+    update(&mut viewer, char('N'));
+    assert!(matches!(viewer.desk.overlay, Some(Overlay::Pin(ref id)) if id == "s"));
+
+    // An operator granted before the notes' table existed acts, and cannot pin a note.
+    let mut operator = console_at_round_5();
+    let only_actions = Access {
+        notes: Some(notes.into()),
+        ..may_write("carol")
+    };
+    update(&mut operator, Event::Access(only_actions));
+    refused_key(&mut operator, 'N', &format!("cannot pin a note: {notes}"));
+    update(&mut operator, char('a'));
+    assert!(matches!(operator.desk.overlay, Some(Overlay::Confirm(_))));
 }
 
 #[test]
@@ -771,7 +808,15 @@ async fn a_role_that_may_insert_but_not_read_back_may_only_watch() {
     let frank = connect_as(&server, "insertonly", "frank").await;
     assert_eq!(
         gavel::store::postgres::access(&frank).await.unwrap(),
-        Access::WatchOnly("role frank cannot select from debate_operator_actions".into())
+        Access {
+            actions: Some("role frank cannot select from debate_operator_actions".into()),
+            notes: Some(
+                "role frank cannot insert into gavel_debate_notes, nor select from \
+                 gavel_debate_notes, nor use the sequence public.gavel_debate_notes_id_seq"
+                    .into()
+            ),
+            ..may_write("frank")
+        }
     );
 }
 
@@ -803,7 +848,7 @@ async fn roles_are_set_up_by_a_table_owner_who_does_not_own_the_database() {
     let bob = connect_as(&server, "managed", "bob").await;
     assert_eq!(
         gavel::store::postgres::access(&bob).await.unwrap(),
-        Access::MayAct { role: "bob".into() }
+        may_write("bob")
     );
 }
 
@@ -899,11 +944,20 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
 
     assert_eq!(
         gavel::store::postgres::access(&bob).await.unwrap(),
-        Access::WatchOnly(
-            "role bob cannot insert into debate_operator_actions, nor select from \
-             debate_operator_actions, nor use the sequence public.debate_operator_actions_id_seq"
-                .into()
-        )
+        Access {
+            actions: Some(
+                "role bob cannot insert into debate_operator_actions, nor select from \
+                 debate_operator_actions, nor use the sequence \
+                 public.debate_operator_actions_id_seq"
+                    .into()
+            ),
+            notes: Some(
+                "role bob cannot insert into gavel_debate_notes, nor select from \
+                 gavel_debate_notes, nor use the sequence public.gavel_debate_notes_id_seq"
+                    .into()
+            ),
+            ..may_write("bob")
+        }
     );
 
     // The command line: `gavel grant`, then bob may act again.
@@ -924,7 +978,7 @@ async fn roles_and_migrations_are_idempotent_and_revocable() {
     );
     assert_eq!(
         gavel::store::postgres::access(&bob).await.unwrap(),
-        Access::MayAct { role: "bob".into() }
+        may_write("bob")
     );
 
     // Into a pipe whose reader has gone, both end quietly.

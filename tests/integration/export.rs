@@ -1,8 +1,9 @@
 //! Exported rows keep control characters out wherever they are written: CSV shows them as
-//! pictures, JSON Lines escapes them and keeps the data exact.
+//! pictures, JSON Lines escapes them and keeps the data exact. A note's row has no decision:
+//! `null` in JSON Lines, an empty cell in CSV.
 
 use gavel::audit::{ExportRow, Format, export};
-use gavel::domain::{ActionKind, Change, Decision, OperatorAction, Stored};
+use gavel::domain::{ActionKind, Change, DebateNote, Decision, OperatorAction, Stored};
 
 fn hostile() -> Vec<ExportRow> {
     let action = OperatorAction {
@@ -51,4 +52,36 @@ fn jsonl_escapes_control_characters() {
     assert_eq!(row["table"], "debate_operator_actions");
     assert_eq!(row["note"], "clear\u{1b}[2J");
     assert_eq!(row["decision"], "stop_converged");
+}
+
+/// A note's row, as `format` writes it.
+fn note_written(format: Format) -> String {
+    let note = DebateNote::draft("s", "ana", "over to bob").unwrap();
+    let stored = Stored {
+        change: Change::Note(note),
+        round_index: None,
+        signal_json: None,
+    };
+    let mut out = Vec::new();
+    let rows: Vec<ExportRow> = ExportRow::of(stored).into_iter().collect();
+    assert_eq!(export::write(rows, format, &mut out).unwrap(), 1);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_notes_row_has_no_decision_null_in_json_and_an_empty_cell_in_csv() {
+    let line = note_written(Format::Jsonl);
+    let row: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(row["table"], "gavel_debate_notes");
+    assert_eq!(row["note"], "over to bob");
+    assert!(row["decision"].is_null(), "{line}");
+    assert!(row["round_index"].is_null(), "{line}");
+
+    let csv = note_written(Format::Csv);
+    let mut table = csv::Reader::from_reader(csv.as_bytes());
+    let header = table.headers().unwrap().clone();
+    let decision = header.iter().position(|h| h == "decision").unwrap();
+    let record = table.records().next().unwrap().unwrap();
+    assert_eq!(&record[0], "gavel_debate_notes");
+    assert_eq!(&record[decision], "", "{csv}");
 }

@@ -1,5 +1,6 @@
-//! Fixture files: every bundled recording is valid; each invalid file is refused with the file,
-//! the line and what is wrong.
+//! Fixture files: every bundled recording is valid, and docs/fixture-format.md names those that
+//! carry the orchestrator's similarity; each invalid file is refused with the file, the line and
+//! what is wrong.
 
 use std::path::Path;
 
@@ -25,6 +26,40 @@ fn every_bundled_fixture_is_valid_and_embedded() {
     let ids: std::collections::BTreeSet<_> =
         embedded.iter().map(|f| f.session.id.clone()).collect();
     assert_eq!(ids.len(), embedded.len(), "session ids are unique");
+}
+
+/// The bundled recordings (file names without `.jsonl`) with a round line: a similarity computed
+/// by the orchestrator.
+fn carrying_a_similarity() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("fixtures")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| {
+            let fixture = Fixture::load(p).unwrap_or_else(|e| panic!("{e}"));
+            !fixture.similarity.is_empty()
+        })
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_fixture_format_names_the_recordings_that_carry_the_orchestrators_similarity() {
+    let doc = std::fs::read_to_string("docs/fixture-format.md").unwrap();
+    let lead = "Fixture outcomes under the semantic measure:";
+    let from = doc.find(lead).expect("the paragraph on fixture outcomes");
+    let paragraph = doc[from..].replace('\n', " ");
+    let sentence = &paragraph[..paragraph.find(". ").unwrap()];
+    let mut named: Vec<String> = sentence
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    named.sort();
+    assert_eq!(named, carrying_a_similarity(), "{sentence}");
 }
 
 /// Every error `tests/data/invalid/{name}.jsonl` is refused with, each without the file's path

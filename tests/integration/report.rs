@@ -5,10 +5,13 @@
 
 use crate::common;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gavel::calibrate::html::{command_line, escape};
+use gavel::calibrate::html::{Made, Section, command_line, escape, render};
+use gavel::calibrate::{RecordedDebate, Report, Setting};
+use gavel::policy::ControllerConfig;
 
 /// A scratch directory of its own for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -102,6 +105,69 @@ fn several_measures_make_one_section_and_chart_each() {
     assert_eq!(html.matches("<svg").count(), 2);
     assert!(html.contains("<h2>similarity: lexical — lexical"));
     assert!(html.contains("<h2>similarity: recorded — as recorded, else"));
+}
+
+/// A report of two settings, the one in force saving `saved` of the tokens run with no verdict
+/// flipped, the other saving nothing.
+fn saving(saved: f64) -> Report {
+    let base = ControllerConfig::default();
+    let current = Setting::current(&base);
+    let other = Setting {
+        similarity_threshold: 0.95,
+        ..current.clone()
+    };
+    let mut report = Report::run(
+        &[] as &[RecordedDebate],
+        vec![other],
+        0,
+        &current,
+        &base,
+        false,
+    );
+    for row in &mut report.rows {
+        row.tokens_saved_share = if row.current { saved } else { 0.0 };
+    }
+    report
+}
+
+/// The chart's tick labels on one axis (plotters anchors the y axis's at their end, the x
+/// axis's at their middle), in the order drawn.
+fn tick_labels<'a>(html: &'a str, anchor: &str) -> Vec<&'a str> {
+    let attribute = format!("text-anchor=\"{anchor}\"");
+    html.split("<text ")
+        .skip(1)
+        .filter(|tag| tag[..tag.find('>').unwrap()].contains(&attribute))
+        .map(|tag| tag[tag.find('>').unwrap() + 1..tag.find("</text>").unwrap()].trim())
+        .filter(|label| label.ends_with('%'))
+        .collect()
+}
+
+#[test]
+fn the_charts_axes_label_each_tick_distinctly_on_a_range_of_two_percent() {
+    let made = Made {
+        command: "gavel calibrate".into(),
+        source: "ten debates".into(),
+        at: "now".into(),
+        version: "test".into(),
+    };
+    let section = Section {
+        title: "similarity: lexical".into(),
+        report: saving(0.018),
+        detailed: Vec::new(),
+    };
+    let html = render(&made, &[section]);
+    for (axis, anchor) in [("y", "end"), ("x", "middle")] {
+        let labels = tick_labels(&html, anchor);
+        assert!(labels.len() >= 5, "{axis}: {labels:?}");
+        let distinct: BTreeSet<&str> = labels.iter().copied().collect();
+        assert_eq!(distinct.len(), labels.len(), "{axis}: {labels:?}");
+    }
+    // The y axis runs from 0% to the most saved and a little more (1.8% here).
+    let top = tick_labels(&html, "end")
+        .iter()
+        .map(|l| l.trim_end_matches('%').parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    assert!((1.8..=2.1).contains(&top), "{top}");
 }
 
 #[test]

@@ -577,7 +577,7 @@ fn row() -> ExportRow {
         session_id: "=cmd|' /C calc'!A0".into(),
         round_index: Some(2),
         at: Some("2026-11-23T10:00:00+00:00".into()),
-        decision: "stop".into(),
+        decision: Some("stop".into()),
         agent_persona: Some("+skeptic".into()),
         score: Some(-0.5),
         judge_model: Some("@judge\u{1b}]0;owned\u{7}".into()),

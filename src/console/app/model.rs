@@ -367,6 +367,9 @@ pub struct Live {
     /// to a database, `CHECKING_ACCESS` until the database says): read-only, and unlocking
     /// cannot help, until a (re)connect finds the role may act.
     pub denied: Option<String>,
+    /// Why the database refuses this console's notes (its role may not pin them, or, attached
+    /// to a database, `CHECKING_ACCESS` until the database says), whatever it says of actions.
+    pub unpinnable: Option<String>,
 }
 
 /// The console's clocks.
@@ -445,6 +448,7 @@ impl Model {
         let mut model = Model::new(source, operator, config);
         model.live.link = Some(Link::Connecting);
         model.live.denied = Some(CHECKING_ACCESS.to_owned());
+        model.live.unpinnable = Some(CHECKING_ACCESS.to_owned());
         model.about.gated_timeout = config.ui.gated_timeout(&config.simulator);
         model.about.simulated = false;
         model

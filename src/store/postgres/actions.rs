@@ -2,14 +2,14 @@
 //! `(session_id, round_index)` does nothing, and the winner's row is returned instead.
 //! [`record`] is an orchestrator's write (the simulator's timeouts and recorded actions);
 //! [`resolve`] is the console's, which checks that the decision is still open in the statement
-//! that writes, and [`access`] tells a console whether its role may write at all.
+//! that writes; whether its role may write at all is the `access` module's to tell.
 
 use tokio_postgres::Client;
 use tokio_postgres::types::ToSql;
 
 use super::error::{Doing, Error, Result};
 use super::rows::{self, ACTION_COLUMNS};
-use crate::domain::{Access, DecisionState, Limits, OperatorAction, Reported};
+use crate::domain::{DecisionState, Limits, OperatorAction, Reported};
 use crate::store::ResolveError;
 
 /// The columns gavel inserts, which a role needs INSERT on to act.
@@ -270,49 +270,4 @@ pub(super) fn refusal(error: &Error) -> Option<String> {
         );
     }
     Some(reason)
-}
-
-/// Whether this connection's role may record operator actions: INSERT on the columns gavel
-/// writes, SELECT on the table (to read back what was recorded), and USAGE on the sequence of
-/// `id`. When `id` takes its values from no serial or identity sequence, that part cannot be
-/// checked: the role is taken as able to act, a warning is logged, and a refused write says why.
-pub async fn access(client: &Client) -> Result<Access> {
-    let row = client
-        .query_one(
-            "SELECT session_user::text, \
-                    bool_and(has_column_privilege('debate_operator_actions', c, 'INSERT')), \
-                    has_table_privilege('debate_operator_actions', 'SELECT'), \
-                    pg_get_serial_sequence('debate_operator_actions', 'id'), \
-                    has_sequence_privilege( \
-                        pg_get_serial_sequence('debate_operator_actions', 'id'), 'USAGE') \
-             FROM unnest($1::text[]) AS c",
-            &[&INSERTED.as_slice()],
-        )
-        .await
-        .doing("checking the privileges on debate_operator_actions")?;
-    let role: String = row.get(0);
-    let insert: bool = row.get(1);
-    let select: bool = row.get(2);
-    let sequence: Option<String> = row.get(3);
-    let usage: Option<bool> = row.get(4);
-    let mut missing = Vec::new();
-    if !insert {
-        missing.push("insert into debate_operator_actions".to_owned());
-    }
-    if !select {
-        missing.push("select from debate_operator_actions".to_owned());
-    }
-    match (&sequence, usage) {
-        (Some(sequence), Some(false)) => missing.push(format!("use the sequence {sequence}")),
-        (None, _) => tracing::warn!(
-            "debate_operator_actions.id has no serial or identity sequence: whether role {role} \
-             may draw its values is not checked"
-        ),
-        _ => {}
-    }
-    Ok(if missing.is_empty() {
-        Access::MayAct { role }
-    } else {
-        Access::WatchOnly(format!("role {role} cannot {}", missing.join(", nor ")))
-    })
 }

@@ -3,21 +3,21 @@
 //! `notifications::Beside`). Its messages are driven through `poll_message` on a task of their
 //! own, so notifications are never dropped and the console never awaits the database.
 //!
-//! On every (re)connect: LISTEN, tell the console whether its role may record actions, then load
-//! what changed since the watermark (everything in the start window on the first connect),
-//! then consume notifications: a row a notification carries (where the database carries rows,
-//! an opt-in: see `payload`) goes to the console at once; the rows the others name are fetched
-//! in batches, a batch at most every [`pace::READ`] on average (see [`Pace`]): a row that lands
-//! alone is read at once, a stream's rows are read together, instead of a round trip each.
-//! Rows are keyed, so a row read twice is filed once. A keepalive query with a timeout finds a
-//! dead connection; reconnection backs off up to 10 s.
+//! On every (re)connect: LISTEN, tell the console whether its role may record actions and pin
+//! notes, then load what changed since the watermark (everything in the start window on the
+//! first connect), then consume notifications: a row a notification carries (where the
+//! database carries rows, an opt-in: see `payload`) goes to the console at once; the rows the
+//! others name are fetched in batches, a batch at most every [`pace::READ`] on average (see
+//! [`Pace`]): a row that lands alone is read at once, a stream's rows are read together,
+//! instead of a round trip each. Rows are keyed, so a row read twice is filed once. A keepalive
+//! query with a timeout finds a dead connection; reconnection backs off up to 10 s.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use super::actions;
+use super::access::access;
 use super::connect::Target;
 use super::error::{Error, Result, answered};
 use super::notifications::{Beside, Notifications};
@@ -113,7 +113,7 @@ async fn follow<E: From<Feed>>(
         tracing::debug!("keeping the default plan cache mode: {e}");
     }
     let named = Named::prepare(client).await?;
-    let access = actions::access(client).await?;
+    let access = access(client).await?;
     events
         .send(Feed::Access(access).into())
         .map_err(|_| Error::ConsoleGone)?;

@@ -1,7 +1,10 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
-//! lenient row reading, exactly-once operator actions, notes pinned to debates, the controller settings' history and rollouts, the viewer, operator and publisher roles, the
-//! rows an orchestrator writes (for the simulator standing in for one), and a throwaway local server.
+//! lenient row reading, exactly-once operator actions, notes pinned to debates, what a role may
+//! write, the controller settings' history and rollouts, the viewer, operator and publisher
+//! roles, the rows an orchestrator writes (for the simulator standing in for one), and a
+//! throwaway local server.
 
+mod access;
 mod actions;
 mod connect;
 mod error;
@@ -21,7 +24,8 @@ mod settings;
 mod tables;
 mod tls;
 
-pub use actions::{Observed, access, existing, observe, record, resolve, write_if_unchanged};
+pub use access::access;
+pub use actions::{Observed, existing, observe, record, resolve, write_if_unchanged};
 pub use connect::Target;
 pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};

@@ -226,14 +226,16 @@ pub(super) fn claim(model: &Model) -> Option<Claim> {
     })
 }
 
-/// `N`: opens the note line for the selected debate, unless this console may not write.
+/// `N`: opens the note line for the selected debate, unless this console may not pin notes:
+/// the database's reason when its role may not, else the unlock it waits for when read-only
+/// (a role that may pin notes and not act pins them all the same).
 pub(super) fn open_note(model: &mut Model) {
-    if let Some(why) = &model.live.denied {
+    if let Some(why) = &model.live.unpinnable {
         let why = format!("cannot pin a note: {why}");
         model.flash(why, true);
         return;
     }
-    if model.settings.read_only {
+    if model.settings.read_only && model.live.denied.is_none() {
         let unlock = model.settings.keymap.keys(Action::Unlock);
         model.flash(
             format!("read-only: cannot pin a note — press {unlock} to unlock"),

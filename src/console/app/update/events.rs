@@ -60,16 +60,18 @@ pub(super) fn handle(model: &mut Model, event: Event) -> Vec<Command> {
     Vec::new()
 }
 
-/// What the live database now lets this console do.
+/// What the live database now lets this console do: record actions (else it is read-only),
+/// pin notes.
 pub(super) fn on_access(model: &mut Model, access: Access) {
-    match access {
-        Access::WatchOnly(why) => {
+    model.live.role = Some(access.role);
+    model.live.unpinnable = access.notes;
+    match access.actions {
+        Some(why) => {
             model.settings.read_only = true;
             model.flash(format!("read-only: {why}"), true);
             model.live.denied = Some(why);
         }
-        Access::MayAct { role } => {
-            model.live.role = Some(role);
+        None => {
             let was_denied = model
                 .live
                 .denied
