@@ -175,13 +175,14 @@ pub fn scratch_home() -> &'static Path {
 }
 
 /// The gavel binary as the tests run it: at home in [`scratch_home`] (`XDG_DATA_HOME`,
-/// `XDG_CONFIG_HOME`).
+/// `XDG_CONFIG_HOME`, and `XDG_STATE_HOME`, where its log goes).
 pub fn gavel() -> Command {
     let home = scratch_home();
     let mut command = Command::new(env!("CARGO_BIN_EXE_gavel"));
     command
         .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"));
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"));
     command
 }
 

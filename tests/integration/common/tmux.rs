@@ -30,17 +30,20 @@ impl Tmux {
     }
 
     /// Starts `command` in a new session, at home in the scratch directory (`XDG_DATA_HOME`,
-    /// `XDG_CONFIG_HOME`), so that it neither reads the user's config nor writes the user's
-    /// data.
+    /// `XDG_CONFIG_HOME`, `XDG_STATE_HOME`), so that it neither reads the user's config nor
+    /// writes the user's data or log.
     pub fn start(&self, command: &str) {
         let data = format!("XDG_DATA_HOME={}", self.dir.join("data").display());
         let config = format!("XDG_CONFIG_HOME={}", self.dir.join("config").display());
+        let state = format!("XDG_STATE_HOME={}", self.dir.join("state").display());
         self.run(&[
             "new-session",
             "-e",
             &data,
             "-e",
             &config,
+            "-e",
+            &state,
             "-d",
             "-x",
             "160",
