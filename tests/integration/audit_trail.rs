@@ -832,6 +832,7 @@ async fn roles_are_set_up_by_a_table_owner_who_does_not_own_the_database() {
          ALTER TABLE debate_round_decisions OWNER TO tables;
          ALTER TABLE debate_round_judgments OWNER TO tables;
          ALTER TABLE debate_operator_actions OWNER TO tables;
+         ALTER TABLE gavel_controller_settings OWNER TO tables;
          GRANT gavel_viewer, gavel_operator TO tables WITH ADMIN OPTION;
          REVOKE CONNECT ON DATABASE managed FROM gavel_viewer, PUBLIC;
          GRANT CONNECT ON DATABASE managed TO tables, bob;",

@@ -16,7 +16,7 @@ async fn session_rows(client: &Client) -> Vec<String> {
 async fn migrate_creates_the_contract_and_a_second_run_changes_nothing() {
     let Database { mut client, .. } = fresh_database("fresh").await;
     let applied = migrate(&mut client).await.unwrap();
-    assert_eq!(applied.len(), 4, "{applied:?}");
+    assert_eq!(applied.len(), 5, "{applied:?}");
     assert!(
         migrate(&mut client).await.unwrap().is_empty(),
         "the second run applies nothing"
