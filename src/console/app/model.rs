@@ -748,6 +748,12 @@ impl Model {
         (latest > 0).then(|| self.nav.round_cursor.unwrap_or(latest).min(latest))
     }
 
+    /// Applies `theme` (the watched theme file's, or `:theme`'s) and says so.
+    pub(crate) fn apply_theme(&mut self, theme: Theme) {
+        self.flash(format!("theme {} applied", theme.name), false);
+        self.settings.theme = theme;
+    }
+
     pub fn flash(&mut self, text: impl Into<String>, error: bool) {
         self.desk.flash = Some(Flash {
             text: text.into(),
