@@ -192,7 +192,12 @@ fn colon_jumps_to_a_debate_by_id() {
     type_text(&mut model, "nope");
     update(&mut model, key(KeyCode::Enter));
     let flash = model.desk.flash.clone().unwrap();
-    assert!(flash.error && flash.text.contains("no debate with id nope"));
+    assert!(
+        flash.error
+            && flash
+                .text
+                .starts_with("no debate nope and no command :nope")
+    );
     assert_eq!(selected_id(&model), "salt-substitutes-shadow");
 
     update(&mut model, char(':'));

@@ -243,14 +243,9 @@ pub(super) fn jump(model: &mut Model, text: &str) -> Vec<Command> {
             return vec![Command::LoadHistory(text.to_owned())];
         }
         (None, []) => {
-            model.flash(
-                format!(
-                    "no debate with id {} and no such command: the commands are {}",
-                    one_line(text),
-                    command_line::known()
-                ),
-                true,
-            );
+            let text = one_line(text);
+            let said = format!("no debate {text} and {}", command_line::no_command(&text));
+            model.flash(said, true);
             return Vec::new();
         }
         (None, many) => {
