@@ -1,8 +1,10 @@
 //! Events other than the operator's keys and mouse, as `update()` hands them here: rows, ticks,
-//! the role's rights, the outcomes of actions and notes sent, themes, the pager's end.
+//! the role's rights, the outcomes of actions and notes sent, a history's answer, themes, the
+//! pager's end.
 
 use crate::config::keys::Action;
 use crate::config::theme::Theme;
+use crate::console::app::command_line;
 use crate::console::app::event::Command;
 use crate::console::app::model::{CHECKING_ACCESS, Model};
 use crate::console::pager;
@@ -106,6 +108,29 @@ pub(super) fn on_noted(model: &mut Model, outcome: Result<DebateNote, NoteFailed
             );
             model.desk.unpinned = Some(*failed.note);
         }
+    }
+}
+
+/// Every row of a debate asked for was sent: a debate `:` looked up that is not there is said
+/// so; one found whose rows a paused feed holds back is selected when it plays on.
+pub(super) fn on_history(model: &mut Model, id: &str, found: bool) {
+    if model.nav.jump_to.as_deref() != Some(id) {
+        return;
+    }
+    let id = one_line(id);
+    if found {
+        let play = model.settings.keymap.keys(Action::Pause);
+        model.flash(
+            format!("found {id}: paused, it shows when {play} plays on"),
+            false,
+        );
+    } else {
+        model.nav.jump_to = None;
+        let said = format!(
+            "no debate {id} in the database, and {}",
+            command_line::no_command(&id)
+        );
+        model.flash(said, true);
     }
 }
 

@@ -63,6 +63,7 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Link(link) => model.live.link = Some(link),
         Event::Presence(peers) => model.live.peers = peers,
         Event::Resize(width, height) => model.screen.size = (width, height),
+        Event::History { id, found } => events::on_history(model, &id, found),
     }
     let rate = match (&model.live.link, model.time.playback.paused) {
         (Some(_), _) => 1.0,
