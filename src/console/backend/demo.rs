@@ -72,10 +72,11 @@ impl Backend for Demo {
 
     // The console lets go of the rows of debates off screen; here they are again.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool {
-        self.0
-            .history(&id)
-            .into_iter()
+        let rows = self.0.history(&id);
+        let found = !rows.is_empty();
+        rows.into_iter()
             .all(|row| events.send(Event::Store(Box::new(row))).is_ok())
+            && events.send(Event::History { id, found }).is_ok()
     }
 
     // The demo's debates are few: the console holds every one it was shown.
