@@ -11,15 +11,17 @@ use crate::console::app::{Command, Event};
 use crate::console::backend::{Backend, execute};
 use crate::domain::{DebateNote, OperatorAction, Status};
 use crate::progress::Progress;
-use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
+use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, TimeSource, play};
 use crate::store::{MemoryStore, NoteFailed, ResolveError};
 
-/// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
+/// Starts playing `fixtures` at once, their rows stamped by `time` (the system clock, or a test's
+/// clock that runs with tokio's); every row reaches `events`. Returns the sender for the
 /// console's commands. Must be called inside a tokio runtime.
 pub fn start(
     fixtures: Vec<Fixture>,
     config: Arc<Config>,
     events: UnboundedSender<Event>,
+    time: TimeSource,
 ) -> UnboundedSender<Command> {
     let store = MemoryStore::with_limits(config.limits);
     let (playback, clock) = watch::channel(Playback::default());
@@ -38,7 +40,7 @@ pub fn start(
     let runs: Vec<(DebateRun, MemoryStage)> = fixtures
         .into_iter()
         .map(|fixture| {
-            let run = DebateRun::new(fixture, config.clone(), ids.clone());
+            let run = DebateRun::new(fixture, config.clone(), ids.clone()).with_time(time.clone());
             let stage = MemoryStage::new(store.clone(), &run.session().id);
             (run, stage)
         })
