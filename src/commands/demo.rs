@@ -18,7 +18,7 @@ use gavel::console::{Ended, terminal};
 use gavel::logging;
 use gavel::progress::Progress;
 use gavel::simulate::postgres::simulate;
-use gavel::simulate::{Fixture, Playback};
+use gavel::simulate::{Fixture, Playback, TimeSource};
 use gavel::store::postgres::{LocalServer, Target, migrate};
 
 use super::{console_model, load_fixtures, print, runtime};
@@ -83,7 +83,12 @@ fn in_memory(rt: Runtime, fixtures: Vec<Fixture>, config: Config, ready: Ready) 
     let ended = rt.block_on(async {
         let (events, receiver) = unbounded_channel();
         let config = Arc::new(config);
-        let commands = demo::start(fixtures, config.clone(), events.clone());
+        let commands = demo::start(
+            fixtures,
+            config.clone(),
+            events.clone(),
+            TimeSource::system(),
+        );
         let _ = commands.send(Command::SetPlayback(playback));
         let theme_file = ready.theme_file.as_deref();
         gavel::console::run(

@@ -66,7 +66,7 @@ actions! {
     Note = "note", ["N"], "pin a note to the debate for whoever watches it next (not an action)";
     Unlock = "unlock", ["U"], "read-only: unlock actions (asks to confirm)";
     Filter = "filter", ["/"], "filter: all words match; id: q: persona: status: mode: is:pending, !not";
-    ColonLine = "command", [":"], ":pending :mode :sort :theme :who :help :q or a debate id; Tab completes";
+    ColonLine = "command", [":"], "the command line; its commands are listed below";
     Sort = "sort", ["s"], "sort debates: arrival, pending first, id";
     Pause = "pause", ["space"], "pause / resume the feed (filter and scroll stay); in the past, play history";
     Faster = "faster", ["+", "="], "playback speed x2";

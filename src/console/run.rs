@@ -211,6 +211,7 @@ impl Console {
         // countdown's tick, then a row, both drawn as they come).
         let mut pace = Pace::new(FRAME, Instant::now());
         loop {
+            let history = self.model.history_due();
             let event = tokio::select! {
                 biased;
                 request = self.parts.signals.next() => match request {
@@ -226,6 +227,9 @@ impl Console {
                 },
                 () = self.parts.panicked.wait() => return Ok(Ended::Panicked),
                 _ = ticks.tick() => Event::Tick(chrono::Utc::now()),
+                () = until(history.unwrap_or_default()), if history.is_some() => {
+                    Event::Tick(chrono::Utc::now())
+                }
                 event = self.parts.receiver.recv() => match event {
                     Some(event) => event,
                     None => return Ok(Ended::Quit),
@@ -333,6 +337,12 @@ impl Console {
             Err(number) => Ok(Some(Ended::Signal(number))),
         }
     }
+}
+
+/// Sleeps until the wall time `wall` (not at all once it has passed).
+async fn until(wall: chrono::DateTime<chrono::Utc>) {
+    let left = (wall - chrono::Utc::now()).to_std().unwrap_or_default();
+    tokio::time::sleep(left).await;
 }
 
 /// Announces `text` as `how` says: the bell, or a desktop notification by OSC 9 or OSC 777

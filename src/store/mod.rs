@@ -12,7 +12,8 @@ use std::time::Duration;
 use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer};
 
 /// What a backend's feed says, in the store's own terms (the console turns it into its events):
-/// a row, and for a database the connection's state and what its role may do.
+/// a row, and for a database the connection's state, what its role may do, and the answer to a
+/// debate's history asked for.
 #[derive(Debug, Clone)]
 pub enum Feed {
     /// A row landed.
@@ -23,6 +24,9 @@ pub enum Feed {
     Access(Access),
     /// The other consoles on the database now (empty while presence is down).
     Presence(Vec<Peer>),
+    /// Every row of debate `id`, asked for, was sent (before this); `found`: the database
+    /// has the debate.
+    History { id: String, found: bool },
 }
 
 /// The state of the connection to a live database.

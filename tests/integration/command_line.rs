@@ -7,7 +7,7 @@ use crate::common;
 use common::{char, demo_model, flash, key};
 use crossterm::event::KeyCode;
 use gavel::console::app::command_line::{
-    Colon, History, ID_CANDIDATES, common_prefix, complete, known, parse,
+    Colon, History, ID_CANDIDATES, common_prefix, complete, parse, usages,
 };
 use gavel::console::app::{Model, Overlay, SortOrder, update};
 use gavel::domain::ControllerMode;
@@ -47,15 +47,9 @@ fn every_command_parses() {
 
 #[test]
 fn bad_commands_say_what_was_wrong() {
-    let unknown = parse("frobnicate now").unwrap_err();
-    assert!(
-        unknown.starts_with("unknown command frobnicate"),
-        "{unknown}"
-    );
-    assert!(unknown.contains("pending") && unknown.contains("mode <off|shadow|enabled|gated>"));
-    assert!(
-        unknown.contains("theme <dark|light|high-contrast>"),
-        "{unknown}"
+    assert_eq!(
+        parse("frobnicate now").unwrap_err(),
+        "no command :frobnicate — :help lists the commands"
     );
     assert_eq!(
         parse("mode purple").unwrap_err(),
@@ -75,7 +69,21 @@ fn bad_commands_say_what_was_wrong() {
             .starts_with("no bundled theme neon")
     );
     assert_eq!(parse("q now").unwrap_err(), "q takes no argument");
-    assert!(known().ends_with("or a debate id"));
+    let usages: Vec<String> = usages().into_iter().map(|(usage, _)| usage).collect();
+    assert_eq!(
+        usages,
+        [
+            ":pending",
+            ":waiting",
+            ":mode <off|shadow|enabled|gated>",
+            ":sort <arrival|pending|id>",
+            ":theme <dark|light|high-contrast>",
+            ":help",
+            ":who",
+            ":quit :q",
+            ":<debate id>",
+        ]
+    );
 }
 
 proptest! {
@@ -226,12 +234,10 @@ fn sort_theme_help_quit_and_unknown_commands() {
     assert!(matches!(model.desk.overlay, Some(Overlay::Help { .. })));
     update(&mut model, key(KeyCode::Esc));
     run(&mut model, "no-such-debate");
-    let said = flash(&model);
-    assert!(
-        said.contains("no debate with id no-such-debate and no such command"),
-        "{said}"
+    assert_eq!(
+        flash(&model),
+        "no debate no-such-debate and no command :no-such-debate — :help lists the commands"
     );
-    assert!(said.contains("pending, waiting, mode <"), "{said}");
     run(&mut model, "vitd-fracture");
     assert_eq!(
         model.selected_summary().unwrap().id.as_ref(),
@@ -240,6 +246,38 @@ fn sort_theme_help_quit_and_unknown_commands() {
     assert!(!model.quit);
     run(&mut model, "q");
     assert!(model.quit);
+}
+
+#[test]
+fn an_unknown_command_says_so_in_a_line_that_fits_and_help_lists_every_command() {
+    let (mut model, _) = demo_model();
+    for (line, said) in [
+        ("frob now", "no command :frob — :help lists the commands"),
+        (
+            "frob",
+            "no debate frob and no command :frob — :help lists the commands",
+        ),
+    ] {
+        run(&mut model, line);
+        assert_eq!(flash(&model), said);
+        for width in [80, 160] {
+            let screen = common::screen_at(&model, width, 24);
+            let footer = screen.lines().last().unwrap();
+            assert!(footer.contains(said), "{width} columns: {footer}");
+        }
+    }
+    run(&mut model, "help");
+    let mut help = String::new();
+    for _ in 0..60 {
+        help.push_str(&common::screen_at(&model, 120, 40));
+        update(&mut model, char('j'));
+    }
+    for (usage, what) in usages() {
+        assert!(
+            help.contains(&format!(" {usage} ")) && help.contains(what),
+            "the help lists {usage}: {what}"
+        );
+    }
 }
 
 #[test]

@@ -192,7 +192,12 @@ fn colon_jumps_to_a_debate_by_id() {
     type_text(&mut model, "nope");
     update(&mut model, key(KeyCode::Enter));
     let flash = model.desk.flash.clone().unwrap();
-    assert!(flash.error && flash.text.contains("no debate with id nope"));
+    assert!(
+        flash.error
+            && flash
+                .text
+                .starts_with("no debate nope and no command :nope")
+    );
     assert_eq!(selected_id(&model), "salt-substitutes-shadow");
 
     update(&mut model, char(':'));
@@ -227,6 +232,61 @@ fn colon_asks_a_live_database_for_a_debate_not_on_screen() {
     let mut old = runs[0].session().clone();
     old.id = "old-debate".into();
     update(&mut model, Event::Store(Box::new(Change::Session(old))));
+    assert_eq!(selected_id(&model), "old-debate", "selected once it lands");
+}
+
+#[test]
+fn colon_says_what_a_live_database_answered_of_a_debate_not_on_screen() {
+    let mut model = Model::live("watch".into(), "carol".into(), &Config::default());
+    update(&mut model, char(':'));
+    type_text(&mut model, "frob");
+    update(&mut model, key(KeyCode::Enter));
+    assert_eq!(common::flash(&model), "looking up frob in the database ...");
+    // The history of another debate (one selected again) is not the one looked up.
+    update(
+        &mut model,
+        Event::History {
+            id: "other".into(),
+            found: false,
+        },
+    );
+    assert_eq!(common::flash(&model), "looking up frob in the database ...");
+    update(
+        &mut model,
+        Event::History {
+            id: "frob".into(),
+            found: false,
+        },
+    );
+    let flash = model.desk.flash.clone().unwrap();
+    assert!(flash.error, "{flash:?}");
+    assert_eq!(
+        flash.text,
+        "no debate frob in the database, and no command :frob — :help lists the commands"
+    );
+    assert_eq!(model.nav.jump_to, None, "nothing is waited for");
+
+    // Found while the feed is paused: its rows are held back, and so is the jump.
+    update(&mut model, char(' '));
+    update(&mut model, char(':'));
+    type_text(&mut model, "old-debate");
+    update(&mut model, key(KeyCode::Enter));
+    let (_, runs) = demo_model();
+    let mut old = runs[0].session().clone();
+    old.id = "old-debate".into();
+    update(&mut model, Event::Store(Box::new(Change::Session(old))));
+    update(
+        &mut model,
+        Event::History {
+            id: "old-debate".into(),
+            found: true,
+        },
+    );
+    assert_eq!(
+        common::flash(&model),
+        "found old-debate: paused, it shows when space plays on"
+    );
+    update(&mut model, char(' '));
     assert_eq!(selected_id(&model), "old-debate", "selected once it lands");
 }
 

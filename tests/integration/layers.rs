@@ -2,8 +2,9 @@
 //! (`crate::x`) only modules of lower layers. So no module reaches up (the core never imports the
 //! store or the console, the store never the console) and no two modules import each other,
 //! directly or round a loop. The console's own parts (`src/console/`) are layered the same way,
-//! their imports read as `crate::console::x`. ARCHITECTURE.md describes the layers; a new module
-//! fails this test until it is given one here.
+//! their imports read as `crate::console::x`; inside the console's `update/`, no module imports
+//! one that imports it back. ARCHITECTURE.md names the layers in the same order (checked here
+//! too); a new module fails this test until it is given one here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -88,14 +89,18 @@ fn rust_files(path: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The modules named after `prefix` (`crate::`, `crate::console::`) in `code` (comments left
-/// out), with the line of each first mention: `prefix x::...` and each head of
-/// `prefix {x, y::z}`.
+/// The modules named after `prefix` (`crate::`, `crate::console::`, `super::`) in `code`
+/// (comments left out), with the line of each first mention: `prefix x::...` and each head of
+/// `prefix {x, y::z}`; a `prefix` inside a path (`super::super::x`) starts none.
 fn imports(code: &str, prefix: &str) -> BTreeMap<String, usize> {
     let mut found = BTreeMap::new();
     for (number, line) in code.lines().enumerate() {
         let line = line.split("//").next().unwrap_or("");
         for (at, _) in line.match_indices(prefix) {
+            // `super::super::x` names no `x` beside the file.
+            if line[..at].ends_with(|c: char| c == ':' || c == '_' || c.is_ascii_alphanumeric()) {
+                continue;
+            }
             let rest = &line[at + prefix.len()..];
             let heads: Vec<&str> = match rest.strip_prefix('{') {
                 Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
@@ -154,6 +159,57 @@ fn breaches(
     found
 }
 
+/// The loops among `modules` (as [`modules_in`] gives them), whose imports of each other are
+/// written after one of `prefixes`: a module that imports one that imports it back, directly
+/// or round others, each loop told once as the imports that close it.
+fn loops(modules: &BTreeMap<String, Vec<(String, String)>>, prefixes: &[&str]) -> Vec<String> {
+    // Each module's imports of the others: the other, and where it is first named.
+    let mut named: BTreeMap<&str, BTreeMap<String, String>> = BTreeMap::new();
+    for (module, files) in modules {
+        let imported = named.entry(module.as_str()).or_default();
+        for (file, code) in files {
+            for prefix in prefixes {
+                for (other, line) in imports(code, prefix) {
+                    if other != *module && modules.contains_key(&other) {
+                        imported.entry(other).or_insert(format!("{file}:{line}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for &start in named.keys() {
+        // Every path from `start` through modules after it in order: each loop is found once,
+        // from its first module.
+        let mut paths = vec![vec![start]];
+        while let Some(path) = paths.pop() {
+            let last = path[path.len() - 1];
+            for other in named[last].keys() {
+                if other == start {
+                    let mut closed = path.clone();
+                    closed.push(start);
+                    let told: Vec<String> = closed
+                        .windows(2)
+                        .map(|pair| {
+                            format!(
+                                "{}: {} imports {}",
+                                named[pair[0]][pair[1]], pair[0], pair[1]
+                            )
+                        })
+                        .collect();
+                    found.push(told.join(", "));
+                } else if other.as_str() > start && !path.contains(&other.as_str()) {
+                    let mut longer = path.clone();
+                    longer.push(other.as_str());
+                    paths.push(longer);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Asserts that the modules in `dir` keep to `layers`.
 fn assert_layered(dir: &str, prefix: &str, layers: Layers) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -164,6 +220,126 @@ fn assert_layered(dir: &str, prefix: &str, layers: Layers) {
         dir.display(),
         found.join("\n")
     );
+}
+
+/// The layers the sentence of `doc` that begins with `opening` names, up to its end: parted by
+/// `;`, each layer's modules the names in backquotes outside parentheses (which remark on
+/// them); `None` when `doc` has no such sentence.
+fn layers_named(doc: &str, opening: &str) -> Option<Vec<Vec<String>>> {
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = doc.find(opening)? + opening.len();
+    let (mut layers, mut names, mut name) = (Vec::new(), Vec::new(), None::<String>);
+    let mut depth = 0;
+    let mut chars = doc[start..].chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, &mut name) {
+            ('`', Some(_)) => names.extend(name.take().filter(|_| depth == 0)),
+            (c, Some(name)) => name.push(c),
+            ('`', None) => name = Some(String::new()),
+            ('(', None) => depth += 1,
+            (')', None) => depth -= 1,
+            (';', None) if depth == 0 => layers.push(std::mem::take(&mut names)),
+            ('.', None) if depth == 0 && chars.peek().is_none_or(|c| c.is_whitespace()) => break,
+            _ => {}
+        }
+    }
+    layers.push(names);
+    Some(layers)
+}
+
+/// How the layers ARCHITECTURE.md names (`doc`, as [`layers_named`] reads them) differ from
+/// `layers`, `what` they are; `None` when they do not.
+fn disagreement(what: &str, doc: &[Vec<String>], layers: Layers) -> Option<String> {
+    let test: Vec<Vec<String>> = layers
+        .iter()
+        .map(|(_, modules)| modules.iter().map(|m| m.to_string()).collect())
+        .collect();
+    if doc == test {
+        return None;
+    }
+    let told = |layers: &[Vec<String>]| {
+        let layers: Vec<String> = layers.iter().map(|modules| modules.join(" ")).collect();
+        layers.join("; ")
+    };
+    let first = (0..)
+        .find(|&i| doc.get(i) != test.get(i))
+        .unwrap_or_default();
+    let layer = |layers: &[Vec<String>]| {
+        layers
+            .get(first)
+            .map_or_else(|| "nothing".to_owned(), |m| format!("[{}]", m.join(" ")))
+    };
+    Some(format!(
+        "ARCHITECTURE.md and tests/integration/layers.rs disagree on the {what}: layer {} is {} \
+         in ARCHITECTURE.md, {} in the test\n  ARCHITECTURE.md: {}\n  the test:        {}",
+        first + 1,
+        layer(doc),
+        layer(&test),
+        told(doc),
+        told(&test)
+    ))
+}
+
+#[test]
+fn architecture_md_names_the_layers_of_this_test_in_the_same_order() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let found: Vec<String> = [
+        (
+            "top-level modules' layers",
+            "The layers, lowest first, as the test lists them:",
+            LAYERS,
+        ),
+        (
+            "console's layers",
+            "The same test layers the console's parts (`crate::console::x`), lowest first:",
+            CONSOLE_LAYERS,
+        ),
+    ]
+    .into_iter()
+    .filter_map(
+        |(what, opening, layers)| match layers_named(&doc, opening) {
+            None => Some(format!(
+                "ARCHITECTURE.md has no sentence beginning \"{opening}\" to name the {what}"
+            )),
+            Some(named) => disagreement(what, &named, layers),
+        },
+    )
+    .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn a_layer_the_doc_leaves_out_or_moves_is_named() {
+    let doc = "Intro. The layers, lowest first:\n the leaves `domain` and `text` (which import\n \
+               nothing; not `store`); `store`; `console` (over `store.rs`), wired by `main.rs`. \
+               After: `cli`.";
+    let named = layers_named(doc, "The layers, lowest first:").unwrap();
+    let as_doc = |layers: &[&[&str]]| -> Vec<Vec<String>> {
+        layers
+            .iter()
+            .map(|modules| modules.iter().map(|m| m.to_string()).collect())
+            .collect()
+    };
+    assert_eq!(
+        named,
+        as_doc(&[&["domain", "text"], &["store"], &["console", "main.rs"]])
+    );
+    assert_eq!(layers_named(doc, "The console's parts:"), None);
+    const TOY: Layers = &[
+        ("low", &["domain", "text"]),
+        ("mid", &["kept"]),
+        ("high", &["store"]),
+    ];
+    let left_out = as_doc(&[&["domain", "text"], &["store"]]);
+    assert_eq!(
+        disagreement("toy layers", &left_out, TOY).unwrap(),
+        "ARCHITECTURE.md and tests/integration/layers.rs disagree on the toy layers: layer 2 is \
+         [store] in ARCHITECTURE.md, [kept] in the test\n  ARCHITECTURE.md: domain text; store\n  \
+         the test:        domain text; kept; store"
+    );
+    let same = as_doc(&[&["domain", "text"], &["kept"], &["store"]]);
+    assert_eq!(disagreement("toy layers", &same, TOY), None);
 }
 
 #[test]
@@ -177,17 +353,88 @@ fn inside_the_console_every_import_goes_down_its_layers() {
 }
 
 #[test]
-fn an_import_up_a_layer_or_round_a_loop_or_from_a_module_with_no_layer_is_caught() {
-    let tree = |files: &[(&str, &str, &str)]| {
-        let mut modules: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-        for (module, file, code) in files {
-            modules
-                .entry(module.to_string())
-                .or_default()
-                .push((file.to_string(), code.to_string()));
-        }
+fn no_module_of_the_console_update_imports_one_that_imports_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/console/app/update");
+    let found = loops(
+        &modules_in(&dir),
+        &["super::", "crate::console::app::update::"],
+    );
+    assert!(
+        found.is_empty(),
+        "{}: modules that import one that imports them back (update() in mod.rs dispatches; \
+         a helper two modules share belongs below both):\n{}",
+        dir.display(),
+        found.join("\n")
+    );
+}
+
+/// Modules made of `files`: each file's module, path and code.
+fn tree(files: &[(&str, &str, &str)]) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut modules: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (module, file, code) in files {
         modules
-    };
+            .entry(module.to_string())
+            .or_default()
+            .push((file.to_string(), code.to_string()));
+    }
+    modules
+}
+
+#[test]
+fn an_import_back_directly_or_round_a_loop_is_caught() {
+    // The knot `update/` once had, and a pair importing each other.
+    let knot = tree(&[
+        (
+            "events",
+            "events.rs",
+            "use super::HELD_BACK;\nuse super::keys::on_key;",
+        ),
+        (
+            "keys",
+            "keys.rs",
+            "use super::{nav::move_by, overlay::on_overlay_key};",
+        ),
+        ("nav", "nav.rs", "use super::PAGE;"),
+        ("overlay", "overlay.rs", "use super::prompt::on_filter_key;"),
+        (
+            "prompt",
+            "prompt.rs",
+            "\nuse crate::console::app::update::events::apply_theme;",
+        ),
+        (
+            "desk",
+            "desk.rs",
+            "use super::time_travel::resume; // super::nav",
+        ),
+        (
+            "time_travel",
+            "time_travel.rs",
+            "super::desk::recorded(); super::super::prompt::Prompt",
+        ),
+    ]);
+    let prefixes = ["super::", "crate::console::app::update::"];
+    assert_eq!(
+        loops(&knot, &prefixes),
+        [
+            "desk.rs:1: desk imports time_travel, time_travel.rs:1: time_travel imports desk",
+            "events.rs:2: events imports keys, keys.rs:1: keys imports overlay, \
+             overlay.rs:1: overlay imports prompt, prompt.rs:2: prompt imports events",
+        ]
+    );
+    let untied = tree(&[
+        (
+            "keys",
+            "keys.rs",
+            "use super::{nav::move_by, prompt::open_line};",
+        ),
+        ("nav", "nav.rs", "use super::PAGE;"),
+        ("prompt", "prompt.rs", "use super::nav::move_by;"),
+    ]);
+    assert_eq!(loops(&untied, &prefixes), Vec::<String>::new());
+}
+
+#[test]
+fn an_import_up_a_layer_or_round_a_loop_or_from_a_module_with_no_layer_is_caught() {
     const TOY: Layers = &[("low", &["domain"]), ("high", &["console", "store"])];
     let down = tree(&[
         ("domain", "domain/mod.rs", "pub struct Debate;"),

@@ -287,7 +287,7 @@ fn headless_chromium_renders_the_report_with_a_clean_console_and_the_chart_on_sc
         Ok(out) => out,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
             "headless Chromium is needed to test the HTML report and `chromium` is not on PATH: \
-             install Debian's package (apt-get install chromium), as .ci/run does"
+             install Debian's package (apt-get install chromium), as scripts/test does"
         ),
         Err(e) => panic!("cannot run chromium: {e}"),
     };

@@ -71,7 +71,9 @@ fn the_builtin_model_finds_a_paraphrase_similar_and_an_unrelated_round_not() {
 #[test]
 fn all_minilm_l6_v2_where_ci_fetched_it() {
     let Some(dir) = std::env::var_os("GAVEL_TEST_MODEL_DIR") else {
-        eprintln!("GAVEL_TEST_MODEL_DIR is not set: all-MiniLM-L6-v2 not tested (.ci/run sets it)");
+        eprintln!(
+            "GAVEL_TEST_MODEL_DIR is not set: all-MiniLM-L6-v2 not tested (scripts/test sets it)"
+        );
         return;
     };
     let dir = PathBuf::from(dir);

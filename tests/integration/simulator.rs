@@ -458,8 +458,12 @@ async fn the_demo_lists_debates_in_the_order_given() {
     let fixtures = gavel::simulate::Fixture::bundled().unwrap();
     let expected: Vec<String> = fixtures.iter().map(|f| f.session.id.clone()).collect();
     let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let _commands =
-        gavel::console::backend::demo::start(fixtures, Arc::new(Config::default()), events);
+    let _commands = gavel::console::backend::demo::start(
+        fixtures,
+        Arc::new(Config::default()),
+        events,
+        gavel::simulate::TimeSource::system(),
+    );
     let mut seen: Vec<String> = Vec::new();
     while seen.len() < expected.len() {
         let event = tokio::time::timeout(Duration::from_secs(5), received.recv())

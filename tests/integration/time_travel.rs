@@ -306,47 +306,69 @@ fn in_the_past_the_decision_panel_shows_the_action_only_once_it_landed() {
     insta::assert_snapshot!("gated_round_3_acted_small", screen_at(&model, 80, 24));
 }
 
-#[test]
-fn space_lands_each_operator_action_at_its_own_moment() {
-    let (mut model, live) = played_gated();
-    update(&mut model, char('{'));
-    update(&mut model, char('['));
-    assert_eq!(
-        model.nav.past.as_ref().unwrap().moment,
-        live[1].0,
-        "the first stop"
-    );
-    update(&mut model, char(' '));
-    let debate = model.debate("fasting-insulin-0412").expect("held").clone();
-    let start = Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap();
-    let mut landed = Vec::new();
-    for tenth in 0..3000 {
-        let wall = start + chrono::Duration::milliseconds(tenth * 100);
-        update(&mut model, Event::Tick(wall));
+/// History played forward from the cursor as the draw loop plays it: the wall clock's tick once
+/// a second (0.3 s after `start`, when `space` was pressed, and each second after), and a tick
+/// whenever the model says a step is due. The moments shown, each with the wall time it
+/// landed at (the first, `start`), until live (or 10 minutes).
+fn played_forward(model: &mut Model, start: DateTime<Utc>) -> Vec<(Moment, DateTime<Utc>)> {
+    let second = chrono::Duration::seconds(1);
+    let mut tick = start + chrono::Duration::milliseconds(300);
+    let mut now = start;
+    let mut landed: Vec<_> = model.nav.past.iter().map(|p| (p.moment, start)).collect();
+    while now < start + chrono::Duration::minutes(10) {
+        now = match model.history_due() {
+            Some(due) if due < tick => due.max(now),
+            _ => {
+                tick += second;
+                tick - second
+            }
+        };
+        update(model, Event::Tick(now));
         let Some(past) = &model.nav.past else {
             break;
         };
         if landed.last().map(|(m, _)| m) != Some(&past.moment) {
-            landed.push((past.moment, wall));
+            landed.push((past.moment, now));
         }
     }
+    landed
+}
+
+#[test]
+fn space_lands_each_moment_at_its_recorded_gap_not_on_the_clocks_second() {
+    let (mut model, live) = played_gated();
+    update(&mut model, char('{'));
+    update(&mut model, char('['));
+    let first = model.nav.past.as_ref().unwrap().moment;
+    assert_eq!(first, live[1].0, "the first stop");
+    // At 5x the 47 s each operator took play in 9.4 s, and the 57 s from an action to the next
+    // decision are cut to 10 s.
+    model.time.playback.speed = 5.0;
+    update(&mut model, char(' '));
+    let debate = model.debate("fasting-insulin-0412").expect("held").clone();
+    let start = Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap();
+    let landed = played_forward(&mut model, start);
     assert!(model.nav.past.is_none(), "after the latest moment, live");
     let moments: Vec<Moment> = live.iter().skip(1).map(|(m, _)| *m).collect();
     let shown: Vec<Moment> = landed.iter().map(|(m, _)| *m).collect();
     assert_eq!(shown, moments, "each decision, then the action on it");
-    for pair in landed.windows(2).skip(1) {
+    let (mut capped, mut between_seconds) = (0, 0);
+    for pair in landed.windows(2) {
         let (before, after) = (pair[0], pair[1]);
-        let recorded = (debate.time_of(after.0).unwrap() - debate.time_of(before.0).unwrap())
-            .num_milliseconds()
-            .clamp(200, 10_000);
+        let gap = debate.time_of(after.0).unwrap() - debate.time_of(before.0).unwrap();
+        let recorded = (gap.num_milliseconds() / 5).clamp(200, 10_000);
+        capped += usize::from(recorded == 10_000);
+        between_seconds += usize::from(recorded % 1000 != 0);
         let played = (after.1 - before.1).num_milliseconds();
         assert!(
-            (recorded..=recorded + 100).contains(&played),
-            "{:?} to {:?}: recorded {recorded} ms, played {played} ms",
+            (recorded - 1..=recorded + 1).contains(&played),
+            "{:?} to {:?}: recorded {recorded} ms at 5x, played {played} ms",
             before.0,
             after.0
         );
     }
+    assert!(capped >= 3, "57 s are cut to 10 s: {capped}");
+    assert!(between_seconds >= 3, "9.4 s end between two ticks");
 }
 
 /// Two debates' rows as an orchestrator commits them, one statement each, their times

@@ -171,11 +171,27 @@ fn playback_keys() {
     assert!(matches!(commands[..], [Command::SetPlayback(p)] if p.paused));
     update(&mut model, char('+'));
     assert_eq!(model.time.playback.speed, 2.0);
+    assert_eq!(
+        common::flash(&model),
+        "speed 2x (paused: space plays on)",
+        "a speed key while paused says the speed and the pause"
+    );
     for _ in 0..10 {
         update(&mut model, char('-'));
     }
     assert_eq!(model.time.playback.speed, 0.25, "speed bottoms out");
+    assert_eq!(
+        common::flash(&model),
+        "speed 0.25x, the slowest (paused: space plays on)"
+    );
     assert!(model.time.playback.paused, "speed changes keep the pause");
+    update(&mut model, char(' '));
+    update(&mut model, char('+'));
+    assert_eq!(common::flash(&model), "speed 0.5x");
+    for _ in 0..10 {
+        update(&mut model, char('+'));
+    }
+    assert_eq!(common::flash(&model), "speed 16x, the fastest");
 }
 
 #[test]

@@ -30,18 +30,46 @@ pub enum Colon {
     Jump(String),
 }
 
-/// The commands by name, with what their argument may be (none: they take none).
-const COMMANDS: &[(&str, Argument)] = &[
-    ("pending", Argument::None),
-    ("waiting", Argument::None),
-    ("mode", Argument::Mode),
-    ("sort", Argument::Sort),
-    ("theme", Argument::Theme),
-    ("help", Argument::None),
-    ("who", Argument::None),
-    ("quit", Argument::None),
-    ("q", Argument::None),
+/// The commands: their names (the first offered by completion, the others also understood),
+/// what their argument may be (none: they take none), and what they do.
+const COMMANDS: &[(&[&str], Argument, &str)] = &[
+    (
+        &["pending"],
+        Argument::None,
+        "list only the debates with a decision pending",
+    ),
+    (
+        &["waiting"],
+        Argument::None,
+        "list only the debates waiting for you",
+    ),
+    (
+        &["mode"],
+        Argument::Mode,
+        "list only the debates in that mode; alone, all",
+    ),
+    (&["sort"], Argument::Sort, "sort the debates list"),
+    (
+        &["theme"],
+        Argument::Theme,
+        "apply a bundled theme for the session",
+    ),
+    (&["help"], Argument::None, "this help"),
+    (
+        &["who"],
+        Argument::None,
+        "the other consoles on the database",
+    ),
+    (&["quit", "q"], Argument::None, "quit"),
 ];
+
+/// The command named `name`: its first name and its argument.
+fn command(name: &str) -> Option<(&'static str, Argument)> {
+    COMMANDS
+        .iter()
+        .find(|(names, _, _)| names.contains(&name))
+        .map(|(names, argument, _)| (names[0], *argument))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Argument {
@@ -73,17 +101,28 @@ impl Argument {
     }
 }
 
-/// Every command as the operator may type it, for messages: `pending, mode <off|shadow|...>, ...`.
-pub fn known() -> String {
-    let commands: Vec<String> = COMMANDS
-        .iter()
-        .filter(|(name, _)| *name != "q")
-        .map(|(name, argument)| match argument {
-            Argument::None => (*name).to_owned(),
-            _ => format!("{name} <{}>", argument.values().join("|")),
-        })
-        .collect();
-    format!("{}, or a debate id", commands.join(", "))
+/// Every command as the operator may type it, with what it does, for the help:
+/// (`:mode <off|shadow|...>`, `list only ...`), ..., and a debate id last.
+pub fn usages() -> Vec<(String, &'static str)> {
+    let commands = COMMANDS.iter().map(|(names, argument, what)| {
+        let names: Vec<String> = names.iter().map(|name| format!(":{name}")).collect();
+        let usage = match argument {
+            Argument::None => names.join(" "),
+            _ => format!("{} <{}>", names.join(" "), argument.values().join("|")),
+        };
+        (usage, *what)
+    });
+    let id = (
+        ":<debate id>".to_owned(),
+        "select that debate (or the one whose id holds it)",
+    );
+    commands.chain(std::iter::once(id)).collect()
+}
+
+/// What the console says of a word that names no command: short enough for an 80-column
+/// footer.
+pub(crate) fn no_command(name: &str) -> String {
+    format!("no command :{name} — :help lists the commands")
 }
 
 /// Reads a command line (without its `:`); `None` when it is blank.
@@ -93,13 +132,10 @@ pub fn parse(text: &str) -> Result<Option<Colon>, String> {
         return Ok(None);
     };
     let args: Vec<&str> = words.collect();
-    let Some(&(name, argument)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
+    let Some((command, argument)) = command(name) else {
         return match args.as_slice() {
             [] => Ok(Some(Colon::Jump(name.to_owned()))),
-            _ => Err(format!(
-                "unknown command {name}: the commands are {}",
-                known()
-            )),
+            _ => Err(no_command(name)),
         };
     };
     let one = |args: &[&str]| match args {
@@ -113,7 +149,7 @@ pub fn parse(text: &str) -> Result<Option<Colon>, String> {
         Argument::None if !args.is_empty() => {
             return Err(format!("{name} takes no argument"));
         }
-        Argument::None => match name {
+        Argument::None => match command {
             "pending" => Colon::Pending,
             "waiting" => Colon::Waiting,
             "help" => Colon::Help,
@@ -189,8 +225,8 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
         [] => {
             let mut names: Vec<String> = COMMANDS
                 .iter()
-                .map(|(name, _)| *name)
-                .filter(|name| *name != "q" && name.starts_with(word))
+                .map(|(names, _, _)| names[0])
+                .filter(|name| name.starts_with(word))
                 .map(str::to_owned)
                 .collect();
             if !word.is_empty() {
@@ -206,9 +242,7 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
             }
             names
         }
-        [name] => COMMANDS
-            .iter()
-            .find(|(n, _)| *n == name)
+        [name] => command(name)
             .map(|(_, argument)| argument.values())
             .unwrap_or_default()
             .into_iter()
@@ -229,9 +263,7 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
 /// Whether a command by this name takes an argument (a completed name is then followed by a
 /// space).
 pub(crate) fn takes_argument(name: &str) -> bool {
-    COMMANDS
-        .iter()
-        .any(|(n, argument)| *n == name && *argument != Argument::None)
+    command(name).is_some_and(|(_, argument)| argument != Argument::None)
 }
 
 /// The longest prefix every one of `words` starts with.

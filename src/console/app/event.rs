@@ -39,6 +39,9 @@ pub enum Event {
     Reports(Box<super::Figures>),
     /// The wall clock, once a second: gated countdowns move.
     Tick(DateTime<Utc>),
+    /// Every row of debate `id`, asked for ([`Command::LoadHistory`]), was sent (before this);
+    /// `found`: the backend has the debate.
+    History { id: String, found: bool },
     /// A [`Command::Page`] ended: the pager ran, or why it could not.
     Paged(Result<(), pager::Error>),
 }
@@ -50,6 +53,7 @@ impl From<Feed> for Event {
             Feed::Link(link) => Event::Link(link),
             Feed::Access(access) => Event::Access(access),
             Feed::Presence(peers) => Event::Presence(peers),
+            Feed::History { id, found } => Event::History { id, found },
         }
     }
 }

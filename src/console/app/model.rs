@@ -643,6 +643,15 @@ impl Model {
         self.held(self.debates.seq(id)?)
     }
 
+    /// When history played forward (`space` in the past) wants a tick of the wall clock: when
+    /// its next step is due, or at once (the earliest time there is) when it has just started
+    /// and a tick is to set that; `None` while it does not play. The draw loop ticks then,
+    /// besides once a second, so that each step lands after its own gap.
+    pub fn history_due(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let playing = self.nav.past.as_ref()?.playing?;
+        Some(playing.unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC))
+    }
+
     /// The full rows of the debate `seq`, if held.
     pub fn held(&self, seq: Seq) -> Option<&Debate> {
         self.rows.held.get(&seq).map(|held| &held.debate)
@@ -750,6 +759,12 @@ impl Model {
     pub fn selected_round(&self) -> Option<u32> {
         let latest = self.selected_debate()?.latest_round();
         (latest > 0).then(|| self.nav.round_cursor.unwrap_or(latest).min(latest))
+    }
+
+    /// Applies `theme` (the watched theme file's, or `:theme`'s) and says so.
+    pub(crate) fn apply_theme(&mut self, theme: Theme) {
+        self.flash(format!("theme {} applied", theme.name), false);
+        self.settings.theme = theme;
     }
 
     pub fn flash(&mut self, text: impl Into<String>, error: bool) {

@@ -11,15 +11,17 @@ use crate::console::app::{Command, Event};
 use crate::console::backend::{Backend, execute};
 use crate::domain::{DebateNote, OperatorAction, Status};
 use crate::progress::Progress;
-use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, play};
+use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, TimeSource, play};
 use crate::store::{MemoryStore, NoteFailed, ResolveError};
 
-/// Starts playing `fixtures` at once; every row reaches `events`. Returns the sender for the
+/// Starts playing `fixtures` at once, their rows stamped by `time` (the system clock, or a test's
+/// clock that runs with tokio's); every row reaches `events`. Returns the sender for the
 /// console's commands. Must be called inside a tokio runtime.
 pub fn start(
     fixtures: Vec<Fixture>,
     config: Arc<Config>,
     events: UnboundedSender<Event>,
+    time: TimeSource,
 ) -> UnboundedSender<Command> {
     let store = MemoryStore::with_limits(config.limits);
     let (playback, clock) = watch::channel(Playback::default());
@@ -38,7 +40,7 @@ pub fn start(
     let runs: Vec<(DebateRun, MemoryStage)> = fixtures
         .into_iter()
         .map(|fixture| {
-            let run = DebateRun::new(fixture, config.clone(), ids.clone());
+            let run = DebateRun::new(fixture, config.clone(), ids.clone()).with_time(time.clone());
             let stage = MemoryStage::new(store.clone(), &run.session().id);
             (run, stage)
         })
@@ -72,10 +74,11 @@ impl Backend for Demo {
 
     // The console lets go of the rows of debates off screen; here they are again.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool {
-        self.0
-            .history(&id)
-            .into_iter()
+        let rows = self.0.history(&id);
+        let found = !rows.is_empty();
+        rows.into_iter()
             .all(|row| events.send(Event::Store(Box::new(row))).is_ok())
+            && events.send(Event::History { id, found }).is_ok()
     }
 
     // The demo's debates are few: the console holds every one it was shown.

@@ -33,7 +33,8 @@ pub trait Backend: Send {
     /// Says `status` to the other consoles from now on (a backend without others ignores it).
     fn present(&mut self, status: Status);
 
-    /// Brings every row of debate `id` back to `events`; false when the console is gone.
+    /// Brings every row of debate `id` back to `events`, then [`Event::History`] (which may come
+    /// from the feed, after its rows); false when the console is gone.
     fn load_history(&mut self, id: String, events: &UnboundedSender<Event>) -> bool;
 
     /// Brings back the debates that match `text`, as the console's filter confirmed it.

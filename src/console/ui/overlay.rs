@@ -12,6 +12,7 @@ use super::common::{fit, fit_line, inert, one_line, panel, time_left};
 use super::footer::synced;
 use super::{calibration, shadow};
 use crate::config::theme::Theme;
+use crate::console::app::command_line;
 use crate::console::app::{Action, Chooser, Intent, Model, Overlay};
 use crate::text::wrap;
 
@@ -58,8 +59,10 @@ fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
     cell
 }
 
+/// The keys, then the `:` line's commands.
 fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
-    let area = centered(frame, 92, Action::ALL.len() as u16 + 3);
+    let commands = command_line::usages();
+    let area = centered(frame, 92, (Action::ALL.len() + commands.len()) as u16 + 5);
     let mut lines: Vec<Line> = Action::ALL
         .iter()
         .map(|&action| {
@@ -76,6 +79,20 @@ fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         " remap keys in the config's [keys] table; in a confirmation y confirms, n adds a note",
         theme.muted(),
     ));
+    lines.push(Line::styled(
+        " the : line's commands (Tab completes, ↑↓ recall):",
+        theme.muted(),
+    ));
+    let width = commands.iter().map(|(usage, _)| usage.len()).max();
+    lines.extend(commands.into_iter().map(|(usage, what)| {
+        Line::from(vec![
+            Span::styled(
+                format!(" {usage:<0$}  ", width.unwrap_or_default()),
+                theme.pending(),
+            ),
+            Span::styled(what, theme.text()),
+        ])
+    }));
     let scrolls = lines.len() as u16 > area.height.saturating_sub(2);
     let block = panel("keys".to_owned(), theme, true).title_bottom(if scrolls {
         " ↑↓ PgUp PgDn scroll · Esc q ? close "

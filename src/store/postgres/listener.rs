@@ -164,7 +164,12 @@ async fn follow<E: From<Feed>>(
             }
             want = wanted.recv() => match want {
                 Some(Wanted::History(id)) => {
-                    forward(events, queries::history(client, &id, limits).await?)?;
+                    let rows = queries::history(client, &id, limits).await?;
+                    let found = !rows.is_empty();
+                    forward(events, rows)?;
+                    events
+                        .send(Feed::History { id, found }.into())
+                        .map_err(|_| Error::ConsoleGone)?;
                 }
                 Some(Wanted::Search(text)) => {
                     forward(events, queries::search(client, &text, limits).await?)?;

@@ -60,7 +60,7 @@ impl Tmux {
             .args(["-L", &self.socket])
             .args(args)
             .output()
-            .expect("tmux is installed (.ci/run installs it)");
+            .expect("tmux is installed (scripts/test installs it)");
         assert!(
             output.status.success(),
             "tmux {args:?}: {}",

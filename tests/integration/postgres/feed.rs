@@ -273,6 +273,30 @@ async fn history_loads_lazily() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colon_says_whether_the_database_has_a_debate_not_loaded() {
+    let mut console = live_over_old_debates("lookup", "").await;
+    assert!(console.model.debates.seq("old-377").is_none(), "not loaded");
+    console.press(":old-377");
+    console.handle(Event::Key(crossterm::event::KeyCode::Enter.into()));
+    console
+        .until("old-377 selected", |m| {
+            m.selected_summary().is_some_and(|s| &*s.id == "old-377")
+        })
+        .await;
+    assert_eq!(console.flash(), "at old-377");
+    console.press(":frob");
+    console.handle(Event::Key(crossterm::event::KeyCode::Enter.into()));
+    assert_eq!(console.flash(), "looking up frob in the database ...");
+    console
+        .until("the database's answer", |m| m.nav.jump_to.is_none())
+        .await;
+    assert_eq!(
+        console.flash(),
+        "no debate frob in the database, and no command :frob — :help lists the commands"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_filter_confirmed_finds_debates_beyond_those_loaded() {
     let mut console = live_over_old_debates(
         "search",

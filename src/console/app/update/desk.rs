@@ -1,6 +1,6 @@
 //! The operator's desk: accept, override, escalate, retry, unlock and the next waiting
-//! decision; their dialogs (pick list, confirmation, note) and the claim they make; pinning a
-//! note to a debate; whether an action may be sent.
+//! decision; their dialogs (the take-over question, the confirmation, its note) and the claim
+//! they make; pinning a note to a debate; whether an action may be sent.
 
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -105,7 +105,7 @@ pub(super) fn ask_or_open(model: &mut Model, action: ActionKind) {
 
 /// Opens the confirmation (accept) or the pick list (override, escalate) for the selected
 /// debate's pending decision.
-pub(super) fn open_decision_dialog(model: &mut Model, action: ActionKind) {
+fn open_decision_dialog(model: &mut Model, action: ActionKind) {
     let Some(debate) = model.selected_debate() else {
         return;
     };
@@ -154,6 +154,16 @@ pub(super) fn open_decision_dialog(model: &mut Model, action: ActionKind) {
         options,
         cursor: 0,
     }));
+}
+
+/// A key in the question whether to take over a decision another console is deciding: `y`
+/// opens the dialog of `action`, anything else leaves it to the other operator.
+pub(super) fn on_take_over_key(model: &mut Model, action: ActionKind, key: &KeyEvent) {
+    if key.code == KeyCode::Char('y') {
+        open_decision_dialog(model, action);
+    } else {
+        model.flash("left to the other operator: nothing was recorded", false);
+    }
 }
 
 /// A key in the confirmation of an operator action: `y` sends it, `n` types a note, anything

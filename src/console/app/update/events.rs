@@ -1,63 +1,44 @@
-//! Events other than the operator's keys and mouse: rows, ticks, the link and the role's
-//! rights, the outcomes of actions and notes sent, resizes, themes, the pager's end.
-
-use crossterm::event::KeyEventKind;
+//! Events other than the operator's keys and mouse, as `update()` hands them here: rows, ticks,
+//! the role's rights, the outcomes of actions and notes sent, a history's answer, themes, the
+//! pager's end.
 
 use crate::config::keys::Action;
 use crate::config::theme::Theme;
-use crate::console::app::event::{Command, Event};
+use crate::console::app::command_line;
+use crate::console::app::event::Command;
 use crate::console::app::model::{CHECKING_ACCESS, Model};
-use crate::domain::{Access, DebateNote, OperatorAction};
+use crate::console::pager;
+use crate::domain::{Access, Change, DebateNote, OperatorAction};
 use crate::store::{NoteFailed, ResolveError};
 use crate::text::one_line;
 
 use super::HELD_BACK;
 use super::desk::recorded;
-use super::keys::{on_key, on_mouse};
 use super::time_travel::{play_history, resume};
 
-/// Applies an event other than a key or the mouse's to the model, or passes it on.
-pub(super) fn handle(model: &mut Model, event: Event) -> Vec<Command> {
-    match event {
-        Event::Store(change) if model.live.link.is_some() && model.time.playback.paused => {
-            model.live.held_back.push(*change);
-            if model.live.held_back.len() >= HELD_BACK {
-                let commands = resume(model);
-                model.flash(
-                    format!("resumed: {HELD_BACK} rows were held, as many as a pause holds"),
-                    true,
-                );
-                return commands;
-            }
-        }
-        Event::Store(change) => model.apply(*change),
-        Event::Reports(figures) => model.reports.set_figures(*figures),
-        Event::Tick(wall) => {
-            model.time.clock.tick(wall);
-            play_history(model, wall);
-        }
-        Event::Link(link) => model.live.link = Some(link),
-        Event::Presence(peers) => model.live.peers = peers,
-        Event::Access(access) => on_access(model, access),
-        Event::Resolved(outcome) => on_resolved(model, outcome),
-        Event::Noted(outcome) => on_noted(model, outcome),
-        Event::Resize(width, height) => model.screen.size = (width, height),
-        Event::Theme(Ok(theme)) => apply_theme(model, *theme),
-        Event::Theme(Err(why)) => {
-            let kept = format!(
-                "theme not applied, keeping {}: {why}",
-                model.settings.theme.name
-            );
-            model.flash(kept, true);
-        }
-        Event::Paged(Ok(())) => {}
-        Event::Paged(Err(why)) => model.flash(format!("the pager did not run: {why}"), true),
-        Event::Mouse(mouse) if model.settings.mouse => on_mouse(model, mouse),
-        Event::Mouse(_) => {}
-        Event::Key(key) if key.kind == KeyEventKind::Release => {}
-        Event::Key(key) => return on_key(model, key),
+/// A row landed: filed, or held back while a live feed is paused (resuming the feed when it
+/// would hold more than [`HELD_BACK`]).
+pub(super) fn on_row(model: &mut Model, change: Change) -> Vec<Command> {
+    if model.live.link.is_none() || !model.time.playback.paused {
+        model.apply(change);
+        return Vec::new();
     }
-    Vec::new()
+    model.live.held_back.push(change);
+    if model.live.held_back.len() < HELD_BACK {
+        return Vec::new();
+    }
+    let commands = resume(model);
+    model.flash(
+        format!("resumed: {HELD_BACK} rows were held, as many as a pause holds"),
+        true,
+    );
+    commands
+}
+
+/// The wall clock's tick: the wait clock moves, history played forward steps when due.
+pub(super) fn on_tick(model: &mut Model, wall: chrono::DateTime<chrono::Utc>) {
+    model.time.clock.tick(wall);
+    play_history(model, wall);
 }
 
 /// What the live database now lets this console do: record actions (else it is read-only),
@@ -132,8 +113,46 @@ pub(super) fn on_noted(model: &mut Model, outcome: Result<DebateNote, NoteFailed
     }
 }
 
-/// Applies a theme: from the theme file watched, or `:theme`.
-pub(super) fn apply_theme(model: &mut Model, theme: Theme) {
-    model.flash(format!("theme {} applied", theme.name), false);
-    model.settings.theme = theme;
+/// Every row of a debate asked for was sent: a debate `:` looked up that is not there is said
+/// so; one found whose rows a paused feed holds back is selected when it plays on.
+pub(super) fn on_history(model: &mut Model, id: &str, found: bool) {
+    if model.nav.jump_to.as_deref() != Some(id) {
+        return;
+    }
+    let id = one_line(id);
+    if found {
+        let play = model.settings.keymap.keys(Action::Pause);
+        model.flash(
+            format!("found {id}: paused, it shows when {play} plays on"),
+            false,
+        );
+    } else {
+        model.nav.jump_to = None;
+        let said = format!(
+            "no debate {id} in the database, and {}",
+            command_line::no_command(&id)
+        );
+        model.flash(said, true);
+    }
+}
+
+/// The theme file watched changed: its theme applied, or the one in force kept.
+pub(super) fn on_theme(model: &mut Model, theme: Result<Box<Theme>, String>) {
+    match theme {
+        Ok(theme) => model.apply_theme(*theme),
+        Err(why) => {
+            let kept = format!(
+                "theme not applied, keeping {}: {why}",
+                model.settings.theme.name
+            );
+            model.flash(kept, true);
+        }
+    }
+}
+
+/// The pager ended: said only when it did not run.
+pub(super) fn on_paged(model: &mut Model, outcome: Result<(), pager::Error>) {
+    if let Err(why) = outcome {
+        model.flash(format!("the pager did not run: {why}"), true);
+    }
 }

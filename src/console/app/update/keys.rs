@@ -1,7 +1,7 @@
-//! The operator's keys and mouse with no overlay open: each [`Action`] to what it does, or to
-//! the module that does it; the mouse's wheel and clicks.
+//! The operator's keys with no overlay open: each [`Action`] to what it does, or to the module
+//! that does it; the mouse's wheel and clicks.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEventKind};
+use crossterm::event::{MouseButton, MouseEventKind};
 
 use crate::config::keys::Action;
 use crate::console::app::event::Command;
@@ -11,22 +11,8 @@ use crate::console::app::model::{DetailView, Focus, Model, Overlay};
 use super::desk::{on_decision_action, open_note};
 use super::hand_out::{copy, page};
 use super::nav::{move_by, navigate};
-use super::overlay::on_overlay_key;
 use super::prompt::open_line;
 use super::time_travel::{on_playback, travel};
-
-/// A key: Ctrl-C quits; in an open overlay the overlay takes it, else its [`Action`] acts.
-pub(super) fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-        model.quit = true;
-        return Vec::new();
-    }
-    let action = model.settings.keymap.action(&key);
-    match model.desk.overlay.take() {
-        None => action.map_or_else(Vec::new, |a| on_action(model, a)),
-        Some(overlay) => on_overlay_key(model, overlay, action, &key),
-    }
-}
 
 /// An action with no overlay open.
 pub(super) fn on_action(model: &mut Model, action: Action) -> Vec<Command> {

@@ -1,12 +1,14 @@
-//! `update`: the one function that changes the console's state. Each event is applied by the
-//! module for its kind: [`events`] (rows, ticks, the link, outcomes), [`keys`] (keys and the
-//! mouse with no overlay open), [`overlay`] (keys in an open overlay), [`desk`] (the
-//! operator's actions on decisions and their dialogs, notes), [`prompt`] (the filter and `:`
-//! lines), [`nav`] (moving about), [`time_travel`] (the time cursor and playback) and
-//! [`hand_out`] (the clipboard, the pager). Keys become [`Action`](crate::config::keys::Action)s
-//! through the keymap; text typed into a prompt goes to the prompt. After every event, the
-//! watched report, the calibration cursor's setting, a history to load and what presence says
-//! follow the model.
+//! `update`: the one function that changes the console's state, and the one dispatcher: each
+//! event goes from here to the module for its kind, and none of those modules hands an event
+//! on to another. [`events`]: what the feed, the backend, the terminal and the clock say (rows,
+//! ticks, the role's rights, outcomes, themes); [`keys`]: the operator's actions with no
+//! overlay open, and the mouse; an open overlay's keys to the module that owns it: [`overlay`]
+//! (the windows and questions), [`desk`] (the dialogs of the operator's actions on decisions,
+//! the take-over question, notes) or [`prompt`] (the filter and `:` lines). Below them:
+//! [`nav`] (moving about), [`time_travel`] (the time cursor and playback) and [`hand_out`] (the
+//! clipboard, the pager). Keys become [`Action`]s through the keymap; text typed into a prompt
+//! goes to the prompt. After every event, the watched report, the calibration cursor's
+//! setting, a history to load and what presence says follow the model.
 
 mod desk;
 mod events;
@@ -17,10 +19,13 @@ mod overlay;
 mod prompt;
 mod time_travel;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
 use super::event::{Command, Event};
 use super::fleet::Seq;
 use super::model::{Model, Overlay};
 use super::reports::Watched;
+use crate::config::keys::Action;
 use crate::domain::Status;
 
 /// Rows moved by a page key.
@@ -41,7 +46,25 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Tick(_) => countdown_shown(model),
         _ => true,
     };
-    let mut commands = events::handle(model, event);
+    let mut commands = Vec::new();
+    match event {
+        Event::Key(key) if key.kind == KeyEventKind::Release => {}
+        Event::Key(key) => commands = on_key(model, key),
+        Event::Mouse(mouse) if model.settings.mouse => keys::on_mouse(model, mouse),
+        Event::Mouse(_) => {}
+        Event::Store(change) => commands = events::on_row(model, *change),
+        Event::Tick(wall) => events::on_tick(model, wall),
+        Event::Access(access) => events::on_access(model, access),
+        Event::Resolved(outcome) => events::on_resolved(model, outcome),
+        Event::Noted(outcome) => events::on_noted(model, outcome),
+        Event::Theme(theme) => events::on_theme(model, theme),
+        Event::Paged(outcome) => events::on_paged(model, outcome),
+        Event::Reports(figures) => model.reports.set_figures(*figures),
+        Event::Link(link) => model.live.link = Some(link),
+        Event::Presence(peers) => model.live.peers = peers,
+        Event::Resize(width, height) => model.screen.size = (width, height),
+        Event::History { id, found } => events::on_history(model, &id, found),
+    }
     let rate = match (&model.live.link, model.time.playback.paused) {
         (Some(_), _) => 1.0,
         (None, true) => 0.0,
@@ -56,6 +79,50 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
     commands.extend(model.take_wanted().map(Command::LoadHistory));
     commands.extend(presence(model));
     commands
+}
+
+/// A key: Ctrl-C quits; an open overlay takes it (to the module that owns that overlay), else
+/// its [`Action`] acts.
+fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        model.quit = true;
+        return Vec::new();
+    }
+    let action = model.settings.keymap.action(&key);
+    let Some(open) = model.desk.overlay.take() else {
+        return action.map_or_else(Vec::new, |a| keys::on_action(model, a));
+    };
+    // The overlay is out of the model while its key is handled; put back unless the key closes it.
+    match open {
+        Overlay::Filter => return prompt::on_filter_key(model, &key),
+        Overlay::Command => return prompt::on_colon_line_key(model, &key),
+        Overlay::Confirm(intent) => return desk::on_confirm_key(model, intent, &key),
+        Overlay::Pin(session_id) => return desk::on_pin_key(model, session_id, &key),
+        Overlay::Note(intent) => desk::on_note_key(model, intent, &key),
+        Overlay::TakeOver(kind) => desk::on_take_over_key(model, kind, &key),
+        Overlay::Unlock => overlay::on_unlock_key(model, &key),
+        Overlay::Choose(chooser) => overlay::on_choose_key(model, chooser, action),
+        Overlay::Calibration {
+            scroll,
+            cursor,
+            table,
+        } => {
+            model.desk.overlay = overlay::on_calibration_key(model, action, scroll, cursor, table);
+        }
+        Overlay::Help { scroll } => {
+            model.desk.overlay = overlay::scrolled(action, Action::Help, scroll)
+                .map(|scroll| Overlay::Help { scroll });
+        }
+        Overlay::ShadowWeek { scroll } => {
+            model.desk.overlay = overlay::scrolled(action, Action::ShadowWeek, scroll)
+                .map(|scroll| Overlay::ShadowWeek { scroll });
+        }
+        Overlay::Who { scroll } => {
+            model.desk.overlay = overlay::scrolled(action, Action::Quit, scroll)
+                .map(|scroll| Overlay::Who { scroll });
+        }
+    }
+    Vec::new()
 }
 
 /// On a live database: what this console now tells the others (its operator, the debate

@@ -1,58 +1,13 @@
-//! Keys in the open overlay: help, the pick list, the unlock and take-over questions, the
-//! calibration, shadow-week and `:who` windows (scrolled alike); the dialogs that type go on
-//! to [`super::desk`] and [`super::prompt`].
+//! Keys in the open windows and questions that no other module owns: the unlock question, the
+//! pick list, the calibration window, and how the help, shadow-week and `:who` windows scroll
+//! (alike). The dialogs that type are [`super::desk`]'s and [`super::prompt`]'s.
 
 use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::config::keys::Action;
-use crate::console::app::event::Command;
 use crate::console::app::model::{Chooser, Model, Overlay};
 
 use super::PAGE;
-use super::desk::{on_confirm_key, on_note_key, on_pin_key, open_decision_dialog};
-use super::prompt::{on_colon_line_key, on_filter_key};
-
-/// A key in the open `overlay` (taken out of the model; put back unless the key closes it).
-pub(super) fn on_overlay_key(
-    model: &mut Model,
-    overlay: Overlay,
-    action: Option<Action>,
-    key: &KeyEvent,
-) -> Vec<Command> {
-    match overlay {
-        Overlay::Help { scroll } => {
-            model.desk.overlay =
-                scrolled(action, Action::Help, scroll).map(|scroll| Overlay::Help { scroll });
-        }
-        Overlay::Note(intent) => on_note_key(model, intent, key),
-        Overlay::Confirm(intent) => return on_confirm_key(model, intent, key),
-        Overlay::Unlock => on_unlock_key(model, key),
-        Overlay::Choose(chooser) => on_choose_key(model, chooser, action),
-        Overlay::Calibration {
-            scroll,
-            cursor,
-            table,
-        } => model.desk.overlay = on_calibration_key(model, action, scroll, cursor, table),
-        Overlay::ShadowWeek { scroll } => {
-            model.desk.overlay = scrolled(action, Action::ShadowWeek, scroll)
-                .map(|scroll| Overlay::ShadowWeek { scroll });
-        }
-        Overlay::Who { scroll } => {
-            model.desk.overlay =
-                scrolled(action, Action::Quit, scroll).map(|scroll| Overlay::Who { scroll });
-        }
-        Overlay::Filter => return on_filter_key(model, key),
-        Overlay::Command => return on_colon_line_key(model, key),
-        Overlay::Pin(session_id) => return on_pin_key(model, session_id, key),
-        Overlay::TakeOver(kind) if key.code == KeyCode::Char('y') => {
-            open_decision_dialog(model, kind);
-        }
-        Overlay::TakeOver(_) => {
-            model.flash("left to the other operator: nothing was recorded", false)
-        }
-    }
-    Vec::new()
-}
 
 /// A key in the unlock question: `y` unlocks, anything else leaves the console read-only.
 pub(super) fn on_unlock_key(model: &mut Model, key: &KeyEvent) {

@@ -14,7 +14,6 @@ use crate::console::app::prompt::{Prompt, Typed};
 use crate::text::one_line;
 
 use super::MAX_LINE;
-use super::events::apply_theme;
 
 /// `/` or `:`: opens the filter line (on the filter as it is) or the `:` line (empty).
 pub(super) fn open_line(model: &mut Model, action: Action) {
@@ -187,7 +186,7 @@ pub(super) fn run_colon_line(model: &mut Model, line: &str) -> Vec<Command> {
         Colon::Mode(mode) => filter_by(model, Field::Mode, mode.map(|m| format!("mode:{m}"))),
         Colon::Sort(order) => sort_by(model, order),
         Colon::Theme(name) => match Theme::bundled(&name) {
-            Ok(theme) => apply_theme(model, theme),
+            Ok(theme) => model.apply_theme(theme),
             Err(why) => model.flash(format!("{why:#}"), true),
         },
         Colon::Jump(id) => return jump(model, &id),
@@ -244,14 +243,9 @@ pub(super) fn jump(model: &mut Model, text: &str) -> Vec<Command> {
             return vec![Command::LoadHistory(text.to_owned())];
         }
         (None, []) => {
-            model.flash(
-                format!(
-                    "no debate with id {} and no such command: the commands are {}",
-                    one_line(text),
-                    command_line::known()
-                ),
-                true,
-            );
+            let text = one_line(text);
+            let said = format!("no debate {text} and {}", command_line::no_command(&text));
+            model.flash(said, true);
             return Vec::new();
         }
         (None, many) => {

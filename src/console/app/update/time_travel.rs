@@ -5,6 +5,7 @@ use crate::config::keys::Action;
 use crate::console::app::event::Command;
 use crate::console::app::model::Model;
 use crate::domain::Moment;
+use crate::simulate::Playback;
 
 /// The time cursor: to the decision before or after the one shown, each as it was settled
 /// (after the latest: live), or to the first or the latest.
@@ -91,8 +92,8 @@ pub(super) fn on_playback(model: &mut Model, action: Action) -> Vec<Command> {
                 false,
             );
         }
-        Action::Faster => return set_playback(model, model.time.playback.faster()),
-        Action::Slower => return set_playback(model, model.time.playback.slower()),
+        Action::Faster => return set_speed(model, model.time.playback.faster()),
+        Action::Slower => return set_speed(model, model.time.playback.slower()),
         _ => {}
     }
     Vec::new()
@@ -124,7 +125,25 @@ pub(super) fn resume(model: &mut Model) -> Vec<Command> {
     commands
 }
 
-pub(super) fn set_playback(model: &mut Model, playback: crate::simulate::Playback) -> Vec<Command> {
+/// A speed key: the demo's playback at `playback`'s speed, said in the footer (where it
+/// stops, and that playback stays paused while it is).
+fn set_speed(model: &mut Model, playback: Playback) -> Vec<Command> {
+    let bound = match playback.speed {
+        Playback::MAX_SPEED => ", the fastest",
+        Playback::MIN_SPEED => ", the slowest",
+        _ => "",
+    };
+    let paused = if playback.paused {
+        let play = model.settings.keymap.keys(Action::Pause);
+        format!(" (paused: {play} plays on)")
+    } else {
+        String::new()
+    };
+    model.flash(format!("speed {}x{bound}{paused}", playback.speed), false);
+    set_playback(model, playback)
+}
+
+pub(super) fn set_playback(model: &mut Model, playback: Playback) -> Vec<Command> {
     model.time.playback = playback;
     vec![Command::SetPlayback(playback)]
 }
