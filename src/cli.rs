@@ -13,6 +13,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::audit::Format;
 use crate::calibrate::{AxisSpec, SimilaritySource};
+use crate::domain::{ControllerMode, MeasureKind, SettingsValues, share_from_percent};
 use crate::simulate::Playback;
 
 #[derive(Debug, Parser)]
@@ -62,9 +63,11 @@ pub enum Commands {
         #[command(flatten)]
         db: Db,
     },
-    /// Make database roles viewers (SELECT, LISTEN) or operators (also INSERT into
-    /// debate_operator_actions), creating the group roles gavel_viewer and gavel_operator and
-    /// their privileges when missing. Run as a role that may create roles and owns the tables.
+    /// Make database roles viewers (SELECT, LISTEN), operators (also INSERT into
+    /// debate_operator_actions) or publishers of the controller's settings (INSERT into
+    /// gavel_controller_settings), creating the group roles gavel_viewer, gavel_operator and
+    /// gavel_publisher and their privileges when missing. Run as a role that may create roles
+    /// and owns the tables.
     Grant {
         #[command(flatten)]
         db: Db,
@@ -74,9 +77,20 @@ pub enum Commands {
         /// A login role that may also accept, override and escalate (repeat for more).
         #[arg(long, value_name = "ROLE")]
         operator: Vec<String>,
-        /// A login role to take both away from (repeat for more).
+        /// A login role that may publish, promote and roll back the controller's settings, and
+        /// watch (repeat for more).
+        #[arg(long, value_name = "ROLE")]
+        publisher: Vec<String>,
+        /// A login role to take every gavel role away from (repeat for more).
         #[arg(long, value_name = "ROLE")]
         revoke: Vec<String>,
+    },
+    /// The controller's settings per debate type in a database, as the history gavel keeps:
+    /// what is in force, each version with its reason and evidence, and rollouts (publish,
+    /// promote, roll back; writing needs the gavel_publisher role).
+    Settings {
+        #[command(subcommand)]
+        command: SettingsCommand,
     },
     /// The console on a live database.
     Watch {
@@ -192,6 +206,205 @@ pub enum Commands {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+/// `gavel settings`: read the history, or write a version of it.
+#[derive(Debug, Subcommand)]
+pub enum SettingsCommand {
+    /// Per debate type, the settings in force: the stable version and its values, the canary
+    /// and its share while a rollout is in progress, and the latest change (what, who, when,
+    /// why).
+    List {
+        #[command(flatten)]
+        db: Db,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One version whole (what it did, its values, reason, evidence, who, when, the state it
+    /// left), or without VERSION the history, oldest first.
+    Show {
+        /// The version's number.
+        version: Option<i64>,
+        /// Only this debate type's history.
+        #[arg(long, value_name = "TYPE", conflicts_with = "version")]
+        debate_type: Option<String>,
+        #[command(flatten)]
+        db: Db,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Publish new settings for a debate type, to every new debate or (--share) to a share of
+    /// them, the rest staying on the version in force. Values not given are the version in
+    /// force's, else the configured controller's (mode: shadow); or take them from a
+    /// calibration's row (--from-calibration, --pick), which becomes the version's evidence.
+    Publish {
+        /// The debate type (debate_sessions.debate_type).
+        #[arg(long, value_name = "TYPE")]
+        debate_type: String,
+        /// Why (required): shown with the version wherever it is.
+        #[arg(long)]
+        reason: Option<String>,
+        /// The share of new debates to send it to, in percent: above 0, up to 100 (default
+        /// 100).
+        #[arg(long, value_name = "PERCENT")]
+        share: Option<String>,
+        #[command(flatten)]
+        values: Values,
+        /// A calibration (`gavel calibrate --json` output) to take the values from.
+        #[arg(
+            long,
+            value_name = "FILE",
+            requires = "pick",
+            conflicts_with_all = [
+                "similarity", "measure", "similarity_model", "novelty", "min_rounds",
+                "max_rounds", "budget",
+            ]
+        )]
+        from_calibration: Option<PathBuf>,
+        /// The calibration's row to publish, from 1 (as `gavel calibrate` lists them); in a
+        /// file with a report per similarity source, SOURCE:N (recorded, lexical, semantic).
+        #[arg(long, value_name = "N|SOURCE:N", requires = "from_calibration")]
+        pick: Option<String>,
+        #[command(flatten)]
+        db: Db,
+        /// Print the version as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send the version rolling out to every new debate of its type.
+    Promote(Change),
+    /// Withdraw a version: the canary rolling out, or the version the latest publish or promote
+    /// put in force; the version before it is in force again for new debates (running debates
+    /// keep theirs).
+    Rollback(Change),
+}
+
+/// A promote or a rollback of a version.
+#[derive(Debug, clap::Args)]
+pub struct Change {
+    /// The version's number (its debate type is its own).
+    pub version: i64,
+    /// Why (required).
+    #[arg(long)]
+    pub reason: Option<String>,
+    #[command(flatten)]
+    pub db: Db,
+    /// Print the new version as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The values a published version sets, as typed (checked by [`Values::over`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Values {
+    /// How the orchestrator treats the controller's decisions: off, shadow, gated or enabled.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// The similarity threshold (0 to 1): rounds this similar to the previous one repeat.
+    #[arg(long, value_name = "0..1")]
+    pub similarity: Option<String>,
+    /// How similarity is measured: lexical or semantic.
+    #[arg(long, value_name = "lexical|semantic")]
+    pub measure: Option<String>,
+    /// The semantic measure's model by its provenance name, as decision rows record it
+    /// (default: the configured model's; --model chooses it).
+    #[arg(long, value_name = "NAME")]
+    pub similarity_model: Option<String>,
+    /// The novelty floor (0 to 1000): a round converges only with fewer new claims than this.
+    #[arg(long, value_name = "N")]
+    pub novelty: Option<String>,
+    /// No debate stops for convergence before this round (1 to 1000).
+    #[arg(long, value_name = "N")]
+    pub min_rounds: Option<String>,
+    /// The controller stops a debate at this round (1 to 1000).
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<String>,
+    /// The share of the token budget past which a debate stops for safety (above 0, up to 1).
+    #[arg(long, value_name = "FRACTION")]
+    pub budget: Option<String>,
+}
+
+impl Values {
+    /// `base` with the values given: each parsed (an error names the option), the measure's
+    /// model kept when the measure is, else `semantic_model` (the configured model's name) for
+    /// the semantic measure. Ranges are [`SettingsValues::validate`]'s to check.
+    pub fn over(
+        &self,
+        base: &SettingsValues,
+        semantic_model: impl FnOnce() -> String,
+    ) -> Result<SettingsValues, String> {
+        let mode = match self.mode.as_deref().map(str::trim) {
+            Some(raw) => raw
+                .parse::<ControllerMode>()
+                .map_err(|_| format!("--mode {raw:?}: expected off, shadow, gated or enabled"))?,
+            None => base.mode,
+        };
+        let measure = match self.measure.as_deref().map(str::trim) {
+            Some(raw) => raw
+                .parse::<MeasureKind>()
+                .map_err(|_| format!("--measure {raw:?}: expected lexical or semantic"))?,
+            None => base.similarity_measure,
+        };
+        let similarity_model = match (&self.similarity_model, measure) {
+            (Some(_), MeasureKind::Lexical) => {
+                return Err(
+                    "--similarity-model names the semantic measure's model: it goes \
+                            with --measure semantic"
+                        .to_owned(),
+                );
+            }
+            (Some(name), MeasureKind::Semantic) => Some(name.clone()),
+            (None, _) if measure == base.similarity_measure => base.similarity_model.clone(),
+            (None, MeasureKind::Semantic) => Some(semantic_model()),
+            (None, MeasureKind::Lexical) => None,
+        };
+        Ok(SettingsValues {
+            mode,
+            similarity_threshold: number("--similarity", &self.similarity)?
+                .unwrap_or(base.similarity_threshold),
+            similarity_measure: measure,
+            similarity_model,
+            novelty_floor: count("--novelty", &self.novelty)?.unwrap_or(base.novelty_floor),
+            min_rounds: count("--min-rounds", &self.min_rounds)?.unwrap_or(base.min_rounds),
+            max_rounds: count("--max-rounds", &self.max_rounds)?.unwrap_or(base.max_rounds),
+            budget_fraction: number("--budget", &self.budget)?.unwrap_or(base.budget_fraction),
+        })
+    }
+}
+
+/// An option's number, if given.
+fn number(option: &str, raw: &Option<String>) -> Result<Option<f64>, String> {
+    raw.as_deref()
+        .map(|r| {
+            r.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("{option} {r:?} is not a number"))
+        })
+        .transpose()
+}
+
+/// An option's whole number, if given.
+fn count(option: &str, raw: &Option<String>) -> Result<Option<u32>, String> {
+    raw.as_deref()
+        .map(|r| {
+            r.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{option} {r:?} is not a whole number (0 or more)"))
+        })
+        .transpose()
+}
+
+/// `--share PERCENT` (a `%` after it allowed) in basis points: above 0, up to 100, to a
+/// hundredth.
+pub fn parse_share(raw: &str) -> Result<u32, String> {
+    let text = raw.trim();
+    let number = text.strip_suffix('%').unwrap_or(text).trim();
+    let percent: f64 = number
+        .parse()
+        .map_err(|_| format!("--share {raw:?} is not a number (a percent above 0, up to 100)"))?;
+    share_from_percent(percent)
 }
 
 /// What `gavel export` writes.

@@ -161,8 +161,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             db,
             viewer,
             operator,
+            publisher,
             revoke,
-        } => commands::grant::run(db.db.as_deref(), &viewer, &operator, &revoke),
+        } => commands::grant::run(db.db.as_deref(), &viewer, &operator, &publisher, &revoke),
+        Commands::Settings { command } => commands::settings::run(command, &config),
         Commands::Simulate {
             db,
             fixtures,

@@ -1,8 +1,10 @@
 //! A calibration report to share: one self-contained HTML file (no scripts, no styles, fonts or
 //! images from elsewhere) with, per similarity measure, the chart of every setting (inline SVG
 //! drawn by plotters, each point titled), the frontier and the setting in force, operator-label
-//! agreement, every setting's row and the per-debate outcomes of the settings that matter; and
-//! how it was made. Every text that came from a debate is escaped. It prints legibly.
+//! agreement, every setting's row and the per-debate outcomes of the settings that matter; how
+//! it was made; and, for a database's debates, the controller settings published there with
+//! their evidence. Every text that came from a debate or the database is escaped. It prints
+//! legibly.
 
 use std::borrow::Borrow;
 use std::fmt::Write as _;
@@ -10,9 +12,11 @@ use std::fmt::Write as _;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+use super::evidence::describe;
 use super::record::RecordedDebate;
 use super::replay::DebateOutcome;
 use super::report::{Report, Row};
+use crate::domain::SettingsVersion;
 use crate::policy::ControllerConfig;
 use crate::text::{inert, thousands};
 
@@ -169,8 +173,12 @@ tr.flip td { background: #fff8c5; }
 }
 ";
 
-/// The whole file.
-pub fn render(made: &Made, sections: &[Section]) -> String {
+/// The controller settings' history of the database calibrated, oldest first, or why it could
+/// not be read.
+pub type Published = Result<Vec<SettingsVersion>, String>;
+
+/// The whole file: `sections`, then the `published` settings history when there is one.
+pub fn render(made: &Made, sections: &[Section], published: Option<&Published>) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -195,6 +203,9 @@ pub fn render(made: &Made, sections: &[Section]) -> String {
     );
     for section in sections {
         measure(&mut out, section);
+    }
+    if let Some(published) = published {
+        history(&mut out, published);
     }
     out.push_str("</body>\n</html>\n");
     out
@@ -579,4 +590,63 @@ fn frontier_labels<DB: DrawingBackend>(
     });
     chart.draw_series(labels)?;
     Ok(())
+}
+
+/// The settings published in the database: each version with what it did, its values, reason,
+/// who and when, and its evidence.
+fn history(out: &mut String, published: &Published) {
+    out.push_str("<section class=\"published\">\n<h2>Published controller settings</h2>\n");
+    let versions = match published {
+        Err(why) => {
+            let _ = writeln!(
+                out,
+                "<p>The settings history could not be read: {}</p>\n</section>",
+                escape(why)
+            );
+            return;
+        }
+        Ok(versions) if versions.is_empty() => {
+            out.push_str(
+                "<p>Nothing published in this database: the controller's own defaults stand \
+                 for every debate type.</p>\n</section>\n",
+            );
+            return;
+        }
+        Ok(versions) => versions,
+    };
+    let _ = writeln!(
+        out,
+        "<p>The history of <code>gavel settings</code> in this database, oldest first ({} \
+         versions): what each did, the values it put in force, why, who published it (the \
+         database role) and when, and the calibration it came from.</p>",
+        versions.len()
+    );
+    out.push_str(
+        "<table>\n<thead><tr><th>version</th><th>debate type</th><th>what</th><th>values</th>\
+         <th>reason</th><th>by</th><th>when</th><th>evidence</th></tr></thead>\n<tbody>\n",
+    );
+    for v in versions {
+        let values = v.values.as_ref().map_or_else(
+            || "the controller's own defaults".to_owned(),
+            |values| values.summary(),
+        );
+        let evidence = v
+            .evidence
+            .as_ref()
+            .map_or_else(|| "given by hand".to_owned(), describe);
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td></tr>",
+            v.version,
+            escape(&v.debate_type),
+            escape(&format!("{} ({})", v.what(), v.kind)),
+            escape(&values),
+            escape(&v.reason),
+            escape(&v.published_by),
+            v.published_at.format("%Y-%m-%d %H:%M:%S UTC"),
+            escape(&evidence)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
 }

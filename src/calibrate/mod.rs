@@ -3,8 +3,10 @@
 //! setting of a grid ([`grid`]) is replayed over those records with no further I/O
 //! ([`replay`](mod@replay)) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
 //! escalations, stops by kind, agreement with operator labels, and the frontier of tokens saved
-//! against verdict flips. [`html`] makes the report a file to share.
+//! against verdict flips. [`html`] makes the report a file to share; [`evidence`] carries a
+//! calibration's row, with where it came from, into a published settings version.
 
+pub mod evidence;
 pub mod grid;
 pub mod html;
 pub mod record;
@@ -12,8 +14,9 @@ pub mod replay;
 pub mod report;
 pub mod source;
 
+pub use evidence::{Calibration, EvidenceError, Pick, Picked, Window, picked};
 pub use grid::{AxisSpec, default_grid, settings};
 pub use record::{Class, Label, Measuring, RecordedDebate, RoundFacts, SimilaritySource};
 pub use replay::{DebateOutcome, Setting, replay};
 pub use report::{Report, Row, Stops};
-pub use source::{from_database, from_recordings};
+pub use source::{from_database, from_recordings, read_database};

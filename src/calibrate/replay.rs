@@ -8,14 +8,14 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::record::{Class, RecordedDebate};
 use crate::domain::Decision;
 use crate::policy::{self, ControllerConfig, ControllerState};
 
 /// One point of a calibration grid.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Setting {
     pub similarity_threshold: f64,
     pub novelty_threshold: u32,

@@ -1,10 +1,11 @@
 //! Where recorded debates come from: recordings played to their end by the caller (fixture
 //! files, played at once in shadow mode by the simulator), or the finished debates of a
-//! database, read in one pass.
+//! database, read in one pass (with the window of time they span).
 
 use rayon::prelude::*;
 use tokio_postgres::Client;
 
+use super::evidence::Window;
 use super::record::{Measuring, RecordedDebate};
 use crate::domain::{Debate, Limits};
 use crate::progress::Progress;
@@ -39,9 +40,23 @@ pub async fn from_database(
     measuring: &Measuring,
     progress: &Progress,
 ) -> Result<Vec<RecordedDebate>> {
+    Ok(read_database(client, limits, measuring, progress).await?.0)
+}
+
+/// [`from_database`], with the window of the debates read: the first one's start and the last
+/// one's end (`None` when no session row says when).
+pub async fn read_database(
+    client: &mut Client,
+    limits: &Limits,
+    measuring: &Measuring,
+    progress: &Progress,
+) -> Result<(Vec<RecordedDebate>, Option<Window>)> {
     let (sender, receiver) = std::sync::mpsc::channel();
     let total = |total| progress.set_total(total as u64);
+    let mut window = None;
     finished_debates(client, limits, total, |position, debate| {
+        let session = &debate.session;
+        window = Window::widen(window, session.created_at, session.finished_at);
         let sender = sender.clone();
         let measuring = measuring.clone();
         let progress = progress.clone();
@@ -56,7 +71,8 @@ pub async fn from_database(
     drop(sender);
     let mut records: Vec<(usize, RecordedDebate)> = receiver.iter().collect();
     records.sort_unstable_by_key(|(position, _)| *position);
-    Ok(records.into_iter().map(|(_, record)| record).collect())
+    let records = records.into_iter().map(|(_, record)| record).collect();
+    Ok((records, window))
 }
 
 /// One more debate reduced, with the rounds its measure has embedded and read back so far.

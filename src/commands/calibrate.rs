@@ -9,8 +9,10 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use gavel::calibrate::html::{self, Made, Section};
-use gavel::calibrate::{self, AxisSpec, Measuring, RecordedDebate, Report, SimilaritySource};
+use gavel::calibrate::html::{self, Made, Published, Section};
+use gavel::calibrate::{
+    self, AxisSpec, Calibration, Measuring, RecordedDebate, Report, SimilaritySource, Window,
+};
 use gavel::config::{Config, SimilarityKind};
 use gavel::progress::Stage;
 use gavel::simulate::{Fixture, play_in_shadow};
@@ -20,8 +22,10 @@ use super::{load_fixtures, print, runtime, stop_on_interrupt, target};
 
 /// One report per similarity source (the recorded one when none is named) over `grid` (the
 /// configured one when empty), as tables or, `json`, as JSON; `per_debate` adds each debate's
-/// outcomes; `html` writes the report to share to that file instead of the tables. The debates
-/// are the database's when `db` is given, else `fixtures`.
+/// outcomes; `html` writes the report to share to that file instead of the tables (with the
+/// database's published settings history when `db` is given). The debates are the database's
+/// when `db` is given, else `fixtures`. The JSON says where they came from, their window, the
+/// similarity source and its measure.
 pub fn run(
     fixtures: &[PathBuf],
     db: Option<&str>,
@@ -48,11 +52,12 @@ pub fn run(
         similarity
     };
     let titled = sources.len() > 1 || sources[0] != SimilaritySource::Recorded;
+    let debates_source = fixtures_source(db, &fixtures)?;
     let mut reports = serde_json::Map::new();
     let mut sections = Vec::new();
     for source in sources {
         let measuring = measuring(source, config);
-        let records = records(db, &fixtures, source, config)?;
+        let (records, window) = records(db, &fixtures, source, config)?;
         let replaying = Stage::spinner(&format!(
             "replaying {} settings over {} debates",
             settings.len(),
@@ -68,7 +73,17 @@ pub fn run(
         );
         drop(replaying);
         if json {
-            reports.insert(source.name().to_owned(), serde_json::to_value(&report)?);
+            let calibration = Calibration {
+                source: &debates_source,
+                similarity: source,
+                measure: measuring.measure.label(),
+                window,
+                report: &report,
+            };
+            reports.insert(
+                source.name().to_owned(),
+                serde_json::to_value(&calibration)?,
+            );
         } else if html.is_none() {
             print_report(&report, source, &measuring, titled, per_debate)?;
         }
@@ -78,7 +93,11 @@ pub fn run(
         }
     }
     if let Some(path) = html {
-        write_html(path, &sections, fixtures_source(db, &fixtures)?)?;
+        let published = match db {
+            Some(url) => Some(published(url)?),
+            None => None,
+        };
+        write_html(path, &sections, debates_source, published.as_ref())?;
     }
     if json {
         // One source prints its report as before; several, one report per source.
@@ -106,13 +125,14 @@ fn measuring(source: SimilaritySource, config: &Config) -> Measuring {
 }
 
 /// The debates to replay, their similarities from `source`: the database's finished ones
-/// (`db`, empty for the environment's), else `fixtures` played in shadow mode.
+/// (`db`, empty for the environment's), with the window they span, else `fixtures` played in
+/// shadow mode.
 fn records(
     db: Option<&str>,
     fixtures: &[Fixture],
     source: SimilaritySource,
     config: &Config,
-) -> Result<Vec<RecordedDebate>> {
+) -> Result<(Vec<RecordedDebate>, Option<Window>)> {
     Ok(match db {
         Some(url) => {
             let target = target(Some(url).filter(|u| !u.is_empty()))?;
@@ -120,7 +140,7 @@ fn records(
             runtime()?.block_on(async {
                 let mut client = target.connect_driven().await?;
                 let measuring = measuring(source, config);
-                calibrate::from_database(&mut client, &config.limits, &measuring, &stage).await
+                calibrate::read_database(&mut client, &config.limits, &measuring, &stage).await
             })?
         }
         None => {
@@ -150,7 +170,8 @@ fn records(
                     )
                 }
             };
-            calibrate::from_recordings(fixtures, play, &measuring, &stage)
+            let records = calibrate::from_recordings(fixtures, play, &measuring, &stage);
+            (records, None)
         }
     })
 }
@@ -225,8 +246,25 @@ fn fixtures_source(db: Option<&str>, fixtures: &[Fixture]) -> Result<String> {
     })
 }
 
-/// Writes the HTML report of `sections` to `path`, saying so on stderr.
-fn write_html(path: &Path, sections: &[Section], source: String) -> Result<()> {
+/// The settings history published in the database `url` (empty for the environment's), or
+/// why it could not be read (a database not migrated to V5 has none): the report says which.
+fn published(url: &str) -> Result<Published> {
+    let target = target(Some(url).filter(|u| !u.is_empty()))?;
+    let read = runtime()?.block_on(async {
+        let client = target.connect_driven().await?;
+        gavel::store::postgres::settings_history(&client, None).await
+    });
+    Ok(read.map_err(|e| format!("{e:#}")))
+}
+
+/// Writes the HTML report of `sections` (and the `published` settings history) to `path`,
+/// saying so on stderr.
+fn write_html(
+    path: &Path,
+    sections: &[Section],
+    source: String,
+    published: Option<&Published>,
+) -> Result<()> {
     let made = Made {
         // The program as its name, not the path it was run from.
         command: html::command_line(
@@ -238,7 +276,7 @@ fn write_html(path: &Path, sections: &[Section], source: String) -> Result<()> {
             .to_string(),
         version: format!("gavel {}", env!("CARGO_PKG_VERSION")),
     };
-    std::fs::write(path, html::render(&made, sections))
+    std::fs::write(path, html::render(&made, sections, published))
         .with_context(|| format!("cannot write the report to {}", path.display()))?;
     eprintln!(
         "gavel: wrote the calibration report to {} ({} measure{})",

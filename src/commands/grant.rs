@@ -1,40 +1,50 @@
-//! `gavel grant`: gives roles the viewer or the operator role, or takes both away.
+//! `gavel grant`: gives roles the viewer, operator or publisher role, or takes them all away.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use gavel::store::postgres::{OPERATOR_ROLE, VIEWER_ROLE, grant, revoke};
+use gavel::store::postgres::{
+    OPERATOR_ROLE, PUBLISHER_ROLE, VIEWER_ROLE, grant, grant_publishers, revoke,
+};
 
 use super::{print, runtime, target, warn_all};
 
-/// Grants `viewer` and `operator` their roles and revokes both from `revoked`.
+/// Grants `viewer`, `operator` and `publisher` their roles and revokes every gavel role from
+/// `revoked`.
 pub fn run(
     db: Option<&str>,
     viewer: &[String],
     operator: &[String],
+    publisher: &[String],
     revoked: &[String],
 ) -> Result<ExitCode> {
     let target = target(db)?;
     let warnings = runtime()?.block_on(async {
         let client = target.connect_driven().await?;
-        let warnings = grant(&client, viewer, operator).await?;
+        let mut warnings = grant(&client, viewer, operator).await?;
+        if !publisher.is_empty() {
+            warnings = grant_publishers(&client, publisher).await?;
+        }
         revoke(&client, revoked).await?;
         anyhow::Ok(warnings)
     })?;
     warn_all(&warnings);
     let mut report = String::new();
-    for role in viewer {
-        report.push_str(&format!("{role}: {VIEWER_ROLE}\n"));
-    }
-    for role in operator {
-        report.push_str(&format!("{role}: {OPERATOR_ROLE}\n"));
+    for (roles, role) in [
+        (viewer, VIEWER_ROLE),
+        (operator, OPERATOR_ROLE),
+        (publisher, PUBLISHER_ROLE),
+    ] {
+        for name in roles {
+            report.push_str(&format!("{name}: {role}\n"));
+        }
     }
     for role in revoked {
-        report.push_str(&format!("{role}: neither role\n"));
+        report.push_str(&format!("{role}: no gavel role\n"));
     }
     report.push_str(&format!(
-        "{}: roles {VIEWER_ROLE} and {OPERATOR_ROLE} ready\n",
+        "{}: roles {VIEWER_ROLE}, {OPERATOR_ROLE} and {PUBLISHER_ROLE} ready\n",
         target.describe()
     ));
     print(&report)?;

@@ -9,6 +9,7 @@ pub mod export;
 pub mod grant;
 pub mod migrate;
 pub mod models;
+pub mod settings;
 pub mod simulate;
 pub mod trace;
 pub mod watch;
