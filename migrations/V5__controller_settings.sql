@@ -15,9 +15,10 @@
 --   (`stable_version`, NULL: the controller's own defaults), the canary and its share
 --   (`canary_version`, `canary_share_bp`), and the stable version before it
 --   (`previous_stable`). A promote or rollback copies the values it puts in force.
---   Rows of a debate type are written one at a time (an advisory lock per type), so two
---   publishers at once each get a whole row with its own number, and a promote or rollback of
---   a version no longer in force is refused, saying what is.
+--   Rows of a debate type are written one at a time (an advisory lock per type) and numbered
+--   once they hold it, so two publishers at once each get a whole row with its own number, in
+--   the order they were written, and a promote or rollback of a version no longer in force is
+--   refused, saying what is.
 --   UPDATE, DELETE and TRUNCATE are refused for every role (V2's triggers, ENABLE ALWAYS).
 -- * gavel_settings_for(session_id, debate_type): the one call an orchestrator makes at a
 --   debate's start: version, arm ('stable' or 'canary') and every setting; where nothing is
@@ -70,6 +71,8 @@ CREATE TABLE IF NOT EXISTS gavel_controller_settings (
         AND novelty_floor IS NOT NULL AND min_rounds IS NOT NULL AND max_rounds IS NOT NULL
         AND budget_fraction IS NOT NULL))
 );
+-- gavel_settings_version numbers each row from the column's sequence.
+ALTER TABLE gavel_controller_settings ALTER COLUMN version DROP DEFAULT;
 CREATE INDEX IF NOT EXISTS gavel_controller_settings_type
     ON gavel_controller_settings (debate_type, version);
 
@@ -102,6 +105,10 @@ BEGIN
             USING ERRCODE = 'not_null_violation';
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended('gavel_controller_settings:' || NEW.debate_type, 0));
+    -- Numbered once the lock is held, so that of two rows of a type the one written later has
+    -- the higher number (the column has no default: a number drawn before the wait could be
+    -- passed by a row that waited less).
+    NEW.version := nextval(pg_get_serial_sequence('gavel_controller_settings', 'version'));
     SELECT * INTO prev FROM gavel_controller_settings
         WHERE debate_type = NEW.debate_type ORDER BY version DESC LIMIT 1;
     NEW.previous_stable := prev.stable_version;

@@ -14,6 +14,7 @@ const SUBCOMMANDS: &[&str] = &[
     "demo",
     "migrate",
     "grant",
+    "settings",
     "watch",
     "simulate",
     "calibrate",
