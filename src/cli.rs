@@ -239,46 +239,50 @@ pub enum SettingsCommand {
     /// them, the rest staying on the version in force. Values not given are the version in
     /// force's, else the configured controller's (mode: shadow); or take them from a
     /// calibration's row (--from-calibration, --pick), which becomes the version's evidence.
-    Publish {
-        /// The debate type (debate_sessions.debate_type).
-        #[arg(long, value_name = "TYPE")]
-        debate_type: String,
-        /// Why (required): shown with the version wherever it is.
-        #[arg(long)]
-        reason: Option<String>,
-        /// The share of new debates to send it to, in percent: above 0, up to 100 (default
-        /// 100).
-        #[arg(long, value_name = "PERCENT")]
-        share: Option<String>,
-        #[command(flatten)]
-        values: Values,
-        /// A calibration (`gavel calibrate --json` output) to take the values from.
-        #[arg(
-            long,
-            value_name = "FILE",
-            requires = "pick",
-            conflicts_with_all = [
-                "similarity", "measure", "similarity_model", "novelty", "min_rounds",
-                "max_rounds", "budget",
-            ]
-        )]
-        from_calibration: Option<PathBuf>,
-        /// The calibration's row to publish, from 1 (as `gavel calibrate` lists them); in a
-        /// file with a report per similarity source, SOURCE:N (recorded, lexical, semantic).
-        #[arg(long, value_name = "N|SOURCE:N", requires = "from_calibration")]
-        pick: Option<String>,
-        #[command(flatten)]
-        db: Db,
-        /// Print the version as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Publish(Box<Publish>),
     /// Send the version rolling out to every new debate of its type.
     Promote(Change),
     /// Withdraw a version: the canary rolling out, or the version the latest publish or promote
     /// put in force; the version before it is in force again for new debates (running debates
     /// keep theirs).
     Rollback(Change),
+}
+
+/// A publish: the debate type, why, the share and the values (or a calibration's row).
+#[derive(Debug, clap::Args)]
+pub struct Publish {
+    /// The debate type (debate_sessions.debate_type).
+    #[arg(long, value_name = "TYPE")]
+    pub debate_type: String,
+    /// Why (required): shown with the version wherever it is.
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// The share of new debates to send it to, in percent: above 0, up to 100 (default
+    /// 100).
+    #[arg(long, value_name = "PERCENT")]
+    pub share: Option<String>,
+    #[command(flatten)]
+    pub values: Values,
+    /// A calibration (`gavel calibrate --json` output) to take the values from.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "pick",
+        conflicts_with_all = [
+            "similarity", "measure", "similarity_model", "novelty", "min_rounds",
+            "max_rounds", "budget",
+        ]
+    )]
+    pub from_calibration: Option<PathBuf>,
+    /// The calibration's row to publish, from 1 (as `gavel calibrate` lists them); in a
+    /// file with a report per similarity source, SOURCE:N (recorded, lexical, semantic).
+    #[arg(long, value_name = "N|SOURCE:N", requires = "from_calibration")]
+    pub pick: Option<String>,
+    #[command(flatten)]
+    pub db: Db,
+    /// Print the version as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A promote or a rollback of a version.

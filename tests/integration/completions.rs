@@ -104,7 +104,19 @@ fn man_pages_come_from_the_same_definitions() {
     let mut expected: Vec<String> = SUBCOMMANDS
         .iter()
         .map(|name| format!("gavel-{name}.1"))
-        .chain(["gavel.1", "gavel-models-fetch.1", "gavel-models-list.1"].map(str::to_owned))
+        .chain(
+            [
+                "gavel.1",
+                "gavel-models-fetch.1",
+                "gavel-models-list.1",
+                "gavel-settings-list.1",
+                "gavel-settings-show.1",
+                "gavel-settings-publish.1",
+                "gavel-settings-promote.1",
+                "gavel-settings-rollback.1",
+            ]
+            .map(str::to_owned),
+        )
         .collect();
     expected.sort();
     assert_eq!(written, expected);

@@ -33,24 +33,18 @@ pub fn run(command: SettingsCommand, config: &Config) -> Result<ExitCode> {
         } => with_client(db.db.as_deref(), |client, target| {
             read::show(client, target, version, debate_type.as_deref(), json)
         }),
-        SettingsCommand::Publish {
-            debate_type,
-            reason,
-            share,
-            values,
-            from_calibration,
-            pick,
-            db,
-            json,
-        } => {
+        SettingsCommand::Publish(publish) => {
             let asked = write::Asked::check(
-                &debate_type,
-                reason.as_deref(),
-                share.as_deref(),
-                from_calibration.as_deref().zip(pick.as_deref()),
+                &publish.debate_type,
+                publish.reason.as_deref(),
+                publish.share.as_deref(),
+                publish
+                    .from_calibration
+                    .as_deref()
+                    .zip(publish.pick.as_deref()),
             )?;
-            with_client(db.db.as_deref(), |client, _| {
-                write::publish_values(client, config, &asked, &values, json)
+            with_client(publish.db.db.as_deref(), |client, _| {
+                write::publish_values(client, config, &asked, &publish.values, publish.json)
             })
         }
         SettingsCommand::Promote(change) => {
