@@ -58,7 +58,8 @@ pub enum Commands {
         postgres: bool,
     },
     /// Create or complete gavel's tables, functions and triggers in a database (idempotent),
-    /// and the roles gavel_viewer and gavel_operator when this role may create roles.
+    /// and the roles gavel_viewer, gavel_operator and gavel_publisher when this role may create
+    /// roles.
     Migrate {
         #[command(flatten)]
         db: Db,
@@ -378,26 +379,29 @@ impl Values {
     }
 }
 
-/// An option's number, if given.
-fn number(option: &str, raw: &Option<String>) -> Result<Option<f64>, String> {
+/// An option's value of type `T` (`kind` says what it must be), if given.
+fn parsed<T: std::str::FromStr>(
+    option: &str,
+    raw: &Option<String>,
+    kind: &str,
+) -> Result<Option<T>, String> {
     raw.as_deref()
         .map(|r| {
             r.trim()
-                .parse::<f64>()
-                .map_err(|_| format!("{option} {r:?} is not a number"))
+                .parse::<T>()
+                .map_err(|_| format!("{option} {r:?} is not {kind}"))
         })
         .transpose()
 }
 
+/// An option's number, if given.
+fn number(option: &str, raw: &Option<String>) -> Result<Option<f64>, String> {
+    parsed(option, raw, "a number")
+}
+
 /// An option's whole number, if given.
 fn count(option: &str, raw: &Option<String>) -> Result<Option<u32>, String> {
-    raw.as_deref()
-        .map(|r| {
-            r.trim()
-                .parse::<u32>()
-                .map_err(|_| format!("{option} {r:?} is not a whole number (0 or more)"))
-        })
-        .transpose()
+    parsed(option, raw, "a whole number (0 or more)")
 }
 
 /// `--share PERCENT` (a `%` after it allowed) in basis points: above 0, up to 100, to a

@@ -197,8 +197,8 @@ pub fn picked(file: &Path, bytes: &[u8], pick: Pick) -> Result<Picked, EvidenceE
     let rows = report["rows"]
         .as_array()
         .ok_or_else(|| not("its \"rows\" is not a list".to_owned()))?;
-    let row = rows
-        .get(pick.row - 1)
+    let row = (pick.row.checked_sub(1))
+        .and_then(|at| rows.get(at))
         .ok_or_else(|| EvidenceError::OutOfRange {
             file: file.to_owned(),
             pick,
@@ -272,7 +272,7 @@ fn report_of<'a>(
 
 /// The measure and model a measure's label names: `lexical (tfidf)` is the lexical measure,
 /// `semantic (<model>)` the semantic one with that model.
-pub fn measure_of(label: &str) -> Option<(MeasureKind, Option<String>)> {
+fn measure_of(label: &str) -> Option<(MeasureKind, Option<String>)> {
     let (kind, rest) = label.split_once(" (")?;
     let model = rest.strip_suffix(')')?;
     match kind.parse().ok()? {

@@ -799,17 +799,18 @@ async fn bad_input_says_why_in_one_line_and_writes_nothing() {
         )),
         "{shown}"
     );
-    let from_db = run_to_end(gavel().args([
-        "calibrate",
-        "--db",
-        &url,
-        "--similarity",
-        "lexical",
-        "--grid",
-        "similarity=0.9",
-        "--json",
-    ]));
-    let from_db: serde_json::Value = serde_json::from_str(&from_db.stdout).unwrap();
+    let calibrate = |output: &[&str]| {
+        let args = [
+            "calibrate",
+            "--db",
+            &url,
+            "--similarity",
+            "lexical",
+            "--grid",
+        ];
+        run_to_end(gavel().args(args).arg("similarity=0.9").args(output))
+    };
+    let from_db: serde_json::Value = serde_json::from_str(&calibrate(&["--json"]).stdout).unwrap();
     assert_eq!(from_db["similarity"], "lexical");
     assert!(
         from_db["source"]
@@ -823,20 +824,7 @@ async fn bad_input_says_why_in_one_line_and_writes_nothing() {
     );
     assert!(first <= last, "{first} {last}");
     let html = dir.join("report.html");
-    let made = run_to_end(
-        gavel()
-            .args([
-                "calibrate",
-                "--db",
-                &url,
-                "--similarity",
-                "lexical",
-                "--grid",
-                "similarity=0.9",
-                "--html",
-            ])
-            .arg(&html),
-    );
+    let made = calibrate(&["--html", html.to_str().unwrap()]);
     assert!(made.ok, "{}", made.stderr);
     let html = std::fs::read_to_string(&html).unwrap();
     assert!(
