@@ -7,8 +7,8 @@ use tokio_postgres::Client;
 
 use gavel::calibrate::evidence::describe;
 use gavel::config::Config;
-use gavel::domain::{SettingsValues, SettingsVersion, percent};
-use gavel::store::postgres::{Target, in_force, settings_history, version};
+use gavel::domain::{DEFAULTS_VERSION, SettingsValues, SettingsVersion, percent};
+use gavel::store::postgres::{Target, settings_history, settings_in_force, settings_version};
 use gavel::text::{columns, one_line};
 
 use super::{Shown, known_types, print_json};
@@ -36,7 +36,7 @@ struct TypeState {
 
 /// `gavel settings list`: each known debate type's state in force.
 pub(super) async fn list(client: Client, config: &Config, json: bool) -> Result<()> {
-    let latest = in_force(&client).await?;
+    let latest = settings_in_force(&client).await?;
     let mut states = Vec::new();
     for debate_type in known_types(&client, config).await? {
         let latest = latest
@@ -67,7 +67,7 @@ async fn held(client: &Client, at: Option<i64>) -> Result<Option<Held>> {
     };
     Ok(Some(Held {
         version: at,
-        values: version(client, at).await?.and_then(|v| v.values),
+        values: settings_version(client, at).await?.and_then(|v| v.values),
     }))
 }
 
@@ -140,7 +140,20 @@ pub(super) async fn show(
         print(&history_text(&versions, debate_type))?;
         return Ok(());
     };
-    let Some(found) = version(&client, at).await? else {
+    if at == DEFAULTS_VERSION {
+        if json {
+            let defaults = "the controller's own defaults";
+            return print_json(
+                &serde_json::json!({"version": at, "values": null, "what": defaults}),
+            );
+        }
+        print(
+            "version 0: the controller's own defaults, which debates are given (and stamped \
+             with) where nothing is in force; not a row of the history\n",
+        )?;
+        return Ok(());
+    }
+    let Some(found) = settings_version(&client, at).await? else {
         anyhow::bail!(
             "no settings version {at} in gavel_controller_settings of {}",
             target.describe()

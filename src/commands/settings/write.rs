@@ -13,7 +13,9 @@ use gavel::config::{Config, SimilarityKind};
 use gavel::domain::{
     ControllerMode, MeasureKind, SettingsValues, SettingsVersion, WHOLE_SHARE, check_reason,
 };
-use gavel::store::postgres::{Publication, Target, in_force, known_debate_type, publish, version};
+use gavel::store::postgres::{
+    Publication, Target, known_debate_type, publish, settings_in_force, settings_version,
+};
 use gavel::text::one_line;
 
 use super::{Shown, known_types, print_json};
@@ -129,7 +131,7 @@ pub(super) async fn change(
         Publication::Promote { .. } => "promote",
         _ => "roll back",
     };
-    let Some(found) = version(&client, at).await? else {
+    let Some(found) = settings_version(&client, at).await? else {
         anyhow::bail!(
             "no settings version {at} in gavel_controller_settings of {}",
             target.describe()
@@ -148,13 +150,15 @@ async fn in_force_values(
     config: &Config,
     debate_type: &str,
 ) -> Result<SettingsValues> {
-    let stable = in_force(client)
+    let stable = settings_in_force(client)
         .await?
         .into_iter()
         .find(|v| v.debate_type == debate_type)
         .and_then(|v| v.stable_version);
     let values = match stable {
-        Some(stable) => version(client, stable).await?.and_then(|v| v.values),
+        Some(stable) => settings_version(client, stable)
+            .await?
+            .and_then(|v| v.values),
         None => None,
     };
     Ok(values.unwrap_or_else(|| configured(config, debate_type)))

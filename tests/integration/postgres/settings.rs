@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gavel::domain::{Arm, MeasureKind, SettingsValues, arm_of};
+use gavel::domain::{Arm, DEFAULTS_VERSION, MeasureKind, SettingsValues, arm_of};
 use gavel::store::postgres::{Publication, publish, settings_for, settings_history};
 use proptest::prelude::*;
 use sha2::Digest;
@@ -109,13 +109,16 @@ async fn a_30_percent_rollout_splits_debates_by_the_documented_hash() {
     let mut canaries = 0;
     for row in &rows {
         let id: String = row.get(0);
-        let version: Option<i64> = row.get(1);
+        let version: i64 = row.get(1);
         let arm: String = row.get(2);
         let bucket: i32 = row.get(3);
         assert_eq!(bucket as u32, gavel::domain::bucket(&id), "{id}");
         assert_eq!(bucket as u32, independent_bucket(&id), "{id}");
         assert_eq!(arm, arm_of(&id, 3000).as_str(), "{id}");
-        let expected = (independent_bucket(&id) < 3000).then_some(canary);
+        let expected = match independent_bucket(&id) < 3000 {
+            true => canary,
+            false => DEFAULTS_VERSION,
+        };
         assert_eq!(version, expected, "{id}");
         canaries += usize::from(arm == "canary");
     }
@@ -206,14 +209,15 @@ async fn the_simulator_plays_each_debate_under_its_arm_and_a_rollback_spares_run
             Arm::Canary => canary.get(debate_type.as_str()).copied(),
             Arm::Stable => stable.get(debate_type.as_str()).copied(),
         };
-        let expected = (version, version.map(|_| arm.as_str().to_owned()));
+        // Every debate stamped: where nothing is in force, with version 0 (the defaults).
+        let expected = (
+            Some(version.unwrap_or(DEFAULTS_VERSION)),
+            Some(arm.as_str().to_owned()),
+        );
         assert_eq!(stamp, expected, "{id}");
         let answer = settings_for(&client, &id, &debate_type).await.unwrap();
         assert_eq!(
-            (
-                answer.version,
-                answer.version.map(|_| answer.arm.as_str().to_owned())
-            ),
+            (answer.version, Some(answer.arm.as_str().to_owned())),
             stamp,
             "{id}: the function's answer is the stamp"
         );
@@ -291,7 +295,7 @@ async fn the_simulator_plays_each_debate_under_its_arm_and_a_rollback_spares_run
     let defaults = settings_for(&client, &new, "review").await.unwrap();
     assert_eq!(
         (defaults.version, defaults.arm, defaults.values),
-        (None, Arm::Stable, None)
+        (Some(DEFAULTS_VERSION), Arm::Stable, None)
     );
 
     let listed = settings_ok(&url, &["list"]).stdout;
