@@ -297,6 +297,11 @@ async fn the_simulator_plays_each_debate_under_its_arm_and_a_rollback_spares_run
         (defaults.version, defaults.arm, defaults.values),
         (Some(DEFAULTS_VERSION), Arm::Stable, None)
     );
+    let zero = settings_ok(&url, &["show", "0"]).stdout;
+    assert!(
+        zero.starts_with("version 0: the controller's own defaults"),
+        "{zero}"
+    );
 
     let listed = settings_ok(&url, &["list"]).stdout;
     assert!(
