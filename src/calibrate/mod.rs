@@ -3,13 +3,15 @@
 //! setting of a grid ([`grid`]) is replayed over those records with no further I/O
 //! ([`replay`](mod@replay)) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
 //! escalations, stops by kind, agreement with operator labels, and the frontier of tokens saved
-//! against verdict flips. [`html`] makes the report a file to share.
+//! against verdict flips. [`html`] makes the report a file to share. [`rollout`] compares the
+//! two arms of a settings rollout as their debates finish.
 
 pub mod grid;
 pub mod html;
 pub mod record;
 pub mod replay;
 pub mod report;
+pub mod rollout;
 pub mod source;
 
 pub use grid::{AxisSpec, default_grid, settings};
