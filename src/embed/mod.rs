@@ -105,7 +105,7 @@ pub(crate) fn weights_digest(path: &Path) -> std::io::Result<String> {
 }
 
 /// `bytes` in lower-case hex.
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

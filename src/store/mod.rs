@@ -9,7 +9,7 @@ pub use memory::MemoryStore;
 
 use std::time::Duration;
 
-use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, SettingsVersion};
 
 /// What a backend's feed says, in the store's own terms (the console turns it into its events):
 /// a row, and for a database the connection's state and what its role may do.
@@ -23,6 +23,10 @@ pub enum Feed {
     Access(Access),
     /// The other consoles on the database now (empty while presence is down).
     Presence(Vec<Peer>),
+    /// The controller settings' history as the database has it now (the newest
+    /// [`postgres::MAX_HISTORY`] versions, oldest first), read on every connect and again when
+    /// a version is published; or why the database would not give it.
+    Settings(Result<Vec<SettingsVersion>, String>),
 }
 
 /// The state of the connection to a live database.

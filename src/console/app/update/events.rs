@@ -14,6 +14,7 @@ use crate::text::one_line;
 use super::HELD_BACK;
 use super::desk::recorded;
 use super::keys::{on_key, on_mouse};
+use super::rollout;
 use super::time_travel::{play_history, resume};
 
 /// Applies an event other than a key or the mouse's to the model, or passes it on.
@@ -31,7 +32,9 @@ pub(super) fn handle(model: &mut Model, event: Event) -> Vec<Command> {
             }
         }
         Event::Store(change) => model.apply(*change),
-        Event::Reports(figures) => model.reports.set_figures(*figures),
+        Event::Reports(figures) => rollout::on_reports(model, *figures),
+        Event::Settings(history) => rollout::on_settings(model, history),
+        Event::Published(outcome) => rollout::on_published(model, outcome),
         Event::Tick(wall) => {
             model.time.clock.tick(wall);
             play_history(model, wall);

@@ -13,6 +13,7 @@ use super::hand_out::{copy, page};
 use super::nav::{move_by, navigate};
 use super::overlay::on_overlay_key;
 use super::prompt::open_line;
+use super::rollout;
 use super::time_travel::{on_playback, travel};
 
 /// A key: Ctrl-C quits; in an open overlay the overlay takes it, else its [`Action`] acts.
@@ -52,6 +53,9 @@ pub(super) fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.flash(format!("debates sorted by {}", model.sort().label()), false);
         }
         Action::Pause | Action::Faster | Action::Slower => return on_playback(model, action),
+        Action::Rollout | Action::Publish | Action::Promote | Action::Rollback => {
+            rollout::on_action(model, action)
+        }
         Action::Up
         | Action::Down
         | Action::PageUp
@@ -94,7 +98,8 @@ pub(super) fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
         if let Overlay::Help { scroll }
         | Overlay::Calibration { scroll, .. }
         | Overlay::ShadowWeek { scroll }
-        | Overlay::Who { scroll } = overlay
+        | Overlay::Who { scroll }
+        | Overlay::Rollout { scroll, .. } = overlay
         {
             *scroll = scroll.saturating_add_signed(step as i16);
         }

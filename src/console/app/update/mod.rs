@@ -2,8 +2,9 @@
 //! module for its kind: [`events`] (rows, ticks, the link, outcomes), [`keys`] (keys and the
 //! mouse with no overlay open), [`overlay`] (keys in an open overlay), [`desk`] (the
 //! operator's actions on decisions and their dialogs, notes), [`prompt`] (the filter and `:`
-//! lines), [`nav`] (moving about), [`time_travel`] (the time cursor and playback) and
-//! [`hand_out`] (the clipboard, the pager). Keys become [`Action`](crate::config::keys::Action)s
+//! lines), [`nav`] (moving about), [`time_travel`] (the time cursor and playback),
+//! [`hand_out`] (the clipboard, the pager) and [`rollout`] (the settings' history, the rollout
+//! view, publishing a version). Keys become [`Action`](crate::config::keys::Action)s
 //! through the keymap; text typed into a prompt goes to the prompt. After every event, the
 //! watched report, the calibration cursor's setting, a history to load and what presence says
 //! follow the model.
@@ -15,6 +16,7 @@ mod keys;
 mod nav;
 mod overlay;
 mod prompt;
+mod rollout;
 mod time_travel;
 
 use super::event::{Command, Event};
@@ -102,6 +104,7 @@ fn watched(model: &Model) -> Option<Watched> {
     match model.desk.overlay {
         Some(Overlay::Calibration { .. }) => Some(Watched::Calibration),
         Some(Overlay::ShadowWeek { .. }) => Some(Watched::ShadowWeek),
+        Some(Overlay::Rollout { .. }) => Some(Watched::Rollout),
         _ => None,
     }
 }

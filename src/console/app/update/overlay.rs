@@ -11,6 +11,7 @@ use crate::console::app::model::{Chooser, Model, Overlay};
 use super::PAGE;
 use super::desk::{on_confirm_key, on_note_key, on_pin_key, open_decision_dialog};
 use super::prompt::{on_colon_line_key, on_filter_key};
+use super::rollout::{on_draft_key, on_rollout_key, publish_from_calibration};
 
 /// A key in the open `overlay` (taken out of the model; put back unless the key closes it).
 pub(super) fn on_overlay_key(
@@ -32,7 +33,17 @@ pub(super) fn on_overlay_key(
             scroll,
             cursor,
             table,
-        } => model.desk.overlay = on_calibration_key(model, action, scroll, cursor, table),
+        } => {
+            model.desk.overlay = on_calibration_key(model, action, scroll, cursor, table);
+            if action == Some(Action::Publish) {
+                publish_from_calibration(model, cursor);
+            }
+        }
+        Overlay::Rollout {
+            scroll,
+            debate_type,
+        } => on_rollout_key(model, action, scroll, debate_type),
+        Overlay::Draft(draft) => return on_draft_key(model, draft, key),
         Overlay::ShadowWeek { scroll } => {
             model.desk.overlay = scrolled(action, Action::ShadowWeek, scroll)
                 .map(|scroll| Overlay::ShadowWeek { scroll });
