@@ -9,7 +9,11 @@ use crate::config::{Config, SimilarityKind};
 use crate::domain::{Assigned, MeasureKind};
 
 /// `fixture` and `config` as the debate plays them under `assigned`.
-pub fn under(mut fixture: Fixture, config: &Arc<Config>, assigned: &Assigned) -> (Fixture, Arc<Config>) {
+pub fn under(
+    mut fixture: Fixture,
+    config: &Arc<Config>,
+    assigned: &Assigned,
+) -> (Fixture, Arc<Config>) {
     let Some(values) = &assigned.values else {
         return (fixture, config.clone());
     };

@@ -75,7 +75,9 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
             "GRANT INSERT ({}) ON gavel_controller_settings TO {PUBLISHER_ROLE}",
             settings::INSERTED.join(", ")
         ),
-        format!("GRANT USAGE ON SEQUENCE gavel_controller_settings_version_seq TO {PUBLISHER_ROLE}"),
+        format!(
+            "GRANT USAGE ON SEQUENCE gavel_controller_settings_version_seq TO {PUBLISHER_ROLE}"
+        ),
         format!(
             "GRANT INSERT ({}) ON debate_operator_actions TO {OPERATOR_ROLE}",
             INSERTED.join(", ")

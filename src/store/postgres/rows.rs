@@ -16,8 +16,8 @@ use tokio_postgres::Row;
 
 use crate::domain::limits::{self, MAX_AGENTS, OutOfBounds, clip, flag};
 use crate::domain::{
-    Arm, Change, ControllerDecision, DebateNote, Judgment, Limits, OperatorAction, PmidCheck, Reported,
-    Session, Signals, Stored, Turn,
+    Arm, Change, ControllerDecision, DebateNote, Judgment, Limits, OperatorAction, PmidCheck,
+    Reported, Session, Signals, Stored, Turn,
 };
 
 /// The columns read from each table, all as text, in the order the readers below expect.

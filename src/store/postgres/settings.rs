@@ -83,8 +83,12 @@ pub async fn publish(
             Some(*values),
             *evidence,
         ),
-        Publication::Promote { version } => (VersionKind::Promote, Some(*version), None, None, None),
-        Publication::Rollback { version } => (VersionKind::Rollback, Some(*version), None, None, None),
+        Publication::Promote { version } => {
+            (VersionKind::Promote, Some(*version), None, None, None)
+        }
+        Publication::Rollback { version } => {
+            (VersionKind::Rollback, Some(*version), None, None, None)
+        }
     };
     let int = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
     let placeholders: Vec<String> = (1..=INSERTED.len()).map(|i| format!("${i}")).collect();
@@ -185,7 +189,11 @@ pub async fn settings_version(client: &Client, version: i64) -> Result<Option<Se
 }
 
 /// What `gavel_settings_for` gives debate `session_id` of `debate_type`.
-pub async fn settings_for(client: &Client, session_id: &str, debate_type: &str) -> Result<Assigned> {
+pub async fn settings_for(
+    client: &Client,
+    session_id: &str,
+    debate_type: &str,
+) -> Result<Assigned> {
     let row = client
         .query_one(
             "SELECT version, arm, mode, similarity_threshold, similarity_measure, \
@@ -195,9 +203,8 @@ pub async fn settings_for(client: &Client, session_id: &str, debate_type: &str) 
         )
         .await
         .doing(format_args!("asking the settings for debate {session_id}"))?;
-    let wrong = |what: String| {
-        Error::Inconsistent(format!("gavel_settings_for({session_id:?}): {what}"))
-    };
+    let wrong =
+        |what: String| Error::Inconsistent(format!("gavel_settings_for({session_id:?}): {what}"));
     let arm: String = row.get(1);
     let arm = arm.parse::<Arm>().map_err(wrong)?;
     let version: Option<i64> = row.get(0);
@@ -271,7 +278,9 @@ fn values_at(row: &Row, first: usize) -> std::result::Result<Option<SettingsValu
 fn version_from(row: &Row) -> Result<SettingsVersion> {
     let version: i64 = row.get(0);
     let wrong = |what: String| {
-        Error::Inconsistent(format!("gavel_controller_settings (version {version}): {what}"))
+        Error::Inconsistent(format!(
+            "gavel_controller_settings (version {version}): {what}"
+        ))
     };
     let kind: String = row.get(2);
     let share = |i: usize| -> std::result::Result<Option<u32>, String> {
@@ -293,7 +302,9 @@ fn version_from(row: &Row) -> Result<SettingsVersion> {
         share_bp: share(4).map_err(wrong)?.unwrap_or(WHOLE_SHARE),
         values: values_at(row, 5).map_err(wrong)?,
         reason: row.get(13),
-        evidence: row.get::<_, Option<Json<serde_json::Value>>>(14).map(|j| j.0),
+        evidence: row
+            .get::<_, Option<Json<serde_json::Value>>>(14)
+            .map(|j| j.0),
         published_by: row.get::<_, Option<String>>(15).unwrap_or_default(),
         published_at: published_at.ok_or_else(|| wrong("published_at is missing".into()))?,
         stable_version: row.get(17),
