@@ -10,6 +10,7 @@ mod feed;
 mod migrations;
 mod notify_rows;
 mod plans;
+mod rollout;
 
 use std::time::{Duration, Instant};
 

@@ -1,0 +1,207 @@
+//! Settings rollouts on a live database: the console hears every version published (by anyone)
+//! on gavel_settings and reads the history again; it writes its own promote and roll back, each
+//! a version in the history; the database's refusals are shown as its reasons (a version no
+//! longer in force, a role that may not publish); and the console's counts of each arm equal
+//! the database's after a rollout is simulated end to end.
+
+use crossterm::event::KeyCode;
+use gavel::config::Config;
+use gavel::console::app::{Event, Model};
+use gavel::console::reports::ReportsWorker;
+use gavel::domain::{ControllerMode, MeasureKind, SettingsValues, VersionKind};
+use gavel::simulate::Fixture;
+use gavel::store::postgres::{Publication, publish};
+use tokio_postgres::Client;
+
+use crate::common;
+use common::pg::{Console, Database, migrated_database, play_into, server, target_as, with_logins};
+
+fn values(similarity: f64) -> SettingsValues {
+    SettingsValues {
+        mode: ControllerMode::Enabled,
+        similarity_threshold: similarity,
+        similarity_measure: MeasureKind::Lexical,
+        similarity_model: None,
+        novelty_floor: 1,
+        min_rounds: 2,
+        max_rounds: 8,
+        budget_fraction: 0.8,
+    }
+}
+
+/// Publishes `values` to `share_bp` of `standard` debates, as another publisher would.
+async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i64 {
+    let change = Publication::Publish {
+        values,
+        share_bp,
+        evidence: None,
+    };
+    publish(client, "standard", &change, "by hand, for the test")
+        .await
+        .unwrap()
+        .unwrap()
+        .version
+}
+
+/// The latest version of `standard` as the console knows it: its number and kind.
+fn latest(model: &Model) -> Option<(i64, VersionKind)> {
+    let latest = model.rollout.latest_of("standard")?;
+    Some((latest.version, latest.kind))
+}
+
+/// Presses `action`'s key in the rollout view, types `reason`, and stops at the confirmation.
+fn draft(console: &mut Console, action: char, reason: &str) {
+    console.press(&action.to_string());
+    console.press(reason);
+    console.handle(Event::Key(KeyCode::Enter.into()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_refusals() {
+    let Database { target, client, .. } = migrated_database("rollout_live").await;
+    let mut console = Console::live(target).await;
+    console
+        .until("the empty history", |m| {
+            m.rollout
+                .history()
+                .is_some_and(|h| h.is_ok_and(<[_]>::is_empty))
+        })
+        .await;
+
+    published(&client, &values(0.9), 10_000).await;
+    let canary = published(&client, &values(0.85), 3_000).await;
+    console
+        .until("the canary heard", |m| {
+            latest(m) == Some((canary, VersionKind::Publish))
+        })
+        .await;
+    assert_eq!(console.model.rollout.rollouts().len(), 1);
+
+    // Promote from the console: a new version, heard back like any other.
+    console.press("R");
+    draft(&mut console, 'm', "the canary holds up");
+    console.press("y");
+    console
+        .until("the promote written", |m| {
+            m.desk
+                .flash
+                .as_ref()
+                .is_some_and(|f| !f.text.starts_with("writing"))
+        })
+        .await;
+    assert_eq!(
+        console.flash(),
+        format!(
+            "version {} of standard: promoted version {canary} to every debate",
+            canary + 1
+        )
+    );
+    console
+        .until("the promote heard", |m| {
+            latest(m) == Some((canary + 1, VersionKind::Promote))
+        })
+        .await;
+    assert!(console.model.rollout.rollouts().is_empty());
+
+    // A roll back opened, and another publisher rolls the version back first: the database
+    // refuses the second, saying why.
+    draft(&mut console, 'b', "second thoughts");
+    publish(
+        &client,
+        "standard",
+        &Publication::Rollback { version: canary },
+        "first",
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    console.press("y");
+    console
+        .until("the refusal", |m| {
+            m.desk.flash.as_ref().is_some_and(|f| f.error)
+        })
+        .await;
+    let why = console.flash();
+    assert!(
+        why.starts_with(&format!(
+            "nothing was written: version {canary} of standard cannot be rolled back"
+        )),
+        "{why}"
+    );
+    let versions: i64 = client
+        .query_one("SELECT count(*) FROM gavel_controller_settings", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        versions, 4,
+        "two published, the console's promote, the other's roll back"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_may_not_publish_and_the_database_says_so() {
+    let server = server();
+    let owner = with_logins(&server, "rollout_roles", &[], &["bob"]).await;
+    published(&owner, &values(0.85), 3_000).await;
+    let mut bob = Console::live(target_as(&server, "rollout_roles", "bob", "b")).await;
+    bob.until("the rollout", |m| !m.rollout.rollouts().is_empty())
+        .await;
+    bob.press("R");
+    draft(&mut bob, 'm', "bob would like it everywhere");
+    bob.press("y");
+    bob.until("the refusal", |m| {
+        m.desk.flash.as_ref().is_some_and(|f| f.error)
+    })
+    .await;
+    let why = bob.flash();
+    assert!(
+        why.contains("publishing settings is a privilege of its own"),
+        "{why}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_arm_s_counts_are_the_database_s_after_a_simulated_rollout() {
+    let Database { target, client, .. } = migrated_database("rollout_counts").await;
+    let stable = published(&client, &values(0.9), 10_000).await;
+    let canary = published(&client, &values(0.8), 5_000).await;
+    play_into(&target, Fixture::bundled().unwrap()).await;
+    let in_arm = |arm: &'static str, version: i64| {
+        let client = &client;
+        async move {
+            let n: i64 = client
+                .query_one(
+                    "SELECT count(*) FROM debate_sessions WHERE debate_type = 'standard' \
+                     AND status <> 'running' AND settings_arm = $1 AND settings_version = $2",
+                    &[&arm, &version],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            n as u64
+        }
+    };
+    let (stable_count, canary_count) = (
+        in_arm("stable", stable).await,
+        in_arm("canary", canary).await,
+    );
+    assert!(stable_count + canary_count > 0, "standard debates ran");
+
+    let mut console = Console::live(target).await;
+    console
+        .until("every debate over", |m| {
+            m.debates.len() == 9 && m.debates.summaries().all(|s| !s.is_running())
+        })
+        .await;
+    let mut reports = ReportsWorker::of(&Config::default());
+    reports.catch_up(&mut console.model);
+    let figures = console.model.reports.figures();
+    let [comparison] = figures.rollout.as_slice() else {
+        panic!("one rollout: {:?}", figures.rollout);
+    };
+    assert_eq!(
+        (comparison.stable.finished, comparison.canary.finished),
+        (stable_count, canary_count)
+    );
+}
