@@ -220,7 +220,7 @@ fn the_rollout_view_without_a_database_says_where_rollouts_live() {
     // Publishing from the calibration window says so too, and writes nothing.
     update(&mut model, key(KeyCode::Esc));
     update(&mut model, char('c'));
-    assert!(update(&mut model, char('u')).is_empty());
+    assert!(written(update(&mut model, char('u'))).is_empty());
     assert!(
         flash(&model).contains("rollouts live in a database"),
         "{}",
@@ -252,6 +252,17 @@ fn the_rollout_view_shows_both_arms_side_by_side() {
     );
     insta::assert_snapshot!("rollout_under_way", screen_at(&model, 80, 24));
     insta::assert_snapshot!("rollout_under_way_large", screen_at(&model, 160, 48));
+}
+
+/// The versions `commands` ask to write.
+fn written(commands: Vec<Command>) -> Vec<Publishing> {
+    commands
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::Publish(publishing) => Some(*publishing),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Types `text` into the open prompt.
@@ -307,9 +318,9 @@ fn publishing_the_calibration_cursor_s_setting_asks_a_reason_a_share_and_a_confi
     type_in(&mut model, "30");
     update(&mut model, key(KeyCode::Enter));
     insta::assert_snapshot!("publish_confirm", screen_at(&model, 80, 24));
-    let commands = update(&mut model, char('y'));
-    let [Command::Publish(publishing)] = commands.as_slice() else {
-        panic!("one version to write: {commands:?}");
+    let written = written(update(&mut model, char('y')));
+    let [publishing] = written.as_slice() else {
+        panic!("one version to write: {written:?}");
     };
     let Publishing {
         debate_type,
@@ -320,7 +331,7 @@ fn publishing_the_calibration_cursor_s_setting_asks_a_reason_a_share_and_a_confi
                 evidence,
             },
         reason,
-    } = &**publishing
+    } = publishing
     else {
         panic!("a publish: {publishing:?}");
     };
@@ -378,7 +389,7 @@ fn a_draft_cancelled_writes_nothing_and_goes_back() {
     update(&mut model, char('m'));
     type_in(&mut model, "enough debates");
     update(&mut model, key(KeyCode::Enter));
-    assert!(update(&mut model, char('n')).is_empty());
+    assert!(written(update(&mut model, char('n'))).is_empty());
     assert!(matches!(model.desk.overlay, Some(Overlay::Rollout { .. })));
 }
 
@@ -399,9 +410,9 @@ fn promote_and_roll_back_are_keys_of_the_rollout_view_each_with_a_reason() {
         update(&mut model, char(key_char));
         type_in(&mut model, "the canary looks right");
         update(&mut model, key(KeyCode::Enter));
-        let commands = update(&mut model, char('y'));
-        let [Command::Publish(publishing)] = commands.as_slice() else {
-            panic!("{commands:?}");
+        let written = written(update(&mut model, char('y')));
+        let [publishing] = written.as_slice() else {
+            panic!("{written:?}");
         };
         assert_eq!(publishing.change, change);
         assert_eq!(publishing.reason, "the canary looks right");
@@ -572,4 +583,67 @@ fn shadow_debates_give_the_tokens_saved_and_the_verdict_flips() {
         Some(4.0),
         "the rounds the fixed loop ran"
     );
+}
+
+/// Another console, of role `role`, calling itself `operator`, writing a version of
+/// `editing`'s rollout.
+fn editor(operator: &str, role: &str, editing: &str) -> gavel::domain::Peer {
+    gavel::domain::Peer {
+        pid: 7,
+        role: role.into(),
+        status: gavel::domain::Status {
+            operator: operator.into(),
+            editing: Some(editing.into()),
+            ..Default::default()
+        },
+        since: None,
+        claimed_at: None,
+    }
+}
+
+#[test]
+fn a_version_being_written_is_said_to_the_others_and_theirs_is_shown() {
+    let (mut model, _reports) = rollout_under_way(&Config::default());
+    update(&mut model, char('R'));
+    let said = |commands: Vec<Command>| {
+        commands.into_iter().find_map(|c| match c {
+            Command::Present(status) => Some(status.editing),
+            _ => None,
+        })
+    };
+    assert_eq!(
+        said(update(&mut model, char('b'))),
+        Some(Some("standard".into()))
+    );
+    assert_eq!(said(update(&mut model, char('x'))), None, "said once");
+    assert_eq!(
+        said(update(&mut model, key(KeyCode::Esc))),
+        Some(None),
+        "and let go"
+    );
+
+    update(
+        &mut model,
+        Event::Presence(vec![editor("bob", "b", "standard")]),
+    );
+    let view = screen_at(&model, 80, 24);
+    assert!(
+        view.contains("bob (role b) is editing the rollout of standard"),
+        "{view}"
+    );
+    update(&mut model, char('m'));
+    let dialog = screen_at(&model, 80, 24);
+    assert!(
+        dialog.contains("bob (role b) is editing the rollout of standard too"),
+        "{dialog}"
+    );
+    update(&mut model, key(KeyCode::Esc));
+    update(&mut model, key(KeyCode::Esc));
+    update(&mut model, char(':'));
+    for c in "who".chars() {
+        update(&mut model, char(c));
+    }
+    update(&mut model, key(KeyCode::Enter));
+    let who = screen_at(&model, 120, 30);
+    assert!(who.contains("editing the rollout of standard"), "{who}");
 }

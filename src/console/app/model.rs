@@ -607,6 +607,16 @@ impl Model {
         Some((who(&peer.status.operator, Some(&peer.role)), held))
     }
 
+    /// The other consoles writing a version of `debate_type`'s rollout: who (its name, with
+    /// the database role when that differs; not yet escaped).
+    pub fn editing<'a>(&'a self, debate_type: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.live
+            .peers
+            .iter()
+            .filter(move |p| p.status.editing.as_deref() == Some(debate_type))
+            .map(|p| who(&p.status.operator, Some(&p.role)))
+    }
+
     pub fn time_left(&self, summary: &Summary) -> Option<Duration> {
         summary.waiting().then(|| {
             summary

@@ -33,6 +33,19 @@ pub(super) fn render(
         .into_iter()
         .map(|l| Line::styled(l, theme.pending()))
         .collect();
+    for who in model.editing(&publishing.debate_type) {
+        let line = format!(
+            "{} is editing the rollout of {} too: the database numbers each version once, and \
+             refuses one that no longer fits",
+            one_line(&who),
+            one_line(&publishing.debate_type)
+        );
+        lines.extend(
+            wrap(&line, inner, 2)
+                .into_iter()
+                .map(|l| Line::styled(l, theme.warn())),
+        );
+    }
     if let SettingsChange::Publish { evidence, .. } = &publishing.change {
         let source = evidence
             .get("source")

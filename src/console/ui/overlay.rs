@@ -256,11 +256,11 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             || "-".to_owned(),
             |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
         );
-        let looking = peer
-            .status
-            .looking
-            .as_deref()
-            .map_or_else(|| "-".to_owned(), one_line);
+        let looking = match (&peer.status.editing, &peer.status.looking) {
+            (Some(debate_type), _) => format!("editing the rollout of {}", one_line(debate_type)),
+            (None, Some(id)) => one_line(id),
+            (None, None) => "-".to_owned(),
+        };
         lines.push(Line::styled(
             format!(
                 " {:<24} {:<16} {:<32} {since}",

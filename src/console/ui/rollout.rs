@@ -121,6 +121,16 @@ fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec
             theme.text(),
         )),
     }
+    for who in model.editing(debate_type) {
+        lines.push(Line::styled(
+            format!(
+                "{} is editing the rollout of {}",
+                one_line(&who),
+                one_line(debate_type)
+            ),
+            theme.warn(),
+        ));
+    }
     let tripped: Vec<Guard> = model.rollout.tripped_on(debate_type).collect();
     if !tripped.is_empty() {
         let what: Vec<&str> = tripped.iter().map(|g| g.what()).collect();

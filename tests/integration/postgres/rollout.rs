@@ -205,3 +205,34 @@ async fn each_arm_s_counts_are_the_database_s_after_a_simulated_rollout() {
         (stable_count, canary_count)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_writing_a_version_shows_on_the_others_as_editing_the_rollout() {
+    let Database { target, client, .. } = migrated_database("rollout_presence").await;
+    published(&client, &values(0.85), 3_000).await;
+    let mut alice = Console::live(target.clone()).await;
+    let mut bob = Console::live(target).await;
+    alice
+        .until("the rollout", |m| !m.rollout.rollouts().is_empty())
+        .await;
+    bob.until("alice", |m| !m.live.peers.is_empty()).await;
+    alice.press("R");
+    alice.press("b");
+    let opened = std::time::Instant::now();
+    bob.until("alice editing", |m| {
+        m.live
+            .peers
+            .iter()
+            .any(|p| p.status.editing.as_deref() == Some("standard"))
+    })
+    .await;
+    assert!(
+        opened.elapsed() < std::time::Duration::from_secs(1),
+        "said at once, not at the heartbeat"
+    );
+    alice.handle(Event::Key(KeyCode::Esc.into()));
+    bob.until("alice done", |m| {
+        m.live.peers.iter().all(|p| p.status.editing.is_none())
+    })
+    .await;
+}

@@ -61,7 +61,8 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
 }
 
 /// On a live database: what this console now tells the others (its operator, the debate
-/// selected, the waiting decision its open dialog claims), when that changed.
+/// selected, the waiting decision its open dialog claims, the rollout it is writing a version
+/// of), when that changed.
 fn presence(model: &mut Model) -> Option<Command> {
     model.live.link.as_ref()?;
     let looking = model
@@ -70,8 +71,12 @@ fn presence(model: &mut Model) -> Option<Command> {
         .and_then(|seq| model.debates.get(seq))
         .map(|s| &*s.id);
     let claim = desk::claim(model);
+    let editing = rollout::editing(model);
     let same = model.live.said.as_ref().is_some_and(|s| {
-        s.looking.as_deref() == looking && s.operator == model.about.operator && s.claim == claim
+        s.looking.as_deref() == looking
+            && s.operator == model.about.operator
+            && s.claim == claim
+            && s.editing.as_deref() == editing
     });
     if same {
         return None;
@@ -80,6 +85,7 @@ fn presence(model: &mut Model) -> Option<Command> {
         operator: model.about.operator.clone(),
         looking: looking.map(str::to_owned),
         claim,
+        editing: editing.map(str::to_owned),
     };
     model.live.said = Some(status.clone());
     Some(Command::Present(status))

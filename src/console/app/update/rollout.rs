@@ -299,6 +299,15 @@ pub(super) fn on_draft_key(
     Vec::new()
 }
 
+/// The debate type whose rollout this console is writing a version of (its reason, share or
+/// confirmation open), for presence.
+pub(super) fn editing(model: &Model) -> Option<&str> {
+    match &model.desk.overlay {
+        Some(Overlay::Draft(draft)) => Some(&draft.publishing.debate_type),
+        _ => None,
+    }
+}
+
 /// A share typed in percent, as basis points.
 fn share(typed: &str) -> Result<u32, String> {
     let percent: f64 = typed
