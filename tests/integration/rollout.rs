@@ -647,3 +647,28 @@ fn a_version_being_written_is_said_to_the_others_and_theirs_is_shown() {
     let who = screen_at(&model, 120, 30);
     assert!(who.contains("editing the rollout of standard"), "{who}");
 }
+
+#[test]
+fn the_history_held_is_bounded_and_with_nothing_published_nothing_is_promoted() {
+    let v1 = history().remove(0);
+    let many: Vec<SettingsVersion> = (1..=1_005)
+        .map(|version| SettingsVersion {
+            version,
+            stable_version: Some(version),
+            ..v1.clone()
+        })
+        .collect();
+    let (model, _) = live(&Config::default(), many);
+    let held = model.rollout.history().unwrap().unwrap();
+    assert_eq!(held.len(), gavel::store::postgres::MAX_HISTORY as usize);
+    assert_eq!(held[0].version, 6, "the newest are kept");
+    assert_eq!(model.rollout.latest_of("standard").unwrap().version, 1_005);
+
+    let (mut model, _) = live(&Config::default(), Vec::new());
+    update(&mut model, char('R'));
+    update(&mut model, char('m'));
+    assert_eq!(
+        flash(&model),
+        "nothing published: nothing to promote or roll back"
+    );
+}

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use crate::calibrate::rollout::{Comparison, Guard, Rollout};
 use crate::domain::{SettingsValues, SettingsVersion, percent};
+use crate::store::postgres::MAX_HISTORY;
 
 /// The longest share typed, in characters (`12.34`, with room to spare).
 pub const MAX_SHARE: usize = 8;
@@ -119,8 +120,13 @@ impl Rollouts {
             .map(|h| h.as_deref().map_err(String::as_str))
     }
 
-    /// Takes the history the database gave; guards of rollouts no longer in progress let go.
-    pub(super) fn set_history(&mut self, history: Result<Vec<SettingsVersion>, String>) {
+    /// Takes the history the database gave (its newest [`MAX_HISTORY`] versions, as the feed
+    /// reads it); guards of rollouts no longer in progress let go.
+    pub(super) fn set_history(&mut self, mut history: Result<Vec<SettingsVersion>, String>) {
+        if let Ok(versions) = &mut history {
+            let beyond = versions.len().saturating_sub(MAX_HISTORY as usize);
+            versions.drain(..beyond);
+        }
         let mut latest: Vec<usize> = Vec::new();
         if let Ok(versions) = &history {
             let mut by_type: std::collections::BTreeMap<&str, usize> = Default::default();

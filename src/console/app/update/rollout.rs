@@ -112,8 +112,9 @@ pub(super) fn on_rollout_key(
                 scroll,
                 debate_type: debate_type.clone(),
             });
-            if let Some(debate_type) = debate_type {
-                start_change(model, kind, &debate_type);
+            match debate_type {
+                Some(debate_type) => start_change(model, kind, &debate_type),
+                None => model.flash("nothing published: nothing to promote or roll back", true),
             }
             return;
         }
