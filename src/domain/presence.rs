@@ -93,7 +93,9 @@ mod tests {
     #[test]
     fn a_status_from_another_console_is_bounded() {
         let long = "a".repeat(500);
-        let payload = format!(r#"{{"operator": "{long}", "looking": "s1", "editing": "{long}"}}"#);
+        let editing = "b".repeat(100);
+        let payload =
+            format!(r#"{{"operator": "{long}", "looking": "s1", "editing": "{editing}"}}"#);
         let status = Status::parse(&payload).unwrap();
         assert_eq!(status.operator.chars().count(), MAX_STATUS_CHARS);
         assert_eq!(status.looking.as_deref(), Some("s1"));
