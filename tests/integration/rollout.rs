@@ -17,26 +17,12 @@ use gavel::console::app::{
 use gavel::console::reports::ReportsWorker;
 use gavel::domain::{
     Access, ActionKind, Arm, Change, ControllerMode, Decision, MeasureKind, Reported,
-    SessionStatus, SettingsValues, SettingsVersion, VersionKind,
+    SessionStatus, SettingsVersion, VersionKind,
 };
 
 use crate::common;
-use common::rows::{action, decision, session, turn};
+use common::rows::{action, decision, session, settings_values, turn};
 use common::{char, demo_model, flash, key, screen_at};
-
-/// The values of version `n` (its similarity threshold tells them apart).
-fn values(similarity: f64) -> SettingsValues {
-    SettingsValues {
-        mode: ControllerMode::Enabled,
-        similarity_threshold: similarity,
-        similarity_measure: MeasureKind::Lexical,
-        similarity_model: None,
-        novelty_floor: 1,
-        min_rounds: 2,
-        max_rounds: 8,
-        budget_fraction: 0.8,
-    }
-}
 
 /// Version 1 of `standard` published to every debate, and version 2 rolling out to 30% of
 /// them beside it.
@@ -48,7 +34,7 @@ fn history() -> Vec<SettingsVersion> {
         kind: VersionKind::Publish,
         target: None,
         share_bp: 10_000,
-        values: Some(values(0.9)),
+        values: Some(settings_values(0.9)),
         reason: "the shadow week's calibration".into(),
         evidence: None,
         published_by: "alice".into(),
@@ -62,7 +48,7 @@ fn history() -> Vec<SettingsVersion> {
         version: 2,
         kind: VersionKind::Publish,
         share_bp: 3_000,
-        values: Some(values(0.85)),
+        values: Some(settings_values(0.85)),
         reason: "fewer rounds at the same flips".into(),
         published_by: "bob".into(),
         published_at: at(30),

@@ -8,26 +8,14 @@ use crossterm::event::KeyCode;
 use gavel::config::Config;
 use gavel::console::app::{Event, Model};
 use gavel::console::reports::ReportsWorker;
-use gavel::domain::{ControllerMode, MeasureKind, SettingsValues, VersionKind};
+use gavel::domain::{SettingsValues, VersionKind};
 use gavel::simulate::Fixture;
 use gavel::store::postgres::{Publication, publish};
 use tokio_postgres::Client;
 
 use crate::common;
 use common::pg::{Console, Database, migrated_database, play_into, server, target_as, with_logins};
-
-fn values(similarity: f64) -> SettingsValues {
-    SettingsValues {
-        mode: ControllerMode::Enabled,
-        similarity_threshold: similarity,
-        similarity_measure: MeasureKind::Lexical,
-        similarity_model: None,
-        novelty_floor: 1,
-        min_rounds: 2,
-        max_rounds: 8,
-        budget_fraction: 0.8,
-    }
-}
+use common::rows::settings_values;
 
 /// Publishes `values` to `share_bp` of `standard` debates, as another publisher would.
 async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i64 {
@@ -68,8 +56,8 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
         })
         .await;
 
-    published(&client, &values(0.9), 10_000).await;
-    let canary = published(&client, &values(0.85), 3_000).await;
+    published(&client, &settings_values(0.9), 10_000).await;
+    let canary = published(&client, &settings_values(0.85), 3_000).await;
     console
         .until("the canary heard", |m| {
             latest(m) == Some((canary, VersionKind::Publish))
@@ -143,7 +131,7 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
 async fn an_operator_may_not_publish_and_the_database_says_so() {
     let server = server();
     let owner = with_logins(&server, "rollout_roles", &[], &["bob"]).await;
-    published(&owner, &values(0.85), 3_000).await;
+    published(&owner, &settings_values(0.85), 3_000).await;
     let mut bob = Console::live(target_as(&server, "rollout_roles", "bob", "b")).await;
     bob.until("the rollout", |m| !m.rollout.rollouts().is_empty())
         .await;
@@ -164,8 +152,8 @@ async fn an_operator_may_not_publish_and_the_database_says_so() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_arm_s_counts_are_the_database_s_after_a_simulated_rollout() {
     let Database { target, client, .. } = migrated_database("rollout_counts").await;
-    let stable = published(&client, &values(0.9), 10_000).await;
-    let canary = published(&client, &values(0.8), 5_000).await;
+    let stable = published(&client, &settings_values(0.9), 10_000).await;
+    let canary = published(&client, &settings_values(0.8), 5_000).await;
     play_into(&target, Fixture::bundled().unwrap()).await;
     let in_arm = |arm: &'static str, version: i64| {
         let client = &client;
@@ -209,7 +197,7 @@ async fn each_arm_s_counts_are_the_database_s_after_a_simulated_rollout() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_console_writing_a_version_shows_on_the_others_as_editing_the_rollout() {
     let Database { target, client, .. } = migrated_database("rollout_presence").await;
-    published(&client, &values(0.85), 3_000).await;
+    published(&client, &settings_values(0.85), 3_000).await;
     let mut alice = Console::live(target.clone()).await;
     let mut bob = Console::live(target).await;
     alice
