@@ -32,8 +32,9 @@ pub use reported::Reported;
 pub(crate) use reported::vocabulary;
 pub use session::{ControllerMode, Session, SessionMetadata, SessionStatus};
 pub use settings::{
-    Arm, Assigned, DEFAULTS_VERSION, MAX_REASON, MAX_ROUNDS_BOUND, MeasureKind, SettingsValues, SettingsVersion,
-    VersionKind, WHOLE_SHARE, arm_of, bucket, check_reason, percent, share_from_percent,
+    Arm, Assigned, DEFAULTS_VERSION, MAX_REASON, MAX_ROUNDS_BOUND, MeasureKind, SettingsValues,
+    SettingsVersion, VersionKind, WHOLE_SHARE, arm_of, bucket, check_reason, percent,
+    share_from_percent,
 };
 pub use turn::{Crux, Disagreement, Phase, Turn, TurnMetadata};
 

@@ -66,8 +66,12 @@ fn history() -> Vec<SettingsVersion> {
 fn live(config: &Config, history: Vec<SettingsVersion>) -> (Model, ReportsWorker) {
     let mut model = Model::live("db".into(), "alice".into(), config);
     update(&mut model, Event::Link(Link::Live));
-    let role = "alice".to_owned();
-    update(&mut model, Event::Access(Access::MayAct { role }));
+    let access = Access {
+        role: "alice".into(),
+        actions: None,
+        notes: None,
+    };
+    update(&mut model, Event::Access(access));
     update(&mut model, Event::Settings(Ok(history)));
     (model, ReportsWorker::of(config))
 }
@@ -419,13 +423,24 @@ fn promote_and_roll_back_are_keys_of_the_rollout_view_each_with_a_reason() {
 }
 
 #[test]
-fn a_read_only_console_writes_no_version() {
+fn a_console_started_read_only_writes_no_version_a_role_that_may_not_act_may_try() {
     let (mut model, _reports) = rollout_under_way(&Config::default());
     model.settings.read_only = true;
     update(&mut model, char('R'));
     update(&mut model, char('b'));
     assert!(flash(&model).contains("read-only"), "{}", flash(&model));
     assert!(matches!(model.desk.overlay, Some(Overlay::Rollout { .. })));
+    // A role that may not act on decisions may hold the publishing privilege: the database
+    // says whether it does.
+    let watcher = Access {
+        role: "carol".into(),
+        actions: Some("role carol cannot insert into debate_operator_actions".into()),
+        notes: None,
+    };
+    update(&mut model, Event::Access(watcher));
+    assert!(model.settings.read_only);
+    update(&mut model, char('b'));
+    assert!(matches!(model.desk.overlay, Some(Overlay::Draft(_))));
 }
 
 #[test]
@@ -657,4 +672,27 @@ fn the_history_held_is_bounded_and_with_nothing_published_nothing_is_promoted() 
         flash(&model),
         "nothing published: nothing to promote or roll back"
     );
+}
+
+#[test]
+fn over_the_defaults_the_stable_arm_is_the_debates_given_version_0() {
+    let mut over_defaults = history().remove(1);
+    (over_defaults.version, over_defaults.stable_version) = (1, None);
+    over_defaults.canary_version = Some(1);
+    let (mut model, mut reports) = live(&Config::default(), vec![over_defaults]);
+    let defaults = Some((gavel::domain::DEFAULTS_VERSION, Arm::Stable));
+    let rows = (0..3)
+        .flat_map(|n| debate(&format!("s{n}"), defaults, 4, 1_000, false))
+        .chain(debate("unstamped", None, 4, 1_000, false))
+        .chain(debate("c0", Some((1, Arm::Canary)), 3, 1_000, false));
+    land(&mut model, &mut reports, rows);
+    let comparison = &model.reports.figures().rollout[0];
+    assert_eq!(
+        (comparison.stable.version, comparison.stable.finished),
+        (None, 3)
+    );
+    assert_eq!(comparison.canary.finished, 1);
+    update(&mut model, char('R'));
+    let view = screen_at(&model, 80, 24);
+    assert!(view.contains("stable (defaults)"), "{view}");
 }

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::stats::{Interval, Moments, wilson};
 use super::tally::{ArmTally, Stop};
-use crate::domain::{Arm, SettingsVersion};
+use crate::domain::{Arm, DEFAULTS_VERSION, SettingsVersion};
 
 /// Finished debates an arm needs before its intervals are shown (and its guards may trip).
 pub const MIN_DEBATES: u64 = 5;
@@ -35,26 +35,28 @@ impl Rollout {
 
     /// The arm of this rollout a debate of `debate_type` stamped with `settings` (its version
     /// and arm) is in: the canary's version in the canary arm, or the stable version in the
-    /// stable arm (no version stamped, when the stable one is the defaults); `None` for a
-    /// debate of another type or version, which the comparison leaves out.
+    /// stable arm ([`DEFAULTS_VERSION`] when the stable one is the controller's defaults);
+    /// `None` for a debate of another type or version, or stamped with none, which the
+    /// comparison leaves out.
     pub fn side(&self, debate_type: &str, settings: Option<(i64, Arm)>) -> Option<Arm> {
         if debate_type != self.debate_type {
             return None;
         }
-        match settings {
-            Some((version, Arm::Canary)) if version == self.canary => Some(Arm::Canary),
-            Some((version, Arm::Stable)) if Some(version) == self.stable => Some(Arm::Stable),
-            None if self.stable.is_none() => Some(Arm::Stable),
-            _ => None,
-        }
+        let (version, arm) = settings?;
+        (version == self.stamped(arm)).then_some(arm)
     }
 
-    /// The version arm `arm` plays.
+    /// The version arm `arm` plays (`None`: the controller's defaults).
     pub fn version(&self, arm: Arm) -> Option<i64> {
         match arm {
             Arm::Stable => self.stable,
             Arm::Canary => Some(self.canary),
         }
+    }
+
+    /// The version a debate of arm `arm` is stamped with.
+    pub fn stamped(&self, arm: Arm) -> i64 {
+        self.version(arm).unwrap_or(DEFAULTS_VERSION)
     }
 }
 
@@ -241,10 +243,12 @@ mod tests {
         );
         assert_eq!(r.side("standard", Some((1, Arm::Canary))), None);
         assert_eq!(r.side("standard", Some((3, Arm::Stable))), None);
-        assert_eq!(r.side("standard", None), None);
+        assert_eq!(r.side("standard", None), None, "stamped with no version");
         assert_eq!(r.side("extended", Some((2, Arm::Canary))), None);
         let over_defaults = Rollout { stable: None, ..r };
-        assert_eq!(over_defaults.side("standard", None), Some(Arm::Stable));
+        let defaults = Some((DEFAULTS_VERSION, Arm::Stable));
+        assert_eq!(over_defaults.side("standard", defaults), Some(Arm::Stable));
+        assert_eq!(over_defaults.side("standard", None), None);
     }
 
     fn arm(overridden: u64, of: u64) -> ArmTally {

@@ -20,7 +20,8 @@ pub const SETTLED: usize = 100_000;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ArmKey {
     pub debate_type: String,
-    /// The settings' version stamped on it (`None`: none, the controller's defaults).
+    /// The settings' version stamped on it (`None`: none at all, an orchestrator that did not
+    /// ask; the controller's defaults are [`DEFAULTS_VERSION`](crate::domain::DEFAULTS_VERSION)).
     pub version: Option<i64>,
     pub arm: Arm,
 }
@@ -86,14 +87,13 @@ impl Ledger {
     /// `rollout`'s arms compared, with `running` debates running in each (stable, canary).
     pub fn compare(&self, rollout: &Rollout, running: [u64; 2]) -> Comparison {
         let figures = |arm: Arm, running: u64| {
-            let version = rollout.version(arm);
             let key = ArmKey {
                 debate_type: rollout.debate_type.clone(),
-                version,
+                version: Some(rollout.stamped(arm)),
                 arm,
             };
             let tally = self.tallies.get(&key).cloned().unwrap_or_default();
-            ArmFigures::of(version, &tally, running)
+            ArmFigures::of(rollout.version(arm), &tally, running)
         };
         Comparison {
             rollout: rollout.clone(),

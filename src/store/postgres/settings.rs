@@ -146,7 +146,10 @@ fn refused(error: &Error) -> Option<String> {
 
 /// The history, oldest first: of `debate_type`, or of every type; at most [`MAX_HISTORY`]
 /// versions, the newest.
-pub async fn settings_history(client: &Client, debate_type: Option<&str>) -> Result<Vec<SettingsVersion>> {
+pub async fn settings_history(
+    client: &Client,
+    debate_type: Option<&str>,
+) -> Result<Vec<SettingsVersion>> {
     let rows = client
         .query(
             &format!(

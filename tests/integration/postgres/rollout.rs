@@ -128,10 +128,46 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_operator_may_not_publish_and_the_database_says_so() {
+async fn publishing_is_a_privilege_of_its_own_the_database_refusing_an_operator() {
     let server = server();
-    let owner = with_logins(&server, "rollout_roles", &[], &["bob"]).await;
+    let owner = with_logins(&server, "rollout_roles", &["carol"], &["bob"]).await;
+    gavel::store::postgres::grant_publishers(&owner, &["carol".to_owned()])
+        .await
+        .unwrap();
     published(&owner, &settings_values(0.85), 3_000).await;
+    // carol may only watch decisions, and publish: her console is read-only, and promotes.
+    let mut carol = Console::live(target_as(&server, "rollout_roles", "carol", "c")).await;
+    carol
+        .until("the rollout", |m| !m.rollout.rollouts().is_empty())
+        .await;
+    assert!(carol.model.settings.read_only);
+    carol.press("R");
+    draft(&mut carol, 'm', "carol publishes");
+    carol.press("y");
+    carol
+        .until("the promote", |m| {
+            m.desk
+                .flash
+                .as_ref()
+                .is_some_and(|f| !f.text.starts_with("writing"))
+        })
+        .await;
+    assert!(
+        carol.flash().contains("promoted version"),
+        "{}",
+        carol.flash()
+    );
+    let by: String = owner
+        .query_one(
+            "SELECT published_by FROM gavel_controller_settings ORDER BY version DESC LIMIT 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(by, "carol", "stamped by the database");
+
+    published(&owner, &settings_values(0.8), 3_000).await;
     let mut bob = Console::live(target_as(&server, "rollout_roles", "bob", "b")).await;
     bob.until("the rollout", |m| !m.rollout.rollouts().is_empty())
         .await;

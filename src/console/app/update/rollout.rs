@@ -206,13 +206,12 @@ pub(super) fn publish_from_calibration(model: &mut Model, cursor: usize) {
 }
 
 /// Opens the reason of `publishing`, unless this console cannot write a version: no database,
-/// a role that may only watch, read-only.
+/// or started read-only (`--read-only`). Publishing is a privilege of its own: a role that may
+/// not act on decisions may still publish, and the database refuses a role that may not.
 fn open_draft(model: &mut Model, publishing: Publishing, from_calibration: Option<usize>) {
     let refused = if model.live.link.is_none() {
         Some("rollouts live in a database: `gavel demo --postgres` or `gavel watch`".to_owned())
-    } else if let Some(why) = &model.live.denied {
-        Some(why.clone())
-    } else if model.settings.read_only {
+    } else if model.settings.read_only && model.live.denied.is_none() {
         let unlock = model.settings.keymap.keys(Action::Unlock);
         Some(format!("read-only — press {unlock} to unlock"))
     } else {
