@@ -37,6 +37,21 @@ fn latest(model: &Model) -> Option<(i64, VersionKind)> {
     Some((latest.version, latest.kind))
 }
 
+/// Presses `y` in the confirmation of a version being written, and waits for the outcome: the
+/// footer's message then.
+async fn confirm(console: &mut Console) -> String {
+    console.press("y");
+    console
+        .until("the outcome", |m| {
+            m.desk
+                .flash
+                .as_ref()
+                .is_some_and(|f| !f.text.starts_with("writing"))
+        })
+        .await;
+    console.flash()
+}
+
 /// Presses `action`'s key in the rollout view, types `reason`, and stops at the confirmation.
 fn draft(console: &mut Console, action: char, reason: &str) {
     console.press(&action.to_string());
@@ -68,17 +83,9 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
     // Promote from the console: a new version, heard back like any other.
     console.press("R");
     draft(&mut console, 'm', "the canary holds up");
-    console.press("y");
-    console
-        .until("the promote written", |m| {
-            m.desk
-                .flash
-                .as_ref()
-                .is_some_and(|f| !f.text.starts_with("writing"))
-        })
-        .await;
+    let said = confirm(&mut console).await;
     assert_eq!(
-        console.flash(),
+        said,
         format!(
             "version {} of standard: promoted version {canary} to every debate",
             canary + 1
@@ -103,13 +110,7 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
     .await
     .unwrap()
     .unwrap();
-    console.press("y");
-    console
-        .until("the refusal", |m| {
-            m.desk.flash.as_ref().is_some_and(|f| f.error)
-        })
-        .await;
-    let why = console.flash();
+    let why = confirm(&mut console).await;
     assert!(
         why.starts_with(&format!(
             "nothing was written: version {canary} of standard cannot be rolled back"
@@ -143,20 +144,8 @@ async fn publishing_is_a_privilege_of_its_own_the_database_refusing_an_operator(
     assert!(carol.model.settings.read_only);
     carol.press("R");
     draft(&mut carol, 'm', "carol publishes");
-    carol.press("y");
-    carol
-        .until("the promote", |m| {
-            m.desk
-                .flash
-                .as_ref()
-                .is_some_and(|f| !f.text.starts_with("writing"))
-        })
-        .await;
-    assert!(
-        carol.flash().contains("promoted version"),
-        "{}",
-        carol.flash()
-    );
+    let said = confirm(&mut carol).await;
+    assert!(said.contains("promoted version"), "{said}");
     let by: String = owner
         .query_one(
             "SELECT published_by FROM gavel_controller_settings ORDER BY version DESC LIMIT 1",
@@ -173,12 +162,7 @@ async fn publishing_is_a_privilege_of_its_own_the_database_refusing_an_operator(
         .await;
     bob.press("R");
     draft(&mut bob, 'm', "bob would like it everywhere");
-    bob.press("y");
-    bob.until("the refusal", |m| {
-        m.desk.flash.as_ref().is_some_and(|f| f.error)
-    })
-    .await;
-    let why = bob.flash();
+    let why = confirm(&mut bob).await;
     assert!(
         why.contains("publishing settings is a privilege of its own"),
         "{why}"
