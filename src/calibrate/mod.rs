@@ -4,7 +4,8 @@
 //! ([`replay`](mod@replay)) and summed per setting ([`report`]): rounds used, tokens saved, verdict flips,
 //! escalations, stops by kind, agreement with operator labels, and the frontier of tokens saved
 //! against verdict flips. [`html`] makes the report a file to share; [`evidence`] carries a
-//! calibration's row, with where it came from, into a published settings version.
+//! calibration's row, with where it came from, into a published settings version; [`rollout`]
+//! compares the two arms of a settings rollout as their debates finish.
 
 pub mod evidence;
 pub mod grid;
@@ -12,6 +13,7 @@ pub mod html;
 pub mod record;
 pub mod replay;
 pub mod report;
+pub mod rollout;
 pub mod source;
 
 pub use evidence::{Calibration, EvidenceError, Pick, Picked, Window, picked};

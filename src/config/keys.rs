@@ -73,8 +73,12 @@ actions! {
     Slower = "slower", ["-"], "playback speed ÷2";
     Calibration = "calibration", ["c"], "calibration: the threshold grid over finished debates";
     ShadowWeek = "shadow_week", ["w"], "shadow week: would-stop vs fixed loop, savings, agreement";
-    PreviousSetting = "previous_setting", ["<", ","], "calibration: the cursor to the frontier's previous setting (fewer flips)";
-    NextSetting = "next_setting", [">", "."], "calibration: the cursor to the frontier's next setting (more saved)";
+    PreviousSetting = "previous_setting", ["<", ","], "calibration: the previous setting (fewer flips); rollout: previous type";
+    NextSetting = "next_setting", [">", "."], "calibration: the next setting (more saved); rollout: next type";
+    Rollout = "rollout", ["R"], "rollout: a debate type's settings rollout, both arms compared";
+    Publish = "publish", ["u"], "calibration: publish the cursor's setting (reason, share, confirm)";
+    Promote = "promote", ["m"], "rollout: promote the canary to every new debate (reason, confirm)";
+    Rollback = "rollback", ["b"], "rollout: roll back the canary or the version in force (reason, confirm)";
     Copy = "copy", ["y"], "copy (OSC 52): the debate id, the round's turns, the trace";
     Pager = "pager", ["P"], "open the round's turns (the trace in the trace view) in $PAGER";
     Help = "help", ["?"], "this help";

@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 use crate::calibrate::Setting;
 use crate::calibrate::grid::{AxisSpec, default_grid, settings};
+use crate::calibrate::rollout::Guard;
 use crate::domain::Limits;
 use crate::embed::{self, Encoder, ModelChoice};
 use crate::policy::{ControllerConfig, JudgeConfig};
@@ -78,6 +79,7 @@ pub struct Config {
     pub simulator: SimulatorConfig,
     pub calibration: CalibrationConfig,
     pub ui: UiConfig,
+    pub rollout: RolloutConfig,
     /// How far numbers in rows are trusted: `[limits] max_round`.
     pub limits: Limits,
     /// The `[keys]` table as written, with where each entry stands; [`Config::parse`] applies
@@ -239,6 +241,35 @@ impl Default for CalibrationConfig {
     }
 }
 
+/// How the console watches a settings rollout: `[rollout]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RolloutConfig {
+    /// The rates a canary must not raise (`override_rate`, `escalation_rate`,
+    /// `verdict_flip_rate`): a guard trips when the canary's rate is above the stable arm's
+    /// with 95% confidence (see [`Guard::trips`]), and the rollout then needs the operator.
+    pub guards: Vec<Guard>,
+}
+
+impl Default for RolloutConfig {
+    fn default() -> Self {
+        RolloutConfig {
+            guards: Guard::ALL.to_vec(),
+        }
+    }
+}
+
+impl RolloutConfig {
+    fn validate(&self) -> Result<(), String> {
+        for (at, guard) in self.guards.iter().enumerate() {
+            if self.guards[..at].contains(guard) {
+                return Err(format!("guards: {} is named twice", guard.name()));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The simulator's pace at 1x speed, and how long a gated debate waits for an operator.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -338,6 +369,10 @@ impl Config {
                 .validate()
                 .map_err(|e| format!("[simulator] {e}")),
             config.ui.validate().map_err(|e| format!("[ui] {e}")),
+            config
+                .rollout
+                .validate()
+                .map_err(|e| format!("[rollout] {e}")),
             settings(
                 &config.calibration.grid,
                 &Setting::current(&config.controller),

@@ -1,5 +1,6 @@
 //! The reports worker: the console's reports over many debates — the calibration grid replayed
-//! over the finished debates, and the shadow-week rollup — computed on a thread of their own,
+//! over the finished debates, the shadow-week rollup, and the arms of each settings rollout in
+//! progress compared — computed on a thread of their own,
 //! never in the draw loop. The run loop owns it ([`ReportsWorker`]): it starts it, and once a frame
 //! hands it the rows the model gathered ([`ReportsWorker::sync`]), together, so that a stream of rows
 //! wakes the worker once a frame rather than once a row, with the report on screen and the
@@ -9,8 +10,11 @@
 //! table by table and a record made before its decisions would measure rounds their decisions
 //! hold the signals of — (a late row of a debate whose rows were let go leaves its record as it
 //! was), and replays the grid only while the calibration window is open, at most every
-//! `REFRESH`. Its figures go back to the console as [`Event::Reports`] when they change, and
-//! `update` stores them in the model: a view reads plain data.
+//! `REFRESH`. Each finished debate is also counted in its rollout arm's tally (a
+//! [`Ledger`]: sums, not debates), and the rollouts in progress the model last handed over are
+//! compared after each reduction, whatever window is open (the guards watch them). Its figures
+//! go back to the console as [`Event::Reports`] when they change, and `update` stores them in
+//! the model: a view reads plain data.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -20,16 +24,18 @@ use std::sync::mpsc::{
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::audit::{ShadowRow, ShadowWeek};
 use crate::calibrate::grid::{self, AxisSpec};
+use crate::calibrate::rollout::{ArmKey, Comparison, Facts, Ledger, Rollout};
 use crate::calibrate::{Measuring, RecordedDebate, Report, Row, Setting};
 use crate::config::Config;
 use crate::console::app::{
     CALIBRATED, Event, Figures, Model, RUNNING_ROWS, SETTLING, Watched, update,
 };
-use crate::domain::{Change, ControllerMode, Debate, SessionStatus};
+use crate::domain::{Arm, Change, ControllerMode, Debate, SessionStatus};
 use crate::policy::ControllerConfig;
 
 /// Rows that may wait for the worker (a few MiB); beyond, rows are left out of the reports.
@@ -54,6 +60,7 @@ enum Feed {
     Rows(Vec<Change>),
     Watch(Option<Watched>),
     Select(Setting),
+    Follow(Vec<Rollout>),
     Wake(UnboundedSender<Event>),
     /// Compute everything now, then answer with the figures.
     CatchUp(Sender<Figures>),
@@ -73,6 +80,8 @@ pub struct ReportsWorker {
     watched: Option<Watched>,
     /// The setting last asked for by [`ReportsWorker::select`].
     selected: Option<Setting>,
+    /// The generation of the model's rollouts last handed over.
+    following: u64,
 }
 
 impl std::fmt::Debug for Feed {
@@ -108,6 +117,7 @@ impl ReportsWorker {
             left_out,
             watched: None,
             selected: None,
+            following: 0,
         }
     }
 
@@ -122,13 +132,28 @@ impl ReportsWorker {
     }
 
     /// Brings the worker up to date with `model`, once a frame: hands it the rows landed since
-    /// the last call, and says which report is on screen and the calibration cursor's setting
-    /// when they changed.
+    /// the last call, and says which report is on screen, the calibration cursor's setting and
+    /// the rollouts in progress when they changed.
     pub fn sync(&mut self, model: &mut Model) {
         self.hand_over(model.reports.take_rows());
         self.watch(model.reports.watched());
         if let Some(setting) = model.reports.selecting() {
             self.select(setting);
+        }
+        self.follow(model);
+    }
+
+    /// Hands over the rollouts in progress when the model's changed since last handed over
+    /// (never waiting: while the worker's queue is full, again at the next frame).
+    fn follow(&mut self, model: &Model) {
+        let generation = model.rollout.generation();
+        if generation != self.following
+            && self
+                .feed
+                .try_send(Feed::Follow(model.rollout.rollouts().to_vec()))
+                .is_ok()
+        {
+            self.following = generation;
         }
     }
 
@@ -249,6 +274,9 @@ struct Held {
     touched: u64,
 }
 
+/// When a finished debate started and ended, as its session row says.
+type Span = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
 /// Which stale debates a reduction takes.
 #[derive(Clone, Copy)]
 enum Take {
@@ -312,12 +340,22 @@ struct Worker {
     stale: HashSet<String>,
     /// How many stale debates make the worker reduce before the queue is drained.
     reduce_at: usize,
-    /// The most recently finished debates' records, by id; their order of finishing.
-    records: BTreeMap<String, RecordedDebate>,
+    /// The most recently finished debates' records, with when each started and ended, by id;
+    /// their order of finishing.
+    records: BTreeMap<String, (RecordedDebate, Span)>,
     finished: VecDeque<String>,
     shadow: BTreeMap<String, (ShadowRow, Vec<String>)>,
     calibration: Arc<Report>,
+    /// The first and last time of the debates calibrated.
+    window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     week: Arc<ShadowWeek>,
+    /// Every finished debate counted in its rollout arm.
+    ledger: Ledger,
+    /// The rollouts in progress, as the model last handed them over, and their comparisons.
+    rollouts: Vec<Rollout>,
+    comparisons: Arc<Vec<Comparison>>,
+    /// The comparisons changed since the figures were last sent.
+    compared: bool,
     /// The setting the calibration window's cursor is on, and its row with outcomes.
     selecting: Option<Setting>,
     selected: Option<Arc<Row>>,
@@ -373,7 +411,12 @@ impl Worker {
             finished: VecDeque::new(),
             shadow: BTreeMap::new(),
             calibration,
+            window: None,
             week: Arc::new(ShadowWeek::default()),
+            ledger: Ledger::default(),
+            rollouts: Vec::new(),
+            comparisons: Arc::default(),
+            compared: false,
             selecting: None,
             selected: None,
             watched: None,
@@ -387,12 +430,15 @@ impl Worker {
         let refreshing = match self.watched {
             Some(Watched::Calibration) => self.calibration_stale || !self.stale.is_empty(),
             Some(Watched::ShadowWeek) => self.week_stale || !self.stale.is_empty(),
+            Some(Watched::Rollout) => !self.stale.is_empty(),
             None => false,
         };
         Figures {
             calibration: self.calibration.clone(),
             shadow: self.week.clone(),
             selected: self.selected.clone(),
+            rollout: self.comparisons.clone(),
+            window: self.window,
             refreshing,
             problem: self.problem.clone(),
             skipped: self.rows_skipped.load(Ordering::Relaxed),
@@ -437,6 +483,10 @@ impl Worker {
                         self.select();
                         selected = true;
                     }
+                    Feed::Follow(rollouts) => {
+                        self.rollouts = rollouts;
+                        self.compare();
+                    }
                     Feed::Wake(events) => {
                         self.wake = Some(events);
                         selected = true;
@@ -447,7 +497,9 @@ impl Worker {
             let everything = !catching_up.is_empty();
             // Unwatched, a refresh reduces debates but leaves the figures shown as they were.
             let refreshed = self.refresh(everything, &mut last);
-            let changed = (refreshed && (everything || self.watched.is_some())) || selected;
+            let changed = (refreshed && (everything || self.watched.is_some()))
+                || selected
+                || std::mem::take(&mut self.compared);
             let figures = self.report(changed, &mut shown);
             for answer in catching_up {
                 let _ = answer.send(figures.clone());
@@ -513,7 +565,7 @@ impl Worker {
             || match self.watched {
                 Some(Watched::Calibration) => self.calibration_stale,
                 Some(Watched::ShadowWeek) => self.week_stale,
-                None => false,
+                Some(Watched::Rollout) | None => false,
             }
     }
 
@@ -589,6 +641,7 @@ impl Worker {
         if self.records.remove(&id).is_some() {
             self.calibration_stale = true;
         }
+        self.ledger.withdraw(&id);
         if self.shadow.remove(&id).is_some() {
             self.week_stale = true;
         }
@@ -639,11 +692,15 @@ impl Worker {
             if debate.session.is_running() {
                 if self.records.remove(&id).is_some() {
                     self.calibration_stale = true;
+                    self.ledger.withdraw(&id);
                 }
                 continue;
             }
             let record = RecordedDebate::from_debate(debate, &self.measuring);
-            if self.records.insert(id.clone(), record).is_none() {
+            let facts = Facts::of(debate, &record);
+            self.ledger.count(&id, ArmKey::of(&debate.session), facts);
+            let span = (debate.session.created_at, debate.session.finished_at);
+            if self.records.insert(id.clone(), (record, span)).is_none() {
                 self.finished.push_back(id.clone());
             }
             self.calibration_stale = true;
@@ -669,15 +726,54 @@ impl Worker {
         while self.finished.len() > CALIBRATED {
             if let Some(id) = self.finished.pop_front() {
                 self.records.remove(&id);
+                // It leaves the calibration, not its arm's tally.
+                self.ledger.settle(&id);
                 if self.shadow.remove(&id).is_some() {
                     self.week_stale = true;
                 }
             }
         }
+        if !self.rollouts.is_empty() {
+            self.compare();
+        }
+    }
+
+    /// Compares the arms of each rollout in progress, with the debates running in each now
+    /// (of those whose rows the worker holds); notes when the comparisons changed.
+    fn compare(&mut self) {
+        let mut running = vec![[0u64; 2]; self.rollouts.len()];
+        let sessions = self.rows.values().map(|held| &held.debate.session);
+        for session in sessions.filter(|s| s.is_running()) {
+            for (rollout, counts) in self.rollouts.iter().zip(&mut running) {
+                if let Some(arm) = rollout.side(&session.debate_type, session.settings) {
+                    counts[usize::from(arm == Arm::Canary)] += 1;
+                }
+            }
+        }
+        let comparisons: Vec<Comparison> = self
+            .rollouts
+            .iter()
+            .zip(running)
+            .map(|(rollout, running)| self.ledger.compare(rollout, running))
+            .collect();
+        if *self.comparisons != comparisons {
+            self.comparisons = Arc::new(comparisons);
+            self.compared = true;
+        }
     }
 
     fn replay(&mut self) {
-        let records: Vec<&RecordedDebate> = self.records.values().collect();
+        let records: Vec<&RecordedDebate> = self.records.values().map(|(r, _)| r).collect();
+        self.window = self
+            .records
+            .values()
+            .fold(None, |window, (_, (start, end))| {
+                let times = [*start, *end].into_iter().flatten();
+                times.fold(window, |window, at| match window {
+                    None => Some((at, at)),
+                    Some((first, last)) => Some((first.min(at), last.max(at))),
+                })
+            });
         self.calibration = Arc::new(Report::run(
             &records,
             self.settings.clone(),
@@ -692,7 +788,7 @@ impl Worker {
 
     /// Replays the selected setting again over the records, keeping each debate's outcome.
     fn select(&mut self) {
-        let records: Vec<&RecordedDebate> = self.records.values().collect();
+        let records: Vec<&RecordedDebate> = self.records.values().map(|(r, _)| r).collect();
         self.selected = self.selecting.as_ref().and_then(|setting| {
             self.calibration
                 .with_outcomes(setting, &records, &self.base)
@@ -791,7 +887,7 @@ mod tests {
 
         worker.file(decision);
         worker.reduce(Take::Settled);
-        let record = &worker.records["d1"];
+        let (record, _) = &worker.records["d1"];
         assert_eq!(
             record.rounds[0].signals.similarity,
             Some(0.5),

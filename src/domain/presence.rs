@@ -33,6 +33,10 @@ pub struct Status {
     /// The decision it is deciding, if any.
     #[serde(default)]
     pub claim: Option<Claim>,
+    /// The debate type whose settings rollout it has a publish, promote or roll back open on
+    /// (advice, as a claim is: the database numbers each version once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editing: Option<String>,
 }
 
 impl Status {
@@ -51,6 +55,7 @@ impl Status {
                 session_id: cut(&c.session_id),
                 round: c.round,
             }),
+            editing: status.editing.as_deref().map(cut),
         })
     }
 }
@@ -88,10 +93,16 @@ mod tests {
     #[test]
     fn a_status_from_another_console_is_bounded() {
         let long = "a".repeat(500);
-        let payload = format!(r#"{{"operator": "{long}", "looking": "s1"}}"#);
+        let editing = "b".repeat(100);
+        let payload =
+            format!(r#"{{"operator": "{long}", "looking": "s1", "editing": "{editing}"}}"#);
         let status = Status::parse(&payload).unwrap();
         assert_eq!(status.operator.chars().count(), MAX_STATUS_CHARS);
         assert_eq!(status.looking.as_deref(), Some("s1"));
+        assert_eq!(
+            status.editing.map(|t| t.chars().count()),
+            Some(MAX_STATUS_CHARS)
+        );
         let huge = format!(r#"{{"operator": "{}"}}"#, "a".repeat(MAX_STATUS_BYTES));
         assert_eq!(Status::parse(&huge), None);
         assert_eq!(Status::parse("[1, 2]"), None);

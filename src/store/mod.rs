@@ -9,7 +9,7 @@ pub use memory::MemoryStore;
 
 use std::time::Duration;
 
-use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, SettingsVersion};
 
 /// What a backend's feed says, in the store's own terms (the console turns it into its events):
 /// a row, and for a database the connection's state, what its role may do, and the answer to a
@@ -27,6 +27,10 @@ pub enum Feed {
     /// Every row of debate `id`, asked for, was sent (before this); `found`: the database
     /// has the debate.
     History { id: String, found: bool },
+    /// The controller settings' history as the database has it now (the newest
+    /// [`postgres::MAX_HISTORY`] versions, oldest first), read on every connect and again when
+    /// a version is published; or why the database would not give it.
+    Settings(Result<Vec<SettingsVersion>, String>),
 }
 
 /// The state of the connection to a live database.

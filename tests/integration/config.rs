@@ -129,8 +129,8 @@ fn an_unknown_action_is_named_with_the_actions_there_are() {
          previous_view, view_rounds, view_transcript, view_judge, view_trace, view_format, \
          accept, override, escalate, step_back, step_forward, first_decision, \
          latest_decision, next_waiting, retry, note, unlock, filter, command, sort, pause, \
-         faster, slower, calibration, shadow_week, previous_setting, next_setting, copy, pager, \
-         help, quit)"
+         faster, slower, calibration, shadow_week, previous_setting, next_setting, rollout, \
+         publish, promote, rollback, copy, pager, help, quit)"
     );
 }
 

@@ -34,6 +34,7 @@ mod operator_desk;
 mod postgres;
 mod presence;
 mod report;
+mod rollout;
 mod semantic;
 mod signals;
 mod simulator;

@@ -226,6 +226,7 @@ fn peer(operator: &str, role: &str, claimed: Option<&str>) -> Peer {
                 session_id: id.into(),
                 round: 1,
             }),
+            editing: None,
         },
         since: Some("2026-11-25T21:00:00Z".parse().unwrap()),
         claimed_at: None,

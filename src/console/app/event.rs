@@ -6,7 +6,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::config::theme::Theme;
 use crate::console::pager;
-use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, Status};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, SettingsVersion, Status};
 use crate::simulate::Playback;
 pub use crate::store::Link;
 use crate::store::{Feed, NoteFailed, ResolveError};
@@ -34,6 +34,12 @@ pub enum Event {
     Access(Access),
     /// The other consoles on the live database now.
     Presence(Vec<Peer>),
+    /// The controller settings' history as the live database has it now, or why it would not
+    /// give it.
+    Settings(Result<Vec<SettingsVersion>, String>),
+    /// The outcome of a [`Command::Publish`]: the version written, or why not (the database's
+    /// reason for a refusal).
+    Published(Result<SettingsVersion, String>),
     /// The calibration or shadow-week figures changed: the reports worker's figures now (see
     /// [`super::Reports`]).
     Reports(Box<super::Figures>),
@@ -54,6 +60,7 @@ impl From<Feed> for Event {
             Feed::Access(access) => Event::Access(access),
             Feed::Presence(peers) => Event::Presence(peers),
             Feed::History { id, found } => Event::History { id, found },
+            Feed::Settings(history) => Event::Settings(history),
         }
     }
 }
@@ -67,6 +74,9 @@ pub enum Command {
     Present(Status),
     /// Pin a note to a debate (append-only; not an action).
     Note(DebateNote),
+    /// Write a new version of a debate type's controller settings: publish, promote or roll
+    /// back.
+    Publish(Box<super::rollout::Publishing>),
     /// Pause, resume or change the speed of the simulated debates.
     SetPlayback(Playback),
     /// Load every row of a debate (only the start window is loaded from a database).

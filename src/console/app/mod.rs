@@ -3,7 +3,8 @@
 //! Every input arrives as one [`Event`]; [`update`] applies it to the [`Model`] and may answer
 //! with [`Command`]s for a backend to carry out (record an operator action, change playback).
 //! The results come back as events, and so do the reports worker's figures
-//! ([`Event::Reports`]). The model is state only: nothing here does I/O, starts a thread,
+//! ([`Event::Reports`]). [`Rollouts`] keeps the controller settings' history and the rollouts
+//! in progress. The model is state only: nothing here does I/O, starts a thread,
 //! waits or locks.
 
 pub mod command_line;
@@ -14,7 +15,9 @@ mod fleet;
 mod geometry;
 mod model;
 pub mod prompt;
+mod publish;
 mod reports;
+mod rollout;
 mod update;
 mod wait_clock;
 
@@ -28,5 +31,6 @@ pub use model::{
     Overlay, Past, Screen, Settings, Time, worst_ruling,
 };
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
+pub use rollout::{Draft, MAX_SHARE, Publishing, Rollouts, SettingsChange, Step, Tripped};
 pub use update::{HELD_BACK, MAX_LINE, update};
 pub use wait_clock::{Instant, WaitClock};

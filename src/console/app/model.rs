@@ -7,10 +7,11 @@ use std::time::Duration;
 use crate::config::theme::Theme;
 use crate::config::{Config, Notify};
 use crate::domain::{
-    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, Moment,
+    ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, MeasureKind, Moment,
     OperatorAction, Peer, Reported, Status, who,
 };
 use crate::policy::ControllerConfig;
+use crate::signals::Measure;
 use crate::simulate::Playback;
 use crate::text::one_line;
 
@@ -20,6 +21,7 @@ use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::geometry::Geometry;
 use super::prompt::Prompt;
 use super::reports::Reports;
+use super::rollout::{Draft, Rollouts};
 use super::wait_clock::WaitClock;
 use crate::config::keys::Keymap;
 
@@ -191,6 +193,15 @@ pub enum Overlay {
     TakeOver(ActionKind),
     /// Typing a note to pin to this debate (the text is the desk's [`Desk::prompt`]).
     Pin(String),
+    /// The rollout of `debate_type`'s settings (`None`: nothing is published), both arms side
+    /// by side, scrolled by `scroll` rows.
+    Rollout {
+        scroll: u16,
+        debate_type: Option<String>,
+    },
+    /// A new settings version being written: its reason and share typed (the text is the
+    /// desk's [`Desk::prompt`]), then confirmed.
+    Draft(Box<Draft>),
 }
 
 impl Overlay {
@@ -254,6 +265,8 @@ pub struct Model {
     /// The calibration grid and the shadow week as the reports worker last reported them, and
     /// the rows landed since they were handed to it.
     pub reports: Reports,
+    /// The controller settings' history and its rollouts, the guards that trip.
+    pub rollout: Rollouts,
     /// Where the operator is: the debate, view and round selected, the time cursor.
     pub nav: Navigation,
     /// What the operator is doing: the open overlay, the prompt, the last message, an action
@@ -280,6 +293,12 @@ pub struct About {
     pub operator: String,
     /// The thresholds drawn on charts.
     pub controller: ControllerConfig,
+    /// The similarity measure and its model's provenance name (semantic only), which a version
+    /// published over the controller's defaults takes.
+    pub measure: (MeasureKind, Option<String>),
+    /// That measure as people read it, `lexical (tfidf)` or `semantic (<model>)`: what the
+    /// calibration window's similarities are measured with where no decision recorded one.
+    pub measure_label: String,
     /// How long a gated decision waits for an operator, for the countdowns.
     pub gated_timeout: Duration,
     /// A simulator's clock is behind the feed (the demo, also with `--postgres`): playback
@@ -403,12 +422,19 @@ pub const HELD_DEBATES: usize = 64;
 
 impl Model {
     pub fn new(source: String, operator: String, config: &Config) -> Model {
+        let measure = config.signals.measure();
+        let kind = match measure {
+            Measure::Lexical => (MeasureKind::Lexical, None),
+            Measure::Semantic(_) => (MeasureKind::Semantic, Some(measure.name().to_owned())),
+        };
         Model {
             about: About {
                 source,
-                similarity: config.signals.measure().short().to_owned(),
+                similarity: measure.short().to_owned(),
                 operator,
                 controller: config.controller.clone(),
+                measure: kind,
+                measure_label: measure.label(),
                 gated_timeout: config.simulator.gated_timeout(),
                 simulated: true,
             },
@@ -422,6 +448,7 @@ impl Model {
             debates: Fleet::new(config.ui.keep_finished),
             rows: Rows::default(),
             reports: Reports::default(),
+            rollout: Rollouts::new(config.rollout.guards.clone()),
             nav: Navigation {
                 selected: None,
                 focus: Focus::Debates,
@@ -534,19 +561,33 @@ impl Model {
     }
 
     /// What to announce, as `[ui] notify` asks, of the decisions that started waiting for an
-    /// operator since the last call (once a frame: a burst of rows rings once).
+    /// operator and the rollout guards that tripped since the last call (once a frame: a burst
+    /// of rows rings once).
     pub fn announcement(&mut self) -> Option<String> {
         let arrived = std::mem::take(&mut self.rows.arrivals);
-        if arrived == 0 || self.settings.notify == Notify::Off {
+        let tripped = self.rollout.take_arrivals();
+        if (arrived == 0 && tripped.is_empty()) || self.settings.notify == Notify::Off {
             return None;
         }
-        let what = if arrived == 1 {
-            "a decision".to_owned()
-        } else {
-            format!("{arrived} decisions")
-        };
-        let waiting = self.debates.waiting();
-        Some(format!("gavel: {what} waiting for you ({waiting} in all)"))
+        let mut said = Vec::new();
+        if arrived > 0 {
+            let what = if arrived == 1 {
+                "a decision".to_owned()
+            } else {
+                format!("{arrived} decisions")
+            };
+            let waiting = self.debates.waiting();
+            said.push(format!("{what} waiting for you ({waiting} in all)"));
+        }
+        for t in &tripped {
+            said.push(format!(
+                "the canary of {} (version {}) raises the {}: roll it back?",
+                t.debate_type,
+                t.canary,
+                t.guard.what()
+            ));
+        }
+        Some(format!("gavel: {}", said.join("; ")))
     }
 
     /// How long the decision `summary` waits on has left; `None` unless one waits.
@@ -564,6 +605,16 @@ impl Model {
             .now()
             .left(self.time.clock.since(peer.claimed_at));
         Some((who(&peer.status.operator, Some(&peer.role)), held))
+    }
+
+    /// The other consoles writing a version of `debate_type`'s rollout: who (its name, with
+    /// the database role when that differs; not yet escaped).
+    pub fn editing<'a>(&'a self, debate_type: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.live
+            .peers
+            .iter()
+            .filter(move |p| p.status.editing.as_deref() == Some(debate_type))
+            .map(|p| who(&p.status.operator, Some(&p.role)))
     }
 
     pub fn time_left(&self, summary: &Summary) -> Option<Duration> {

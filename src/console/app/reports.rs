@@ -1,5 +1,6 @@
 //! The console's reports over many debates — the calibration grid replayed over the finished
-//! debates, and the shadow-week rollup — as the model knows them: the figures last heard from
+//! debates, the shadow-week rollup, and the arms of each settings rollout compared — as the
+//! model knows them: the figures last heard from
 //! the reports worker (`crate::console::reports`, owned by the run loop, which delivers them as
 //! [`super::Event::Reports`]), and what the model has for that worker: the rows landed since the
 //! run loop last handed them over, the report on screen, and the calibration cursor's setting.
@@ -7,7 +8,10 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+
 use crate::audit::ShadowWeek;
+use crate::calibrate::rollout::Comparison;
 use crate::calibrate::{Report, Row, Setting};
 use crate::domain::Change;
 
@@ -26,6 +30,7 @@ pub const RUNNING_ROWS: usize = 1_000;
 pub enum Watched {
     Calibration,
     ShadowWeek,
+    Rollout,
 }
 
 /// The figures, as last computed.
@@ -36,6 +41,12 @@ pub struct Figures {
     /// The setting the calibration window's cursor is on, with each debate's outcome under it
     /// (see `Reports::selecting`).
     pub selected: Option<Arc<Row>>,
+    /// Each rollout in progress (of those last handed to the worker), its arms compared, by
+    /// debate type.
+    pub rollout: Arc<Vec<Comparison>>,
+    /// The first and last time (a debate's start or end) of the finished debates calibrated,
+    /// when their rows say.
+    pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     /// Rows landed since the watched report was computed: it is being refreshed.
     pub refreshing: bool,
     /// Why the configured grid could not be used (only the setting in force is replayed).
@@ -62,6 +73,8 @@ impl Default for Figures {
             }),
             shadow: Arc::default(),
             selected: None,
+            rollout: Arc::default(),
+            window: None,
             refreshing: false,
             problem: None,
             skipped: 0,

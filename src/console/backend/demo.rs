@@ -7,9 +7,9 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 
 use crate::config::Config;
-use crate::console::app::{Command, Event};
+use crate::console::app::{Command, Event, Publishing};
 use crate::console::backend::{Backend, execute};
-use crate::domain::{DebateNote, OperatorAction, Status};
+use crate::domain::{DebateNote, OperatorAction, SettingsVersion, Status};
 use crate::progress::Progress;
 use crate::simulate::{DebateRun, Fixture, Ids, MemoryStage, Playback, TimeSource, play};
 use crate::store::{MemoryStore, NoteFailed, ResolveError};
@@ -67,6 +67,11 @@ impl Backend for Demo {
 
     async fn note(&mut self, note: DebateNote) -> Result<DebateNote, NoteFailed> {
         Ok(self.0.note(note))
+    }
+
+    // The console asks only a database (it says so itself), but a demo has none.
+    async fn publish(&mut self, _publishing: Publishing) -> Result<SettingsVersion, String> {
+        Err("rollouts live in a database: `gavel demo --postgres`".to_owned())
     }
 
     // The demo has no other consoles.

@@ -9,11 +9,11 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 use tokio_postgres::Client;
 
-use crate::console::app::{Command, Event};
+use crate::console::app::{Command, Event, Publishing, SettingsChange};
 use crate::console::backend::{Backend, execute};
-use crate::domain::{DebateNote, Limits, OperatorAction, Status};
+use crate::domain::{DebateNote, Limits, OperatorAction, SettingsVersion, Status};
 use crate::simulate::Playback;
-use crate::store::postgres::{self, Target, Wanted, hearing, listen, present};
+use crate::store::postgres::{self, Publication, Target, Wanted, hearing, listen, present};
 use crate::store::{NoteFailed, ResolveError};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -70,6 +70,10 @@ impl Backend for Database {
         write_note(&self.target, &mut self.writer, note).await
     }
 
+    async fn publish(&mut self, publishing: Publishing) -> Result<SettingsVersion, String> {
+        write_settings(&self.target, &mut self.writer, &publishing).await
+    }
+
     fn present(&mut self, status: Status) {
         self.presence.send_replace(Some(status));
     }
@@ -123,6 +127,40 @@ async fn write_note(
         *writer = None;
     }
     answer.map_err(|e| failed(e.to_string()))?.map_err(failed)
+}
+
+/// Writes one settings version, (re)connecting the writer as needed: the version written, the
+/// database's reason when it refused it, or why it could not be asked.
+async fn write_settings(
+    target: &Target,
+    writer: &mut Option<Client>,
+    publishing: &Publishing,
+) -> Result<SettingsVersion, String> {
+    let change = match &publishing.change {
+        SettingsChange::Publish {
+            values,
+            share_bp,
+            evidence,
+        } => Publication::Publish {
+            values,
+            share_bp: *share_bp,
+            evidence: Some(evidence),
+        },
+        SettingsChange::Promote { version } => Publication::Promote { version: *version },
+        SettingsChange::Rollback { version } => Publication::Rollback { version: *version },
+    };
+    let client = connected(target, writer).await.map_err(|e| e.to_string())?;
+    let answer = within(postgres::publish(
+        client,
+        &publishing.debate_type,
+        &change,
+        &publishing.reason,
+    ))
+    .await;
+    if answer.is_err() {
+        *writer = None;
+    }
+    answer.map_err(|e| e.to_string())?
 }
 
 /// The writer's connection, made again when there is none or it closed.

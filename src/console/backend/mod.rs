@@ -1,6 +1,7 @@
 //! The console's commands carried out against a backend, in one loop for every backend (the
 //! demo's memory store, a live database): an operator's action recorded once and its outcome
-//! sent back, a note pinned, a debate's rows brought back, a search, playback steered. Copy and page are the
+//! sent back, a note pinned, a settings version written, a debate's rows brought back, a
+//! search, playback steered. Copy and page are the
 //! draw loop's business, never a backend's.
 
 pub mod demo;
@@ -11,8 +12,8 @@ use std::future::Future;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::watch;
 
-use crate::console::app::{Command, Event};
-use crate::domain::{DebateNote, OperatorAction, Status};
+use crate::console::app::{Command, Event, Publishing};
+use crate::domain::{DebateNote, OperatorAction, SettingsVersion, Status};
 use crate::simulate::Playback;
 use crate::store::{NoteFailed, ResolveError};
 
@@ -29,6 +30,13 @@ pub trait Backend: Send {
         &mut self,
         note: DebateNote,
     ) -> impl Future<Output = Result<DebateNote, NoteFailed>> + Send;
+
+    /// Writes a new version of a debate type's controller settings; the version as the
+    /// database numbered and stamped it, or why not (its reason when it refused).
+    fn publish(
+        &mut self,
+        publishing: Publishing,
+    ) -> impl Future<Output = Result<SettingsVersion, String>> + Send;
 
     /// Says `status` to the other consoles from now on (a backend without others ignores it).
     fn present(&mut self, status: Status);
@@ -79,6 +87,26 @@ pub async fn execute(
                     Err(e) => tracing::warn!("{e}"),
                 }
                 if events.send(Event::Noted(outcome)).is_err() {
+                    return;
+                }
+            }
+            Command::Publish(publishing) => {
+                let what = publishing.what();
+                let outcome = backend.publish(*publishing).await;
+                match &outcome {
+                    Ok(v) => tracing::info!(
+                        version = v.version,
+                        by = %crate::text::inert(&v.published_by),
+                        "settings written: {}",
+                        crate::text::inert(&what)
+                    ),
+                    Err(why) => tracing::warn!(
+                        "settings not written ({}): {}",
+                        crate::text::inert(&what),
+                        crate::text::inert(why)
+                    ),
+                }
+                if events.send(Event::Published(outcome)).is_err() {
                     return;
                 }
             }

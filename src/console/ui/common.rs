@@ -9,8 +9,9 @@ use std::borrow::Cow;
 use std::fmt::Display;
 use std::time::Duration;
 
+use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols::border;
 use ratatui::text::{Line, Span};
@@ -18,6 +19,18 @@ use ratatui::widgets::{Block, BorderType, Widget};
 
 use crate::config::theme::Theme;
 use crate::domain::{Decision, JudgeDecision, Reported};
+
+/// A `width` by `height` box in the middle of the frame (as much of it as fits), for dialogs.
+pub(super) fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
+    let area = frame.area();
+    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    cell
+}
 
 /// The whole screen under the header line, for the full-screen windows.
 pub(crate) fn below_header(full: Rect) -> Rect {

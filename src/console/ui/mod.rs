@@ -16,6 +16,7 @@ mod charts;
 mod common;
 mod debates;
 mod document;
+mod draft;
 mod footer;
 mod format_view;
 mod grid;
@@ -23,6 +24,7 @@ mod grid_chart;
 mod judge;
 mod overlay;
 mod pending;
+mod rollout;
 mod rounds;
 mod shadow;
 mod sketch;
@@ -218,6 +220,22 @@ fn as_of(model: &Model, theme: &Theme) -> Span<'static> {
     )
 }
 
+/// The rollouts whose guards trip, after the decisions waiting: `│ ⚠ rollout of standard needs
+/// you (R) `.
+fn guards(model: &Model, theme: &Theme) -> Span<'static> {
+    let needing = model.rollout.needing();
+    let key = model
+        .settings
+        .keymap
+        .hint(crate::console::app::Action::Rollout);
+    let what = match needing.as_slice() {
+        [] => return Span::raw(""),
+        [one] => format!("rollout of {} needs", fit(&one_line(one), 24)),
+        many => format!("{} rollouts need", many.len()),
+    };
+    Span::styled(format!("│ ⚠ {what} you ({key}) "), theme.danger())
+}
+
 /// The header, most important first (a narrow terminal cuts the end): what waits for the
 /// operator, the connection, read-only, the source, playback (the demo's; a live feed only
 /// says when it is paused), the operator.
@@ -272,6 +290,7 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
         Span::styled("│", theme.muted()),
         as_of(model, theme),
         counts,
+        guards(model, theme),
         link,
         others,
         access,

@@ -1,16 +1,16 @@
 //! Windows over the console: help, the pick lists for override and escalation, the
-//! confirmations of an action and of an unlock, the calibration grid, the shadow week and the
-//! other consoles (`:who`).
+//! confirmations of an action and of an unlock, the calibration grid, the shadow week, the
+//! settings rollout and a version being written, and the other consoles (`:who`).
 //! (The filter and command prompts are drawn in the footer.)
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Position, Rect};
+use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, List, ListState, Paragraph, Wrap};
 
-use super::common::{fit, fit_line, inert, one_line, panel, time_left};
+use super::common::{centered, fit, fit_line, inert, one_line, panel, time_left};
 use super::footer::synced;
-use super::{calibration, shadow};
+use super::{calibration, draft, rollout, shadow};
 use crate::config::theme::Theme;
 use crate::console::app::command_line;
 use crate::console::app::{Action, Chooser, Intent, Model, Overlay};
@@ -43,20 +43,14 @@ pub(super) fn render(
         Overlay::ShadowWeek { scroll } => shadow::render(model, *scroll, theme, frame),
         Overlay::Who { scroll } => who(model, *scroll, theme, frame),
         Overlay::TakeOver(action) => take_over(model, *action, theme, frame),
+        Overlay::Rollout {
+            scroll,
+            debate_type,
+        } => rollout::render(model, *scroll, debate_type.as_deref(), theme, frame),
+        Overlay::Draft(d) => return draft::render(model, d, theme, frame),
         Overlay::Filter | Overlay::Command | Overlay::Pin(_) => {}
     }
     None
-}
-
-fn centered(frame: &Frame, width: u16, height: u16) -> Rect {
-    let area = frame.area();
-    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
-        .flex(Flex::Center)
-        .areas(row);
-    cell
 }
 
 /// The keys, then the `:` line's commands.
@@ -279,11 +273,11 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             || "-".to_owned(),
             |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
         );
-        let looking = peer
-            .status
-            .looking
-            .as_deref()
-            .map_or_else(|| "-".to_owned(), one_line);
+        let looking = match (&peer.status.editing, &peer.status.looking) {
+            (Some(debate_type), _) => format!("editing the rollout of {}", one_line(debate_type)),
+            (None, Some(id)) => one_line(id),
+            (None, None) => "-".to_owned(),
+        };
         lines.push(Line::styled(
             format!(
                 " {:<24} {:<16} {:<32} {since}",

@@ -1,13 +1,14 @@
 //! The live feed: a dedicated connection that LISTENs on `gavel_events` and turns what changed
 //! into [`Event`]s (and hears presence on `gavel_presence` for `presence`, see
-//! `notifications::Beside`). Its messages are driven through `poll_message` on a task of their
+//! `notifications::Beside`, and new settings versions on `gavel_settings`). Its messages are driven through `poll_message` on a task of their
 //! own, so notifications are never dropped and the console never awaits the database.
 //!
 //! On every (re)connect: LISTEN, tell the console whether its role may record actions and pin
-//! notes, then load what changed since the watermark (everything in the start window on the
-//! first connect), then consume notifications: a row a notification carries (where the
-//! database carries rows, an opt-in: see `payload`) goes to the console at once; the rows the
-//! others name are fetched in batches, a batch at most every [`pace::READ`] on average (see
+//! notes, read the controller settings' history (read again whenever a version is published),
+//! then load what changed since the watermark (everything in the start window on the first
+//! connect), then consume notifications: a row a notification carries (where the database
+//! carries rows, an opt-in: see `payload`) goes to the console at once; the rows the others
+//! name are fetched in batches, a batch at most every [`pace::READ`] on average (see
 //! [`Pace`]): a row that lands alone is read at once, a stream's rows are read together,
 //! instead of a round trip each. Rows are keyed, so a row read twice is filed once. A keepalive
 //! query with a timeout finds a dead connection; reconnection backs off up to 10 s.
@@ -15,7 +16,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio_postgres::Client;
 
 use super::access::access;
 use super::connect::Target;
@@ -23,6 +25,7 @@ use super::error::{Error, Result, answered};
 use super::notifications::{Beside, Notifications};
 use super::payload::Notice;
 use super::queries::{self, Named, Watermark};
+use super::settings::{self, SETTINGS_CHANNEL};
 use crate::domain::{Change, Limits};
 use crate::pace::{self, Pace};
 use crate::store::{Feed, Link};
@@ -34,6 +37,9 @@ const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// Notifications whose rows are read in one round trip, at most.
 const BATCH: usize = 2_000;
+/// New settings versions heard and not yet read: one read takes them all in, so a few are
+/// plenty.
+const PUBLISHED: usize = 8;
 
 /// What the console asks the feed to read besides what changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +106,13 @@ async fn follow<E: From<Feed>>(
     limits: &Limits,
     presence: &Beside,
 ) -> Result<()> {
-    let mut listening = Notifications::open(target, Some(presence.clone())).await?;
+    let (heard, mut published) = mpsc::channel(PUBLISHED);
+    let settings_channel = Beside {
+        channel: SETTINGS_CHANNEL,
+        queue: heard,
+    };
+    let mut listening =
+        Notifications::open(target, vec![presence.clone(), settings_channel]).await?;
     let (client, notes) = (&mut listening.client, &mut listening.payloads);
     // The feed's reads are prepared once, and planned for the keys of each batch: a generic
     // plan is kept while the table grows, and one made while it was small scans it whole (a
@@ -117,6 +129,7 @@ async fn follow<E: From<Feed>>(
     events
         .send(Feed::Access(access).into())
         .map_err(|_| Error::ConsoleGone)?;
+    forward_settings(client, events).await?;
     let (rows, mark) = match *watermark {
         None => queries::initial(client, START_WINDOW, limits).await?,
         Some(since) => queries::changed_since(client, since, limits).await?,
@@ -152,6 +165,10 @@ async fn follow<E: From<Feed>>(
                     let batch = named_rows.batch();
                     forward(events, named.read(client, &batch, limits).await?)?;
                 }
+            }
+            Some(_) = published.recv() => {
+                while published.try_recv().is_ok() {}
+                forward_settings(client, events).await?;
             }
             _ = keepalive.tick() => {
                 let mark =
@@ -255,6 +272,26 @@ impl Unread {
             None => std::mem::take(&mut self.notices),
         }
     }
+}
+
+/// Reads the settings history and hands it to the console. A refusal (a role granted before
+/// the history existed may not read it) is handed on as the database's reason; a failed
+/// connection is the feed's failure.
+async fn forward_settings<E: From<Feed>>(
+    client: &Client,
+    events: &UnboundedSender<E>,
+) -> Result<()> {
+    let history = match settings::settings_history(client, None).await {
+        Ok(history) => Ok(history),
+        Err(e) if e.database().and_then(|d| d.as_db_error()).is_some() => {
+            tracing::warn!("{e}");
+            Err(e.to_string())
+        }
+        Err(e) => return Err(e),
+    };
+    events
+        .send(Feed::Settings(history).into())
+        .map_err(|_| Error::ConsoleGone)
 }
 
 fn forward<E: From<Feed>>(events: &UnboundedSender<E>, rows: Vec<Change>) -> Result<()> {

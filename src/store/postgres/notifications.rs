@@ -3,7 +3,8 @@
 //! and nobody awaits the connection), each notification handed to whoever listens. The
 //! console's feed and the simulator's orchestrator listen on `gavel_events` through
 //! [`Notifications`], every payload kept; the console's feed also hears presence on
-//! `gavel_presence` ([`Beside`]), into a bounded queue of presence's own. A console listens on
+//! `gavel_presence` and new settings versions on `gavel_settings` ([`Beside`]), each into a
+//! bounded queue of its own. A console listens on
 //! one connection because NOTIFY wakes every backend listening in the database at every commit,
 //! whatever its channel: a second listening connection would double what each commit costs
 //! the server for the console.
@@ -59,8 +60,8 @@ impl Drop for Pump {
     }
 }
 
-/// A connection listening on `gavel_events` (and on a [`Beside`] channel, whose messages go to
-/// its own queue): its client, for queries, and the payloads of its `gavel_events`
+/// A connection listening on `gavel_events` (and on [`Beside`] channels, whose messages go to
+/// their own queues): its client, for queries, and the payloads of its `gavel_events`
 /// notifications, in the order they arrived. The channel closes when the connection ends;
 /// dropping this ends the connection.
 pub struct Notifications {
@@ -85,21 +86,22 @@ pub struct Beside {
 }
 
 impl Notifications {
-    /// Connects to `target` and LISTENs on `gavel_events`, and on the channel `beside` names
-    /// when given.
-    pub async fn open(target: &Target, beside: Option<Beside>) -> Result<Notifications> {
+    /// Connects to `target` and LISTENs on `gavel_events`, and on the channels `beside` names.
+    pub async fn open(target: &Target, beside: Vec<Beside>) -> Result<Notifications> {
         let (sender, payloads) = unbounded_channel();
         let channels: Vec<&str> = std::iter::once("gavel_events")
-            .chain(beside.as_ref().map(|b| b.channel))
+            .chain(beside.iter().map(|b| b.channel))
             .collect();
-        let (client, pump) = Pump::listen(target, &channels, move |n| match &beside {
-            Some(beside) if n.channel() == beside.channel => {
-                let _dropped_when_full = beside
-                    .queue
-                    .try_send((n.process_id(), n.payload().to_owned()));
-                true
+        let (client, pump) = Pump::listen(target, &channels, move |n| {
+            match beside.iter().find(|b| b.channel == n.channel()) {
+                Some(beside) => {
+                    let _dropped_when_full = beside
+                        .queue
+                        .try_send((n.process_id(), n.payload().to_owned()));
+                    true
+                }
+                None => sender.send(n.payload().to_owned()).is_ok(),
             }
-            _ => sender.send(n.payload().to_owned()).is_ok(),
         })
         .await?;
         Ok(Notifications {

@@ -28,7 +28,7 @@ pub struct Orchestrator {
 impl Orchestrator {
     pub async fn connect(target: &Target) -> Result<Orchestrator> {
         let client = Arc::new(target.connect_driven().await?);
-        let mut listening = Notifications::open(target, None).await?;
+        let mut listening = Notifications::open(target, Vec::new()).await?;
         let (subscribe, mut subscriptions) = unbounded_channel::<(String, UnboundedSender<i32>)>();
         tokio::spawn(async move {
             let mut debates: HashMap<String, UnboundedSender<i32>> = HashMap::new();

@@ -140,13 +140,15 @@ async fn follow<E: From<Feed>>(
     *failures = 0;
     let mut peers: BTreeMap<i32, Heard> = BTreeMap::new();
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
-    let mut claimed = None;
+    // What was said last that the others hear of at once when it changes: the claim, and the
+    // rollout being edited.
+    let mut claimed = (None, None);
     loop {
         let changed = tokio::select! {
             _ = heartbeat.tick() => {
                 let said = status.borrow().clone();
                 if let Some(said) = said {
-                    claimed.clone_from(&said.claim);
+                    claimed = (said.claim.clone(), said.editing.clone());
                     announce(client, &said).await?;
                 }
                 false
@@ -161,10 +163,11 @@ async fn follow<E: From<Feed>>(
                 if gone.is_err() {
                     return Ok(());
                 }
-                // A claim taken or let go is said at once; the rest waits for the heartbeat.
+                // A claim taken or let go, or a rollout's editing begun or ended, is said at
+                // once; the rest waits for the heartbeat.
                 let said = status.borrow_and_update().clone();
-                if let Some(said) = said.filter(|s| s.claim != claimed) {
-                    claimed.clone_from(&said.claim);
+                if let Some(said) = said.filter(|s| (&s.claim, &s.editing) != (&claimed.0, &claimed.1)) {
+                    claimed = (said.claim.clone(), said.editing.clone());
                     announce(client, &said).await?;
                 }
                 false

@@ -1,9 +1,9 @@
 //! Rows built by hand for the console tests: a session, a decision, an action, a turn, a
-//! ruling, with what the test does not care about left empty.
+//! ruling, a settings version's values, with what the test does not care about left empty.
 
 use gavel::domain::{
-    ActionKind, ControllerDecision, Decision, JudgeDecision, Judgment, OperatorAction, Reported,
-    Session, SessionStatus, Signals, Turn, TurnMetadata,
+    ActionKind, ControllerDecision, ControllerMode, Decision, JudgeDecision, Judgment, MeasureKind,
+    OperatorAction, Reported, Session, SessionStatus, SettingsValues, Signals, Turn, TurnMetadata,
 };
 
 pub fn session(id: &str, status: SessionStatus) -> Session {
@@ -81,5 +81,20 @@ pub fn ruling(
         pmids: Vec::new(),
         created_at: None,
         issues: Vec::new(),
+    }
+}
+
+/// A settings version's values, told apart by their similarity threshold: enabled, lexical,
+/// novelty 1, rounds 2-8, budget 0.8.
+pub fn settings_values(similarity: f64) -> SettingsValues {
+    SettingsValues {
+        mode: ControllerMode::Enabled,
+        similarity_threshold: similarity,
+        similarity_measure: MeasureKind::Lexical,
+        similarity_model: None,
+        novelty_floor: 1,
+        min_rounds: 2,
+        max_rounds: 8,
+        budget_fraction: 0.8,
     }
 }

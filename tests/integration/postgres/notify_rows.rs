@@ -64,7 +64,7 @@ async fn opted_in(name: &str) -> (gavel::store::postgres::Target, Client) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rows_are_not_in_notifications_by_default_and_a_forged_one_is_not_taken() {
     let Database { target, client, .. } = migrated_database("rows_off").await;
-    let mut listening = Notifications::open(&target, None).await.unwrap();
+    let mut listening = Notifications::open(&target, Vec::new()).await.unwrap();
     write_one_of_each(&client, "s1").await;
     for payload in payloads(&mut listening, 8).await {
         let (_, row) = Notice::with_row(&payload).unwrap();
@@ -98,7 +98,7 @@ async fn rows_are_not_in_notifications_by_default_and_a_forged_one_is_not_taken(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_opt_in_each_row_comes_in_its_notification_as_a_read_gives_it() {
     let (target, client) = opted_in("rows_on").await;
-    let mut listening = Notifications::open(&target, None).await.unwrap();
+    let mut listening = Notifications::open(&target, Vec::new()).await.unwrap();
     let mut console = Console::live(target).await;
     write_one_of_each(&client, "s1").await;
 

@@ -12,6 +12,7 @@ use super::desk::{on_decision_action, open_note};
 use super::hand_out::{copy, page};
 use super::nav::{move_by, navigate};
 use super::prompt::open_line;
+use super::rollout;
 use super::time_travel::{on_playback, travel};
 
 /// An action with no overlay open.
@@ -38,6 +39,9 @@ pub(super) fn on_action(model: &mut Model, action: Action) -> Vec<Command> {
             model.flash(format!("debates sorted by {}", model.sort().label()), false);
         }
         Action::Pause | Action::Faster | Action::Slower => return on_playback(model, action),
+        Action::Rollout | Action::Publish | Action::Promote | Action::Rollback => {
+            rollout::on_action(model, action)
+        }
         Action::Up
         | Action::Down
         | Action::PageUp
@@ -80,7 +84,8 @@ pub(super) fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
         if let Overlay::Help { scroll }
         | Overlay::Calibration { scroll, .. }
         | Overlay::ShadowWeek { scroll }
-        | Overlay::Who { scroll } = overlay
+        | Overlay::Who { scroll }
+        | Overlay::Rollout { scroll, .. } = overlay
         {
             *scroll = scroll.saturating_add_signed(step as i16);
         }

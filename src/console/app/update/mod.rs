@@ -6,7 +6,8 @@
 //! (the windows and questions), [`desk`] (the dialogs of the operator's actions on decisions,
 //! the take-over question, notes) or [`prompt`] (the filter and `:` lines). Below them:
 //! [`nav`] (moving about), [`time_travel`] (the time cursor and playback) and [`hand_out`] (the
-//! clipboard, the pager). Keys become [`Action`]s through the keymap; text typed into a prompt
+//! clipboard, the pager); [`rollout`] owns the settings' history, the rollout view and the
+//! dialogs that publish, promote or roll back a version. Keys become [`Action`]s through the keymap; text typed into a prompt
 //! goes to the prompt. After every event, the watched report, the calibration cursor's
 //! setting, a history to load and what presence says follow the model.
 
@@ -17,6 +18,7 @@ mod keys;
 mod nav;
 mod overlay;
 mod prompt;
+mod rollout;
 mod time_travel;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -59,7 +61,9 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Noted(outcome) => events::on_noted(model, outcome),
         Event::Theme(theme) => events::on_theme(model, theme),
         Event::Paged(outcome) => events::on_paged(model, outcome),
-        Event::Reports(figures) => model.reports.set_figures(*figures),
+        Event::Reports(figures) => rollout::on_reports(model, *figures),
+        Event::Settings(history) => rollout::on_settings(model, history),
+        Event::Published(outcome) => rollout::on_published(model, outcome),
         Event::Link(link) => model.live.link = Some(link),
         Event::Presence(peers) => model.live.peers = peers,
         Event::Resize(width, height) => model.screen.size = (width, height),
@@ -108,7 +112,15 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             table,
         } => {
             model.desk.overlay = overlay::on_calibration_key(model, action, scroll, cursor, table);
+            if action == Some(Action::Publish) {
+                rollout::publish_from_calibration(model, cursor);
+            }
         }
+        Overlay::Rollout {
+            scroll,
+            debate_type,
+        } => rollout::on_rollout_key(model, action, scroll, debate_type),
+        Overlay::Draft(draft) => return rollout::on_draft_key(model, draft, &key),
         Overlay::Help { scroll } => {
             model.desk.overlay = overlay::scrolled(action, Action::Help, scroll)
                 .map(|scroll| Overlay::Help { scroll });
@@ -126,7 +138,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
 }
 
 /// On a live database: what this console now tells the others (its operator, the debate
-/// selected, the waiting decision its open dialog claims), when that changed.
+/// selected, the waiting decision its open dialog claims, the rollout it is writing a version
+/// of), when that changed.
 fn presence(model: &mut Model) -> Option<Command> {
     model.live.link.as_ref()?;
     let looking = model
@@ -135,8 +148,12 @@ fn presence(model: &mut Model) -> Option<Command> {
         .and_then(|seq| model.debates.get(seq))
         .map(|s| &*s.id);
     let claim = desk::claim(model);
+    let editing = rollout::editing(model);
     let same = model.live.said.as_ref().is_some_and(|s| {
-        s.looking.as_deref() == looking && s.operator == model.about.operator && s.claim == claim
+        s.looking.as_deref() == looking
+            && s.operator == model.about.operator
+            && s.claim == claim
+            && s.editing.as_deref() == editing
     });
     if same {
         return None;
@@ -145,6 +162,7 @@ fn presence(model: &mut Model) -> Option<Command> {
         operator: model.about.operator.clone(),
         looking: looking.map(str::to_owned),
         claim,
+        editing: editing.map(str::to_owned),
     };
     model.live.said = Some(status.clone());
     Some(Command::Present(status))
@@ -169,6 +187,7 @@ fn watched(model: &Model) -> Option<Watched> {
     match model.desk.overlay {
         Some(Overlay::Calibration { .. }) => Some(Watched::Calibration),
         Some(Overlay::ShadowWeek { .. }) => Some(Watched::ShadowWeek),
+        Some(Overlay::Rollout { .. }) => Some(Watched::Rollout),
         _ => None,
     }
 }
