@@ -546,12 +546,19 @@ async fn two_publishers_at_once_each_get_a_whole_version_in_the_order_written() 
         publish(&first, "standard", &promote, "at once"),
         publish(&second, "standard", &rollback, "at once")
     );
-    let outcomes = [x.unwrap(), y.unwrap()];
-    assert_eq!(
-        outcomes.iter().filter(|o| o.is_ok()).count(),
-        1,
-        "{outcomes:?}"
-    );
+    // The rollback first: the promote is refused (the canary is gone). The promote first: the
+    // rollback withdraws the version the promote put in force, the stable one before it back.
+    match (x.unwrap(), y.unwrap()) {
+        (Err(_), Ok(rolled_back)) => assert_eq!(rolled_back.canary_version, None),
+        (Ok(promoted), Ok(rolled_back)) => {
+            assert!(
+                promoted.version < rolled_back.version,
+                "{promoted:?} {rolled_back:?}"
+            );
+            assert_eq!(rolled_back.stable_version, promoted.previous_stable);
+        }
+        other => panic!("one of them must stand, the rollback last: {other:?}"),
+    }
 
     // The command line says why a version no longer in force cannot be promoted or rolled back.
     let count = versions(&first).await;
