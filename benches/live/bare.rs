@@ -17,6 +17,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use futures_util::StreamExt;
 use tokio_postgres::{AsyncMessage, NoTls};
 
+use super::load::Pattern;
 use super::markers::{Markers, Observer, now_ns};
 
 /// Set to a connection string, runs this binary as the bare listener.
@@ -26,6 +27,7 @@ pub const MODE: &str = "GAVEL_BENCH_LISTENER";
 const PSYCOPG: &str = r#"
 import json, sys, time
 import psycopg
+table = sys.argv[2]
 conn = psycopg.connect(sys.argv[1], autocommit=True)
 conn.execute("LISTEN gavel_events")
 print("ready", flush=True)
@@ -33,7 +35,7 @@ for n in conn.notifies():
     at = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     if "probe" in n.payload:
         v = json.loads(n.payload)
-        if v.get("table") == "debate_rounds" and str(v.get("session_id", "")).startswith("probe"):
+        if v.get("table") == table and str(v.get("session_id", "")).startswith("probe"):
             print(at, flush=True)
 "#;
 
@@ -70,6 +72,7 @@ pub fn serve(url: &str) -> Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        let table = Pattern::from_env()?.table();
         let (client, mut connection) = tokio_postgres::connect(url, NoTls)
             .await
             .context("the bare listener cannot connect")?;
@@ -78,7 +81,7 @@ pub fn serve(url: &str) -> Result<()> {
             while let Some(message) = messages.next().await {
                 let at = now_ns();
                 match message.context("the bare listener's connection")? {
-                    AsyncMessage::Notification(n) if is_marker(n.payload()) => {
+                    AsyncMessage::Notification(n) if is_marker(n.payload(), table) => {
                         let mut out = std::io::stdout().lock();
                         writeln!(out, "{at}")?;
                         out.flush()?;
@@ -94,11 +97,12 @@ pub fn serve(url: &str) -> Result<()> {
     })
 }
 
-/// A round of a probe debate: `{"table" : "debate_rounds", "session_id" : "probe...", ...}`.
-fn is_marker(payload: &str) -> bool {
+/// A row of `table` of a probe debate: `{"table" : "debate_rounds", "session_id" :
+/// "probe...", ...}` (see [`Pattern::table`]).
+fn is_marker(payload: &str, table: &str) -> bool {
     payload.contains("probe")
         && serde_json::from_str::<serde_json::Value>(payload).is_ok_and(|v| {
-            v["table"] == "debate_rounds"
+            v["table"] == table
                 && v["session_id"]
                     .as_str()
                     .is_some_and(|s| s.starts_with("probe"))
@@ -123,7 +127,12 @@ impl Bare {
             }
             Kind::Psycopg => {
                 let mut command = Command::new("python3");
-                command.args(["-c", PSYCOPG, &format!("{url} application_name=bare")]);
+                command.args([
+                    "-c",
+                    PSYCOPG,
+                    &format!("{url} application_name=bare"),
+                    Pattern::from_env()?.table(),
+                ]);
                 command
             }
         };

@@ -58,9 +58,60 @@ pub async fn connect(url: &str) -> Result<Client> {
 const MARKER: &str = "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, \
                       tokens_used) VALUES ($1, $2, $3, 'marker', 1)";
 
+/// A marker decided again: the decision of one of the probe debate's first
+/// [`REDECIDED_ROUNDS`] rounds replaced as the contract says a round decided again is, its
+/// verdict the marker's number.
+const REDECIDED: &str = "INSERT INTO debate_round_decisions (session_id, round_index, decision, \
+                         signal_json, decided_at) VALUES ($1, $2, 'continue_baseline', \
+                         jsonb_build_object('verdict', $3::text), now()) \
+                         ON CONFLICT (session_id, round_index) DO UPDATE SET \
+                         decision = EXCLUDED.decision, signal_json = EXCLUDED.signal_json, \
+                         decided_at = now()";
+
+/// Rounds of the probe debate whose decisions are decided again, in turn.
+const REDECIDED_ROUNDS: u64 = 20;
+
+/// How the markers are written (`GAVEL_BENCH_PROBE`): each a new row, or each an existing row
+/// written again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// `insert` (the default): each marker a new round of the probe debate, its persona the
+    /// marker.
+    Insert,
+    /// `redecide`: each marker the decision of one of the probe's first 20 rounds decided
+    /// again (`INSERT ... ON CONFLICT DO UPDATE`), its verdict the marker.
+    Redecide,
+}
+
+impl Pattern {
+    pub fn from_env() -> Result<Pattern> {
+        match std::env::var("GAVEL_BENCH_PROBE").as_deref() {
+            Err(_) | Ok("insert") => Ok(Pattern::Insert),
+            Ok("redecide") => Ok(Pattern::Redecide),
+            Ok(other) => anyhow::bail!("GAVEL_BENCH_PROBE={other}: insert or redecide"),
+        }
+    }
+
+    /// The table whose notifications of a probe debate are the markers.
+    pub fn table(self) -> &'static str {
+        match self {
+            Pattern::Insert => "debate_rounds",
+            Pattern::Redecide => "debate_round_decisions",
+        }
+    }
+
+    fn statement(self) -> &'static str {
+        match self {
+            Pattern::Insert => MARKER,
+            Pattern::Redecide => REDECIDED,
+        }
+    }
+}
+
 /// The marker writer: one connection, so markers commit in the order they are sent.
 pub struct Probe {
     client: Client,
+    pattern: Pattern,
     insert: Statement,
     markers: Markers,
     /// The current probe debate, and the marker number its round 1 carries.
@@ -71,16 +122,21 @@ pub struct Probe {
 impl Probe {
     /// Creates the first probe debate, `probe`.
     pub async fn create(url: &str, markers: Markers) -> Result<Probe> {
+        let pattern = Pattern::from_env()?;
         let client = connect(url).await?;
-        let insert = client.prepare(MARKER).await?;
+        let insert = client.prepare(pattern.statement()).await?;
         let mut probe = Probe {
             client,
+            pattern,
             insert,
             first: markers.sent() + 1,
             markers,
             id: String::new(),
         };
         probe.start("probe".to_owned()).await?;
+        if pattern == Pattern::Redecide {
+            probe.decide_first_rounds().await?;
+        }
         Ok(probe)
     }
 
@@ -101,10 +157,34 @@ impl Probe {
         Ok(())
     }
 
+    /// Writes the rounds whose decisions the markers decide again, each a turn and a first
+    /// decision: written before the listeners start, so none of them counts as a marker.
+    async fn decide_first_rounds(&self) -> Result<()> {
+        self.client
+            .execute(
+                "INSERT INTO debate_rounds (session_id, round_number, agent_persona, content, \
+                 tokens_used) SELECT $1, r, 'theorist', 'a round decided again', 1 \
+                 FROM generate_series(1, $2::int) AS r",
+                &[&self.id, &(REDECIDED_ROUNDS as i32)],
+            )
+            .await
+            .context("writing the rounds decided again")?;
+        self.client
+            .execute(
+                "INSERT INTO debate_round_decisions (session_id, round_index, decision, \
+                 signal_json) SELECT $1, r, 'continue_baseline', '{\"verdict\": \"first\"}' \
+                 FROM generate_series(1, $2::int) AS r",
+                &[&self.id, &(REDECIDED_ROUNDS as i32)],
+            )
+            .await
+            .context("deciding the rounds decided again")?;
+        Ok(())
+    }
+
     /// Connects again (after the server restarted), going on with the same probe debate.
     pub async fn reconnect(&mut self, url: &str) -> Result<()> {
         let client = connect(url).await?;
-        self.insert = client.prepare(MARKER).await?;
+        self.insert = client.prepare(self.pattern.statement()).await?;
         self.client = client;
         Ok(())
     }
@@ -113,14 +193,17 @@ impl Probe {
     /// console has to jump to it).
     pub async fn send(&mut self) -> Result<Option<String>> {
         let mut started = None;
-        if self.markers.sent() + 1 - self.first >= PROBE_ROUNDS {
+        if self.pattern == Pattern::Insert && self.markers.sent() + 1 - self.first >= PROBE_ROUNDS {
             let number = self.markers.sent() / PROBE_ROUNDS + 1;
             self.start(format!("probe{number}")).await?;
             self.first = self.markers.sent() + 1;
             started = Some(self.id.clone());
         }
         let k = self.markers.sending();
-        let round = (k + 1 - self.first) as i32;
+        let round = match self.pattern {
+            Pattern::Insert => (k + 1 - self.first) as i32,
+            Pattern::Redecide => ((k - 1) % REDECIDED_ROUNDS + 1) as i32,
+        };
         self.client
             .execute(&self.insert, &[&self.id, &round, &format!("mk{k:07}")])
             .await

@@ -7,7 +7,10 @@
 //! no render) in processes of their own. Markers (rounds of a probe debate, persona
 //! `mk0000001`, ...) are inserted from one connection; a marker's latency is from its INSERT
 //! sent to its first appearance on gavel's emulated screen, or to a listener's receipt of its
-//! notification (CLOCK_MONOTONIC in every process). The scenarios:
+//! notification (CLOCK_MONOTONIC in every process). With `GAVEL_BENCH_PROBE=redecide`, each
+//! marker is instead a decision of one of the probe's first 20 rounds decided again (`INSERT ...
+//! ON CONFLICT DO UPDATE`), its verdict the marker, on screen in the probe's rounds table (see
+//! `load::Pattern`). The scenarios:
 //!
 //! - `scale` (the default, [`scenario`]): 100,000 debates streamed in bulk, latency before and
 //!   after, CPU, memory, the ingest ramp, the first frame; `GAVEL_BENCH_BASELINE` runs an older

@@ -278,6 +278,28 @@ impl Debate {
         self.issue_count = (self.issue_count + filed).saturating_sub(let_go);
     }
 
+    /// The round of `change` when it is a row of a round held in another version: a round
+    /// decided again, a judgment revised, a turn marked superseded.
+    pub fn rewrites(&self, change: &Change) -> Option<u32> {
+        fn differs<T: ById + PartialEq>(rows: &[T], row: &T) -> bool {
+            let id = row.key().1;
+            rows.binary_search_by_key(&id, |r| r.key().1)
+                .is_ok_and(|i| rows[i] != *row)
+        }
+        let round = change.round().filter(|&r| placed(r))?;
+        let rewritten = match change {
+            Change::Turn(turn) => differs(&self.turns, turn),
+            Change::Judgment(judgment) => differs(&self.judgments, judgment),
+            Change::Decision(decision) => self
+                .decisions
+                .get(&round)
+                .is_some_and(|held| held != decision),
+            Change::Action(action) => self.actions.get(&round).is_some_and(|held| held != action),
+            Change::Session(_) | Change::Note(_) => false,
+        };
+        rewritten.then_some(round)
+    }
+
     /// How many problems [`Debate::issues`] gives, without going over the rows.
     pub fn issue_count(&self) -> usize {
         self.issue_count

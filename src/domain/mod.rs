@@ -76,6 +76,18 @@ impl Change {
         }
     }
 
+    /// The round this row belongs to, for a row of a round (a turn, a decision, a judgment, an
+    /// action).
+    pub fn round(&self) -> Option<u32> {
+        match self {
+            Change::Session(_) | Change::Note(_) => None,
+            Change::Turn(t) => Some(t.round_number),
+            Change::Decision(d) => Some(d.round_index),
+            Change::Judgment(j) => Some(j.round_index),
+            Change::Action(a) => Some(a.round_index),
+        }
+    }
+
     /// What was wrong with the row as read.
     pub fn issues(&self) -> &[String] {
         match self {

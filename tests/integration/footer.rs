@@ -34,7 +34,7 @@ fn g_and_end_go_to_the_bottom_as_home_goes_to_the_top() {
     assert_eq!(model.selected_round(), Some(1));
     update(&mut model, char('G'));
     assert_eq!(model.selected_round(), Some(8), "the latest round");
-    assert_eq!(model.nav.round_cursor, None, "and following it again");
+    assert_eq!(model.nav.round_cursor(), None, "and following it again");
 
     update(&mut model, key(KeyCode::Home));
     update(&mut model, char('2'));

@@ -340,13 +340,48 @@ pub struct Navigation {
     pub focus: Focus,
     pub view: DetailView,
     /// The round selected in the rounds table; `None` follows the latest.
-    pub round_cursor: Option<u32>,
+    round_cursor: Option<u32>,
+    /// The selected debate's round last written again (a round decided again, a judgment
+    /// revised, a turn marked superseded) since the operator last moved the cursor and the
+    /// latest round last had a new row: following, the rounds table keeps it in view, so a round
+    /// written again above the page is on screen as its row lands.
+    written: Option<u32>,
     /// The time cursor: the selected debate as it stood at a decision; `None` is live.
     pub past: Option<Past>,
     /// Rows scrolled in the transcript, judge and trace views, from the selected round's start.
     pub detail_scroll: i32,
     /// A debate asked for by `:` that the database is still loading; selected when it lands.
     pub jump_to: Option<String>,
+}
+
+impl Navigation {
+    /// The round selected in the rounds table; `None` follows the latest.
+    pub fn round_cursor(&self) -> Option<u32> {
+        self.round_cursor
+    }
+
+    /// The selected debate's round last written again, while the table is to keep it in view.
+    pub fn written(&self) -> Option<u32> {
+        self.written
+    }
+
+    /// Notes a row of the selected debate filed: `rewritten`, the round of a row that replaced a
+    /// different version of itself; `latest`, the round of a new row of the latest round (the
+    /// table follows the latest again).
+    fn wrote(&mut self, rewritten: Option<u32>, latest: Option<u32>) {
+        if rewritten.is_some() {
+            self.written = rewritten;
+        } else if latest.is_some() {
+            self.written = None;
+        }
+    }
+
+    /// Puts the rounds table's cursor on `round` (`None` follows the latest): the table shows
+    /// where the operator points, whichever round was written before.
+    pub fn point_at_round(&mut self, round: Option<u32>) {
+        self.round_cursor = round;
+        self.written = None;
+    }
 }
 
 /// What the operator is doing.
@@ -454,6 +489,7 @@ impl Model {
                 focus: Focus::Debates,
                 view: DetailView::Rounds,
                 round_cursor: None,
+                written: None,
                 past: None,
                 detail_scroll: 0,
                 jump_to: None,
@@ -501,7 +537,13 @@ impl Model {
             touched: 0,
         });
         held.touched = self.rows.touches;
+        let round = change.round();
+        let rewritten = held.debate.rewrites(&change);
         held.debate.apply(change);
+        if self.nav.selected == Some(seq) {
+            let latest = held.debate.latest_round();
+            self.nav.wrote(rewritten, round.filter(|&r| r >= latest));
+        }
         self.let_go();
         if self.nav.selected.is_none() {
             self.select(seq);
@@ -743,7 +785,7 @@ impl Model {
                 playing,
             }
         });
-        self.nav.round_cursor = moment.map(|m| m.round);
+        self.nav.point_at_round(moment.map(|m| m.round));
         self.nav.detail_scroll = 0;
         self.screen.dirty = true;
     }
@@ -781,7 +823,7 @@ impl Model {
         if Some(seq) != self.nav.selected {
             self.nav.selected = Some(seq);
             self.nav.past = None;
-            self.nav.round_cursor = None;
+            self.nav.point_at_round(None);
             self.nav.detail_scroll = 0;
         }
         let Some(id) = self.debates.get(seq).map(|s| s.id.clone()) else {

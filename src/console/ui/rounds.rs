@@ -116,8 +116,10 @@ fn widths(width: u16) -> Vec<Constraint> {
 
 /// The index of the first round a table of `shown` rows shows. Following a debate, it moves by
 /// half a table at a time, so that rounds landing one by one add a row each instead of
-/// scrolling (and redrawing) the whole table every time; a selected round on that page keeps
-/// it, one above it gets the first page that shows it.
+/// scrolling (and redrawing) the whole table every time, and it keeps the round last written in
+/// view: a round decided again (or judged, or acted on) above the page brings the page to it,
+/// the next write to the latest round back. A selected round on that page keeps it, one above
+/// it gets the first page that shows it.
 pub(crate) fn first_shown(model: &Model, shown: usize) -> usize {
     let (Some(debate), Some(selected)) = (model.selected_debate(), model.selected_round()) else {
         return 0;
@@ -125,10 +127,14 @@ pub(crate) fn first_shown(model: &Model, shown: usize) -> usize {
     let step = (shown / 2).max(1);
     let page = |round: u32| (round as usize).saturating_sub(shown).div_ceil(step) * step;
     let following = page(debate.latest_round());
-    if selected as usize > following {
+    let shown_round = match model.nav.round_cursor() {
+        None => model.nav.written().map_or(selected, |w| w.min(selected)),
+        Some(_) => selected,
+    };
+    if shown_round as usize > following {
         following
     } else {
-        page(selected)
+        page(shown_round)
     }
 }
 

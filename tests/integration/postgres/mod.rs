@@ -10,6 +10,7 @@ mod feed;
 mod migrations;
 mod notify_rows;
 mod plans;
+mod rewritten;
 mod rollout;
 mod settings;
 

@@ -115,7 +115,9 @@ pub(super) fn on_mouse(model: &mut Model, mouse: crossterm::event::MouseEvent) {
             let latest = model.selected_debate().map_or(0, |d| d.latest_round());
             let number = row as u32 + 1;
             if number <= latest {
-                model.nav.round_cursor = (number != latest).then_some(number);
+                model
+                    .nav
+                    .point_at_round((number != latest).then_some(number));
             }
         }
         _ => {}

@@ -103,7 +103,7 @@ pub(super) fn move_round(model: &mut Model, step: i32) {
     };
     let latest = model.selected_debate().map_or(0, |d| d.latest_round());
     let next = (i64::from(current) + i64::from(step)).clamp(1, i64::from(latest)) as u32;
-    model.nav.round_cursor = (next != latest).then_some(next);
+    model.nav.point_at_round((next != latest).then_some(next));
     model.nav.detail_scroll = 0;
 }
 
