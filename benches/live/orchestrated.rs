@@ -3,7 +3,8 @@
 //! the bare listeners in the same run: the tokio-postgres one and, when `python3` has it,
 //! psycopg's. Markers go on at 50/s throughout. In order:
 //!
-//! 1. commit-to-screen with 10 debates and nothing else written (20 s);
+//! 1. commit-to-screen with 10 debates and nothing else written (20 s), then one read's round
+//!    trip timed, and the target it sets by default (see [`target`]);
 //! 2. `GAVEL_BENCH_DEBATES` (10,000) debates written in bulk, then commit-to-screen again;
 //! 3. each rate of `GAVEL_BENCH_RATES` (500,1000,2000 turns/s) for `GAVEL_BENCH_WINDOW_SECS`
 //!    (30): each marker's lag, on gavel's screen against its receipt by the bare listener,
@@ -248,6 +249,7 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
     let end = now_ns() + 20 * SECOND;
     let (seen, _) = run.window(end, quiet()).await?;
     print_rows("10 debates, quiet", &seen, None);
+    target(&run, &seen).await?;
     let held = ingest(&mut run, bulk).await?;
     let end = now_ns() + 20 * SECOND;
     let (seen, _) = run.window(end, quiet()).await?;
@@ -307,6 +309,52 @@ async fn ingest(run: &mut Observed, count: u64) -> Result<u64> {
     run.markers.wait_seen(&run.observers()).await;
     // Numbered from 1, and the probe besides.
     Ok(run.debates.next())
+}
+
+/// The target for commit-to-screen by default: the baseline listener's receipt, plus one read's
+/// round trip (a turn read by its id as the feed reads it, timed here on a connection of its
+/// own, one after the other), plus 0.25 ms for the console's own work.
+async fn target(run: &Observed, seen: &[Seen]) -> Result<()> {
+    let client = load::connect(&run.url).await?;
+    client
+        .batch_execute("SET plan_cache_mode = force_custom_plan")
+        .await?;
+    let read = client
+        .prepare(
+            "SELECT id::text, session_id::text, round_number::text, agent_persona::text, \
+             content::text, tokens_used::text, superseded::text, metadata::text, \
+             extract(epoch from created_at)::text FROM debate_rounds WHERE id = $1::bigint \
+             ORDER BY debate_rounds.id",
+        )
+        .await?;
+    let newest: i64 = client
+        .query_one("SELECT coalesce(max(id), 0) FROM debate_rounds", &[])
+        .await?
+        .get(0);
+    let mut trips = Vec::new();
+    for n in 0..500 {
+        let start = now_ns();
+        client.query(&read, &[&(newest - n % 50)]).await?;
+        trips.push(Some((now_ns() - start) as f64 / 1e6));
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let trip = Stats::of_ms(&trips).p50;
+    let baseline = name(run.baseline());
+    if let (Some(bare), Some(gavel)) = (
+        seen.iter().find(|s| s.who == baseline),
+        seen.iter().find(|s| s.who == "gavel"),
+    ) {
+        let target = bare.latency.p50 + trip + 0.25;
+        println!(
+            "orchestrated: one read's round trip p50 {trip:.2} ms; target by default: {baseline} \
+             {:.2} + {trip:.2} + 0.25 = {target:.2} ms ({:.2}x); gavel {:.2} ms ({:.2}x)",
+            bare.latency.p50,
+            target / bare.latency.p50,
+            gavel.latency.p50,
+            gavel.latency.p50 / bare.latency.p50,
+        );
+    }
+    Ok(())
 }
 
 fn header() {

@@ -8,6 +8,7 @@
 //! symbol as it goes).
 
 use std::io::{self, Write};
+use std::ops::Range;
 
 use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::buffer::{Buffer, Cell};
@@ -162,9 +163,11 @@ fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<bool> {
 
 /// The cells to write to turn a terminal showing `before` into one showing `after` (buffers of
 /// one area), as ratatui's diff finds them, and the rows that differ, among the rows
-/// `compared` says may (one flag a row): in each row that differs, the cells its diff of that
-/// row finds; where more than a quarter of the rows differ (a view drawn anew), its diff of the
-/// whole, which then costs less than copying the rows out.
+/// `compared` says may (one flag a row): in each row that differs, the cells its diff finds in
+/// the stretch of the row from a little before its first differing cell to a little after its
+/// last (see [`AROUND`]: a row landing changes a few cells of a few rows, and only they are
+/// copied out and compared); where those stretches make up more than a quarter of the screen
+/// (a view drawn anew), its diff of the whole, which then costs less than copying them out.
 fn changes(before: &Buffer, after: &Buffer, compared: &[bool]) -> (Vec<(u16, u16)>, Vec<u16>) {
     let area = after.area;
     let width = usize::from(area.width);
@@ -175,34 +178,52 @@ fn changes(before: &Buffer, after: &Buffer, compared: &[bool]) -> (Vec<(u16, u16
         .content
         .chunks(width)
         .zip(after.content.chunks(width));
-    let differing: Vec<(u16, &[Cell], &[Cell])> = (area.y..)
+    let differing: Vec<Differing<'_>> = (area.y..)
         .zip(rows)
         .zip(compared)
-        .filter(|&((_, (was, is)), &compared)| compared && was != is)
-        .map(|((y, (was, is)), _)| (y, was, is))
+        .filter(|&(_, &compared)| compared)
+        .filter_map(|((y, (was, is)), _)| Some((y, stretch(was, is)?, was, is)))
         .collect();
-    let rows = differing.iter().map(|&(y, _, _)| y).collect();
-    if differing.len() > usize::from(area.height) / 4 {
+    let rows = differing.iter().map(|&(y, ..)| y).collect();
+    let cells: usize = differing.iter().map(|(_, stretch, ..)| stretch.len()).sum();
+    if cells > usize::from(area.height) * width / 4 {
         return (positions(before.diff(after)), rows);
     }
     let mut changed = Vec::new();
-    for (y, was, is) in differing {
-        let row = Rect {
+    for (y, stretch, was, is) in differing {
+        let part = Rect {
+            x: area.x + stretch.start as u16,
             y,
+            width: stretch.len() as u16,
             height: 1,
-            ..area
         };
         let was = Buffer {
-            area: row,
-            content: was.to_vec(),
+            area: part,
+            content: was[stretch.clone()].to_vec(),
         };
         let is = Buffer {
-            area: row,
-            content: is.to_vec(),
+            area: part,
+            content: is[stretch].to_vec(),
         };
         changed.extend(positions(was.diff(&is)));
     }
     (changed, rows)
+}
+
+/// A row that differs: its place, the stretch of it to compare, and its cells before and after.
+type Differing<'b> = (u16, Range<usize>, &'b [Cell], &'b [Cell]);
+
+/// Cells either side of a row's differing cells that its diff may write or pass over: a wide
+/// symbol before the first covers the cells after it, and one drawn or removed at the last has
+/// its trailing cells written (ratatui's symbols are at most two cells wide; this is twice that).
+const AROUND: usize = 4;
+
+/// The stretch of a row from [`AROUND`] cells before the first cell `was` and `is` differ in to
+/// `AROUND` after the last; `None` when they are alike.
+fn stretch(was: &[Cell], is: &[Cell]) -> Option<Range<usize>> {
+    let first = was.iter().zip(is).position(|(a, b)| a != b)?;
+    let last = was.iter().zip(is).rposition(|(a, b)| a != b)?;
+    Some(first.saturating_sub(AROUND)..(last + 1 + AROUND).min(is.len()))
 }
 
 /// Where a diff's cells are.
@@ -233,14 +254,22 @@ mod tests {
     }
 
     fn texts() -> impl Strategy<Value = Vec<(u16, u16, String, bool)>> {
+        texts_across(12, 6)
+    }
+
+    /// Up to `most` texts, each starting in one of the first `columns` columns.
+    fn texts_across(
+        columns: u16,
+        most: usize,
+    ) -> impl Strategy<Value = Vec<(u16, u16, String, bool)>> {
         prop::collection::vec(
             (
-                0u16..12,
+                0u16..columns,
                 0u16..4,
                 "[ab日本\u{301}❤\u{fe0f} ]{0,6}",
                 any::<bool>(),
             ),
-            0..6,
+            0..most,
         )
     }
 
@@ -250,6 +279,21 @@ mod tests {
         #[test]
         fn the_changes_are_ratatuis_found_row_by_row(before in texts(), after in texts()) {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
+            prop_assert_eq!(changes(&before, &after, &[true; 12]).0, positions(before.diff(&after)));
+        }
+
+        /// A few texts changed on a wide screen (what a row landing changes): the stretches
+        /// around them, not the whole, are compared, and find what the whole's diff finds.
+        #[test]
+        fn a_few_changes_are_found_in_their_stretches(
+            common in texts_across(60, 6),
+            before in texts_across(60, 3),
+            after in texts_across(60, 3),
+        ) {
+            let screen = |changed: &[(u16, u16, String, bool)]| {
+                written(60, 12, &[common.clone(), changed.to_vec()].concat())
+            };
+            let (before, after) = (screen(&before), screen(&after));
             prop_assert_eq!(changes(&before, &after, &[true; 12]).0, positions(before.diff(&after)));
         }
 
