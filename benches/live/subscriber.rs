@@ -8,7 +8,9 @@
 //! per commit (every process of its server: backends, WAL writer, and the WAL sender that
 //! decodes for the subscriber), the subscriber's CPU, and the time from a marker's INSERT to
 //! a listener's receipt of its notification; then each figure on the subscriber as a ratio of
-//! the same on the primary.
+//! the same on the primary. With `GAVEL_BENCH_PIN=1` (and two cores or more) the two servers
+//! stand for two hosts: the primary, the writers and the markers run on the first core, the
+//! subscriber on the second, and each server's listeners on its server's core.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -78,14 +80,55 @@ fn server_cpu_since(server: &LocalServer, before: &HashMap<u32, f64>) -> Result<
         .sum())
 }
 
+/// Keeps every thread of process `pid` on core `cpu`.
+fn pin(pid: u32, cpu: usize) -> Result<()> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes within it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let Some(tid) = task?
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: `set` is a valid cpu_set_t of the size given.
+        let pinned =
+            unsafe { libc::sched_setaffinity(tid, std::mem::size_of_val(&set), &set) } == 0;
+        if !pinned {
+            bail!("cannot pin thread {tid} of {pid} to core {cpu}");
+        }
+    }
+    Ok(())
+}
+
+/// Pins every process of `server` to core `cpu` (the processes it starts later inherit it).
+fn pin_server(server: &LocalServer, cpu: usize) -> Result<()> {
+    for pid in server_cpu(server)?.keys() {
+        pin(*pid, cpu)?;
+    }
+    Ok(())
+}
+
 /// Runs the scenario: the primary is `primary` (started with the replication settings).
 pub async fn run(primary: &LocalServer, settings: &[(&str, &str)]) -> Result<()> {
     let counts: Vec<usize> = knobs("GAVEL_BENCH_LISTENERS", "0,10,30,100")?;
     let writers: usize = knob("GAVEL_BENCH_WRITERS", 4)?;
     let window: u64 = knob("GAVEL_BENCH_WINDOW_SECS", 10)?;
     let rate: f64 = knob("GAVEL_BENCH_RATE", 0.0)?;
+    let pinned = knob("GAVEL_BENCH_PIN", 0u8)? == 1;
     let subscriber =
         LocalServer::start_with(5432, settings).context("starting the subscriber's server")?;
+    if pinned {
+        pin_server(primary, 0)?;
+        pin_server(&subscriber, 1)?;
+        pin(std::process::id(), 0)?;
+        println!(
+            "subscriber: pinned: the primary, the writers and the markers on core 0, the \
+             subscriber on core 1, the listeners on their server's core"
+        );
+    }
     let db = "bench_subscriber";
     let primary_url = load::fresh(primary, db).await?;
     let subscriber_url = {
@@ -111,7 +154,7 @@ pub async fn run(primary: &LocalServer, settings: &[(&str, &str)]) -> Result<()>
     );
     println!("subscriber: | --- | --- | --- | --- | --- | --- | --- |");
     let servers = (primary, &subscriber);
-    let each = (writers, window, rate);
+    let each = (writers, window, rate, pinned);
     let on_primary = runs(
         &counts,
         servers,
@@ -167,14 +210,16 @@ async fn runs(
     (primary, subscriber): (&LocalServer, &LocalServer),
     (primary_url, listen): (&str, &str),
     on: &str,
-    (writers, window, rate): (usize, u64, f64),
+    (writers, window, rate, pinned): (usize, u64, f64, bool),
 ) -> Result<Vec<Figures>> {
+    // Listeners run on their server's core when pinned.
+    let core = pinned.then_some(usize::from(on == "subscriber"));
     let mut all = Vec::new();
     for &n in counts {
         let figures = measure(
             (primary, primary_url),
             (subscriber, listen),
-            n,
+            (n, core),
             (writers, rate),
             window,
         )
@@ -223,7 +268,7 @@ fn print_row(n: usize, on: &str, f: &Figures) {
 async fn measure(
     (primary, primary_url): (&LocalServer, &str),
     (subscriber, listen): (&LocalServer, &str),
-    n: usize,
+    (n, core): (usize, Option<usize>),
     (writers, rate): (usize, f64),
     window: u64,
 ) -> Result<Figures> {
@@ -236,7 +281,11 @@ async fn measure(
         } else {
             Markers::default()
         };
-        bares.push(Bare::spawn(Kind::Tokio, listen, log)?);
+        let bare = Bare::spawn(Kind::Tokio, listen, log)?;
+        if let Some(core) = core {
+            pin(bare.pid(), core)?;
+        }
+        bares.push(bare);
     }
     // The previous run's probe debate makes way for this run's.
     load::connect(primary_url)
