@@ -80,9 +80,9 @@ pub async fn fresh_pair(name: &str) -> Pair {
 pub async fn migrated_pair(name: &str) -> Pair {
     let mut pair = fresh_pair(name).await;
     migrate(&mut pair.primary.client).await.unwrap();
-    check_publisher(&pair.primary.client).await.unwrap();
+    let publisher = check_publisher(&pair.primary.client).await.unwrap();
     migrate(&mut pair.subscriber.client).await.unwrap();
-    subscribe(&pair.subscriber.client, &pair.primary.url)
+    subscribe(&pair.subscriber.client, &pair.primary.url, &publisher)
         .await
         .unwrap();
     pair.copied().await;
