@@ -1,7 +1,7 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
 //! lenient row reading, exactly-once operator actions, notes pinned to debates, what a role may
 //! write, the controller settings' history and rollouts, the viewer, operator and publisher
-//! roles, the rows an orchestrator writes (for the simulator standing in for one), and a
+//! roles, the publication consoles' subscribers replicate, the rows an orchestrator writes (for the simulator standing in for one), and a
 //! throwaway local server.
 
 mod access;
@@ -18,6 +18,7 @@ mod orchestrator;
 mod payload;
 mod presence;
 mod queries;
+mod replication;
 mod roles;
 pub mod rows;
 mod settings;
@@ -29,7 +30,7 @@ pub use actions::{Observed, existing, observe, record, resolve, write_if_unchang
 pub use connect::Target;
 pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};
-pub use local::LocalServer;
+pub use local::{LocalServer, REPLICATION};
 pub use migrate::{migrate, migrate_each, migrations};
 pub use notes::pin;
 pub use notifications::{Notifications, Pump};
@@ -37,6 +38,10 @@ pub use orchestrator::{Orchestrator, write_decision, write_judgment, write_sessi
 pub use payload::Notice;
 pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, hearing, present};
 pub use queries::{audit_rows, finished_debates, history};
+pub use replication::{
+    LOCAL_ONLY, PUBLICATION, Publisher, Subscribed, Sync, check_publisher, keep_local, subscribe,
+    sync,
+};
 pub use roles::{
     OPERATOR_ROLE, PUBLISHER_ROLE, VIEWER_ROLE, ensure_roles, grant, grant_publishers, revoke,
 };
