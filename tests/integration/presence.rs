@@ -96,7 +96,7 @@ async fn a_console_whose_backends_are_terminated_is_heard_again_and_hears_again(
             .peers
             .iter()
             .find(|p| p.status.operator == "alice")
-            .map(|p| p.pid)
+            .map(|p| p.console)
     };
     bob.until("alice", |m| alice_among(m).is_some()).await;
     let before = alice_among(&bob.model);
@@ -217,7 +217,7 @@ async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_
 /// Another console, of role `role`, calling itself `operator`, deciding round 1 of `claimed`.
 fn peer(operator: &str, role: &str, claimed: Option<&str>) -> Peer {
     Peer {
-        pid: 7,
+        console: 7,
         role: role.into(),
         status: Status {
             operator: operator.into(),

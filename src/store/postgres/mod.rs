@@ -1,6 +1,7 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
 //! lenient row reading, exactly-once operator actions, notes pinned to debates, what a role may
-//! write, the controller settings' history and rollouts, the viewer, operator and publisher
+//! write, presence, a console's two sides (a subscriber read, its primary written) and how the
+//! subscriber stands with the primary, the controller settings' history and rollouts, the viewer, operator and publisher
 //! roles, the rows an orchestrator writes (for the simulator standing in for one), and a
 //! throwaway local server.
 
@@ -8,6 +9,7 @@ mod access;
 mod actions;
 mod connect;
 mod error;
+mod heartbeat;
 mod libpq;
 mod listener;
 mod local;
@@ -18,9 +20,11 @@ mod orchestrator;
 mod payload;
 mod presence;
 mod queries;
+mod replica;
 mod roles;
 pub mod rows;
 mod settings;
+mod sides;
 mod tables;
 mod tls;
 
@@ -44,3 +48,4 @@ pub use settings::{
     MAX_HISTORY, Publication, SETTINGS_CHANNEL, debate_types, known_debate_type, publish,
     settings_for, settings_history, settings_in_force, settings_version,
 };
+pub use sides::Sides;

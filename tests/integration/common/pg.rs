@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use gavel::console::app::{Command, Event, Link, Model, update};
-use gavel::store::postgres::{LocalServer, Target};
+use gavel::console::app::{Command, Event, Link, Model, Reading, update};
+use gavel::store::postgres::{LocalServer, Sides, Target};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::Client;
 
@@ -177,15 +177,24 @@ pub struct Console {
 impl Console {
     /// A console attached to `target`, acting as the operator "alice".
     pub fn attach(target: Target) -> Console {
+        Console::attach_to(Sides::one(target), "alice")
+    }
+
+    /// A console reading and writing as `sides` says, acting as the operator `operator`.
+    pub fn attach_to(sides: Sides, operator: &str) -> Console {
         let (sender, events) = unbounded_channel();
+        let mut model = Model::live(
+            "test".into(),
+            operator.into(),
+            &gavel::config::Config::default(),
+        );
+        if sides.reads_elsewhere() {
+            model.live.reading = Some(Reading::new(sides.read().describe()));
+        }
         let commands =
-            gavel::console::backend::live::start(target, sender, None, Default::default());
+            gavel::console::backend::live::start(sides, sender, None, Default::default());
         Console {
-            model: Model::live(
-                "test".into(),
-                "alice".into(),
-                &gavel::config::Config::default(),
-            ),
+            model,
             events,
             commands,
             links: Vec::new(),
