@@ -33,6 +33,7 @@ mod notes;
 mod operator_desk;
 mod postgres;
 mod presence;
+mod reading;
 mod report;
 mod rollout;
 mod semantic;

@@ -31,6 +31,8 @@ mod sketch;
 mod trace;
 mod transcript;
 
+use std::time::Duration;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
@@ -357,7 +359,10 @@ fn reading(reading: &Reading, theme: &Theme) -> Vec<Span<'static>> {
     spans.extend(stall.map(|(text, style)| Span::styled(text, style)));
     if let Some(behind) = reading.lagging() {
         spans.push(Span::styled(
-            format!("│ behind {} ", countdown(behind)),
+            format!(
+                "│ behind {} ",
+                countdown(Duration::from_secs(behind.as_secs()))
+            ),
             theme.warn(),
         ));
     }
