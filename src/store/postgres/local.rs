@@ -2,7 +2,10 @@
 //! and the tests: a fresh cluster in a temporary directory, reachable only through a unix
 //! socket unless asked for TCP (and, for the connection tests, with passwords and a pg_hba.conf
 //! of their own), removed when dropped. As root it runs as the `postgres` user (postgres refuses
-//! root). Readiness is read from `postmaster.pid`, never guessed with a sleep.
+//! root). Readiness is read from `postmaster.pid`, never guessed with a sleep. A server started
+//! with [`LocalServer::start_replicating`] decodes its WAL logically and has room for many
+//! subscriptions, as either side of a publication and subscription (a primary and the
+//! subscribers consoles read from).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -11,6 +14,18 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::error::{Doing, Error, Result};
+
+/// What a server needs to publish to, or subscribe to, many databases at once: logical
+/// decoding, and a replication slot, a WAL sender and an apply worker for each subscription
+/// (with room for the table synchronisation workers of a new one).
+pub const REPLICATION: [(&str, &str); 6] = [
+    ("wal_level", "logical"),
+    ("max_replication_slots", "64"),
+    ("max_wal_senders", "64"),
+    ("max_logical_replication_workers", "64"),
+    ("max_worker_processes", "80"),
+    ("max_sync_workers_per_subscription", "2"),
+];
 
 /// A running throwaway server.
 #[derive(Debug)]
@@ -28,6 +43,16 @@ impl LocalServer {
     /// Creates a cluster and starts it, reachable through its unix socket only.
     pub fn start() -> Result<LocalServer> {
         LocalServer::start_with(5432, &[("listen_addresses", "")])
+    }
+
+    /// Creates a cluster and starts it, reachable through its unix socket only, ready to be
+    /// either side of logical replication: [`REPLICATION`]'s settings.
+    pub fn start_replicating() -> Result<LocalServer> {
+        let settings: Vec<(&str, &str)> = [("listen_addresses", "")]
+            .into_iter()
+            .chain(REPLICATION)
+            .collect();
+        LocalServer::start_with(5432, &settings)
     }
 
     /// Creates a cluster and starts it on `port` with `settings` (for example

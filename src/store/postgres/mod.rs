@@ -33,7 +33,7 @@ pub use actions::{Observed, existing, observe, record, resolve, write_if_unchang
 pub use connect::Target;
 pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};
-pub use local::LocalServer;
+pub use local::{LocalServer, REPLICATION};
 pub use migrate::{migrate, migrate_each, migrations};
 pub use notes::pin;
 pub use notifications::{Notifications, Pump};

@@ -77,7 +77,7 @@ pub async fn database(server: &LocalServer, name: &str) -> (Target, Client) {
 
 /// Creates database `name`, through the server's `postgres` database at `admin`; the target of
 /// the new one (at `url`) and a connection to it.
-async fn create(admin: &str, name: &str, url: &str) -> (Target, Client) {
+pub async fn create(admin: &str, name: &str, url: &str) -> (Target, Client) {
     let admin = Target::exact(admin)
         .unwrap()
         .connect_driven()

@@ -1,7 +1,8 @@
 //! Against a real PostgreSQL started from the system's server binaries (no mock), each test in
 //! a database of its own on the binary's shared server (the restart test, and the plans test
-//! which needs pg_stat_statements and no autovacuum, each on a server of its own). Fails loudly
-//! when no server can be started.
+//! which needs pg_stat_statements and no autovacuum, each on a server of its own; replication
+//! on the binary's one pair of a primary and a subscriber, `pair`). Fails loudly when no server
+//! can be started.
 
 mod actions;
 mod commands;
@@ -9,7 +10,9 @@ mod exact;
 mod feed;
 mod migrations;
 mod notify_rows;
+pub(crate) mod pair;
 mod plans;
+mod replication;
 mod rollout;
 mod settings;
 
