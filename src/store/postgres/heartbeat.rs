@@ -132,14 +132,15 @@ async fn speaking<E: From<Feed>>(
     *failures = 0;
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     // What was said last that the others hear of at once when it changes: the claim, and the
-    // rollout being edited.
-    let mut claimed = (None, None);
+    // rollout being edited; `None` until something was said on this connection, which the
+    // others hear of at once too.
+    let mut claimed = None;
     loop {
         tokio::select! {
             _ = heartbeat.tick() => {
                 let said = status.borrow().clone();
                 if let Some(said) = said {
-                    claimed = (said.claim.clone(), said.editing.clone());
+                    claimed = Some((said.claim.clone(), said.editing.clone()));
                     say(&client, console, &said, spoken).await?;
                 }
             }
@@ -147,11 +148,16 @@ async fn speaking<E: From<Feed>>(
                 if gone.is_err() {
                     return Ok(());
                 }
-                // A claim taken or let go, or a rollout's editing begun or ended, is said at
-                // once; the rest waits for the heartbeat.
+                // A console's first word, a claim taken or let go, or a rollout's editing
+                // begun or ended, is said at once; the rest waits for the heartbeat.
                 let said = status.borrow_and_update().clone();
-                if let Some(said) = said.filter(|s| (&s.claim, &s.editing) != (&claimed.0, &claimed.1)) {
-                    claimed = (said.claim.clone(), said.editing.clone());
+                let news = |s: &Status| {
+                    claimed.as_ref().is_none_or(|(claim, editing)| {
+                        (&s.claim, &s.editing) != (claim, editing)
+                    })
+                };
+                if let Some(said) = said.filter(news) {
+                    claimed = Some((said.claim.clone(), said.editing.clone()));
                     say(&client, console, &said, spoken).await?;
                 }
             }

@@ -7,7 +7,8 @@
 //! the rows named there on a connection of its own: presence needs no LISTEN on the primary
 //! from a console that reads a subscriber.
 //!
-//! A notification only names a row (its key); who wrote it is the row's `role`, stamped from
+//! On each connect the rows written within [`LINGER`] are read, so that a console is seen at
+//! once by one that comes after it. A notification only names a row (its key); who wrote it is the row's `role`, stamped from
 //! `session_user` by the database that took the write, never a payload's or a client's word.
 //! A console not heard from for [`LINGER`] is gone (a killed one too: its heartbeats stop); one
 //! whose row is deleted goes at once. What others say is bounded in size ([`Status::parse`]),
@@ -190,9 +191,13 @@ impl Hearing {
     ) -> Result<()> {
         let client = target.connect_driven().await?;
         name_presence(&client).await?;
-        // What was heard while this connection was down is old news: the next heartbeats tell.
+        // What was heard while this connection was down is old news: the rows say who is here.
         while heard.try_recv().is_ok() {}
+        let here = self.read_present(&client).await?;
         *failures = 0;
+        if here {
+            self.tell_peers(events)?;
+        }
         let mut watch = tokio::time::interval(WATCH);
         loop {
             let changed = tokio::select! {
@@ -233,15 +238,18 @@ impl Hearing {
                 }
             };
             if changed {
-                let mut list: Vec<Peer> = self.peers.values().map(|h| h.peer.clone()).collect();
-                list.sort_by(|a, b| {
-                    (&a.status.operator, a.console).cmp(&(&b.status.operator, b.console))
-                });
-                events
-                    .send(Feed::Presence(list).into())
-                    .map_err(|_| Error::ConsoleGone)?;
+                self.tell_peers(events)?;
             }
         }
+    }
+
+    /// Tells who is here, by operator.
+    fn tell_peers<E: From<Feed>>(&self, events: &UnboundedSender<E>) -> Result<()> {
+        let mut list: Vec<Peer> = self.peers.values().map(|h| h.peer.clone()).collect();
+        list.sort_by(|a, b| (&a.status.operator, a.console).cmp(&(&b.status.operator, b.console)));
+        events
+            .send(Feed::Presence(list).into())
+            .map_err(|_| Error::ConsoleGone)
     }
 
     /// Takes what the speaking side wrote.
@@ -279,6 +287,29 @@ impl Hearing {
         keys.into_iter().collect()
     }
 
+    /// Reads the rows written within [`LINGER`] (by the clock of the database read: a
+    /// subscriber's may differ a little from the primary's that stamped them, and the next
+    /// heartbeats set that right), so that a console is seen at once by one that comes after it;
+    /// whether any was filed.
+    async fn read_present(&mut self, client: &Client) -> Result<bool> {
+        let rows = answered(
+            "the read of who is here",
+            HEARTBEAT,
+            client.query(
+                &format!(
+                    "SELECT console, role, status, since, said_at FROM gavel_presence \
+                     WHERE said_at > now() - make_interval(secs => $1) \
+                     ORDER BY said_at DESC LIMIT {}",
+                    MAX_PEERS + 1
+                ),
+                &[&LINGER.as_secs_f64()],
+            ),
+        )
+        .await?
+        .doing("reading who is here")?;
+        Ok(self.file_all(&rows, &[]))
+    }
+
     /// Reads the rows `keys` name and files them: whether the list changed. A key whose row is
     /// gone is a console that left.
     async fn read(&mut self, client: &Client, keys: Vec<i64>) -> Result<bool> {
@@ -296,9 +327,15 @@ impl Hearing {
         )
         .await?
         .doing("reading who is here")?;
+        Ok(self.file_all(&rows, &keys))
+    }
+
+    /// Files `rows`, read for `keys` (whose consoles without a row left): whether the list
+    /// changed.
+    fn file_all(&mut self, rows: &[Row], keys: &[i64]) -> bool {
         let mut changed = false;
         let mut found = BTreeSet::new();
-        for row in &rows {
+        for row in rows {
             match self.file(row) {
                 Ok(Some((key, filed))) => {
                     found.insert(key);
@@ -309,11 +346,11 @@ impl Hearing {
             }
         }
         for key in keys {
-            if !found.contains(&key) {
-                changed |= self.peers.remove(&key).is_some();
+            if !found.contains(key) {
+                changed |= self.peers.remove(key).is_some();
             }
         }
-        Ok(changed)
+        changed
     }
 
     /// Files one row: its key, and whether the list changed (`None` for this console's own

@@ -201,6 +201,19 @@ impl Console {
         }
     }
 
+    /// A console of `operator`'s that reads `read` (a subscriber) and writes `write` (its
+    /// primary), once its feed is live and the primary has said what its role may write.
+    pub async fn reading(write: &Target, read: &Target, operator: &str) -> Console {
+        let sides = Sides::split(write.clone(), read.clone());
+        let mut console = Console::attach_to(sides, operator);
+        console
+            .until("the live link and the role's rights", |m| {
+                m.live.link == Some(Link::Live) && m.live.role.is_some()
+            })
+            .await;
+        console
+    }
+
     /// Hands `event` to `update()` (noting a change of link) and sends the commands it gives.
     pub fn handle(&mut self, event: Event) {
         if let Event::Link(link) = &event {
