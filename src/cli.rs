@@ -63,6 +63,13 @@ pub enum Commands {
     Migrate {
         #[command(flatten)]
         db: Db,
+        /// Make this database a subscriber of PRIMARY (a connection string, used by this
+        /// database's server itself to reach the primary: give it every setting, password
+        /// included): migrated like the primary, then subscribed to gavel's publication there
+        /// (logical replication; the primary needs wal_level = logical, and `gavel migrate` run
+        /// on it first). Consoles then watch it with `gavel watch --db` it.
+        #[arg(long, value_name = "PRIMARY")]
+        subscribe_to: Option<String>,
     },
     /// Make database roles viewers (SELECT, LISTEN), operators (also INSERT into
     /// debate_operator_actions) or publishers of the controller's settings (INSERT into

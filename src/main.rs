@@ -156,7 +156,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &config,
         ),
         Commands::Models { command } => commands::models::run(command, &config),
-        Commands::Migrate { db } => commands::migrate::run(db.db.as_deref()),
+        Commands::Migrate { db, subscribe_to } => {
+            commands::migrate::run(db.db.as_deref(), subscribe_to.as_deref())
+        }
         Commands::Grant {
             db,
             viewer,

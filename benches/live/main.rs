@@ -21,7 +21,10 @@
 //!   the messages a second on `gavel_presence`, the server's CPU for them, and how long a
 //!   console killed with SIGKILL stays on the others' screens;
 //! - `soak` ([`soak`]): an hour at 1,000 turns/s, the console's backend terminated every few
-//!   minutes and the server restarted once.
+//!   minutes and the server restarted once;
+//! - `subscriber` ([`subscriber`]): writers' throughput, commit latency and the primary's CPU
+//!   per commit with 0 to 100 listeners on the primary against the same on a subscriber fed
+//!   by logical replication, and the notification's latency through the subscriber.
 
 mod bare;
 mod console;
@@ -34,6 +37,7 @@ mod presence;
 mod report;
 mod scenario;
 mod soak;
+mod subscriber;
 mod system;
 
 use anyhow::{Context, Result, bail};
@@ -60,6 +64,11 @@ fn main() -> Result<()> {
     if scenario == "consoles" {
         settings.push(("shared_preload_libraries", "pg_stat_statements"));
     }
+    // A primary and a subscriber, with room for a hundred listeners besides the writers.
+    if scenario == "subscriber" {
+        settings.extend(gavel::store::postgres::REPLICATION);
+        settings.push(("max_connections", "300"));
+    }
     let mut server =
         LocalServer::start_with(5432, &settings).context("starting a throwaway PostgreSQL")?;
     let runtime = tokio::runtime::Runtime::new()?;
@@ -69,7 +78,10 @@ fn main() -> Result<()> {
         "consoles" => runtime.block_on(consoles::run(&server, &new)),
         "presence" => runtime.block_on(presence::run(&server, &new)),
         "soak" => runtime.block_on(soak::run(&mut server, &new)),
-        other => bail!("no scenario {other}: scale, orchestrated, consoles, presence or soak"),
+        "subscriber" => runtime.block_on(subscriber::run(&server, &settings)),
+        other => bail!(
+            "no scenario {other}: scale, orchestrated, consoles, presence, soak or subscriber"
+        ),
     }
 }
 

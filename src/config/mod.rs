@@ -197,7 +197,9 @@ pub struct UiConfig {
     /// terminal bell, or a desktop notification (OSC 9, or OSC 777 for terminals that read it).
     pub notify: Notify,
     /// How long the watched orchestrator waits for an operator on a gated decision, for the
-    /// countdown (`gavel watch`); the demo counts `[simulator] gated_timeout_secs`, its own.
+    /// countdown (`gavel watch`) of a debate whose session row does not say
+    /// (`debate_sessions.gated_timeout_secs`, which the database fills in by default); the demo
+    /// counts `[simulator] gated_timeout_secs`, its own.
     pub gated_timeout_secs: Option<f64>,
 }
 

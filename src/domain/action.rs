@@ -43,7 +43,7 @@ impl OperatorAction {
     }
 
     /// Whether this action may be recorded on a decision in `state`: the debate still runs, the
-    /// decision is its latest, and there is a decision to let stand (for accept: the one still
+    /// decision is its latest pending one (no newer decision without an action), and there is a decision to let stand (for accept: the one still
     /// on record). Who resolved it first is the store's to say.
     pub fn check_open(&self, state: &DecisionState) -> Result<(), NotOpen> {
         let round = self.round_index;
@@ -117,7 +117,8 @@ pub struct DecisionState {
     pub status: Option<Reported<SessionStatus>>,
     /// The controller's decision for the round as written (`""` for NULL); `None` without a row.
     pub decision: Option<String>,
-    /// The debate's latest decided round.
+    /// The debate's latest decided round that no action resolved: its pending decision (any
+    /// decision without an action is pending; a newer one is acted on first).
     pub latest: Option<u32>,
 }
 
@@ -130,7 +131,7 @@ pub enum NotOpen {
     Finished { status: String },
     #[error("there is no controller decision for round {round}")]
     Missing { round: u32 },
-    #[error("round {round} is no longer the latest decision: round {latest} is")]
+    #[error("round {round} is no longer the latest pending decision: round {latest} is")]
     Superseded { round: u32, latest: u32 },
     #[error("the controller's decision for round {round} is empty: nothing to accept")]
     Empty { round: u32 },

@@ -306,12 +306,17 @@ impl Debate {
         self.decisions.values().next_back()
     }
 
-    /// The decision awaiting the operator: the latest one, while the debate runs, if no action
-    /// resolved it.
+    /// The decision awaiting the operator: while the debate runs, any decision no action
+    /// resolved is pending (the contract); of those, the latest, which the operator sees and
+    /// acts on first.
     pub fn pending(&self) -> Option<&ControllerDecision> {
-        let latest = self.latest_decision()?;
-        (self.session.is_running() && !self.actions.contains_key(&latest.round_index))
-            .then_some(latest)
+        if !self.session.is_running() {
+            return None;
+        }
+        self.decisions
+            .values()
+            .rev()
+            .find(|d| !self.actions.contains_key(&d.round_index))
     }
 
     /// Whether the pending decision waits for an operator: the orchestrator holds a gated debate
@@ -345,7 +350,12 @@ impl Debate {
         DecisionState {
             status: Some(self.session.status.clone()),
             decision: self.decisions.get(&round).map(|d| d.decision.to_wire()),
-            latest: self.decisions.keys().next_back().copied(),
+            latest: self
+                .decisions
+                .keys()
+                .rev()
+                .find(|round| !self.actions.contains_key(round))
+                .copied(),
         }
     }
 

@@ -105,6 +105,9 @@ pub struct Session {
     /// (`gavel_settings_for`), and the arm of the rollout it fell in; `None` when it asked for
     /// none (or nothing was published).
     pub settings: Option<(i64, super::Arm)>,
+    /// How long a gated decision of this debate waits for an operator before the controller's
+    /// decision stands (`gated_timeout_secs`); `None` when the row does not say.
+    pub gated_timeout: Option<std::time::Duration>,
     /// What was wrong with the row as read (unparseable JSON, a value out of range, ...).
     pub issues: Vec<String>,
 }
@@ -144,6 +147,7 @@ impl Session {
             created_at: None,
             finished_at: None,
             settings: None,
+            gated_timeout: None,
             issues: Vec::new(),
         }
     }

@@ -142,6 +142,7 @@ impl DebateRun {
             created_at: None,
             finished_at: None,
             settings: None,
+            gated_timeout: Some(config.simulator.gated_timeout()),
             issues: Vec::new(),
         };
         DebateRun {

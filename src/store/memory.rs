@@ -89,8 +89,10 @@ impl Tables {
             latest: self
                 .decisions
                 .range((session.clone(), 0)..=(session.clone(), u32::MAX))
-                .next_back()
-                .map(|((_, round), _)| *round),
+                .rev()
+                .map(|(key, _)| key)
+                .find(|key| !self.actions.contains_key(*key))
+                .map(|(_, round)| *round),
         }
     }
 

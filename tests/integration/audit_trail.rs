@@ -174,7 +174,7 @@ fn r_refuses_a_failed_accept_once_a_newer_decision_is_pending() {
     refused_key(
         &mut model,
         'r',
-        "not retried, nothing was recorded: round 5 is no longer the latest decision: round 6 is",
+        "not retried, nothing was recorded: round 5 is no longer the latest pending decision: round 6 is",
     );
     assert!(model.desk.retry.is_none(), "and nothing is left to retry");
 }
@@ -354,7 +354,7 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
     );
     assert_eq!(
         refused(store.resolve_open(stale)),
-        "round 1 is no longer the latest decision: round 2 is"
+        "round 1 is no longer the latest pending decision: round 2 is"
     );
     let empty = action(
         "s",
@@ -702,7 +702,7 @@ async fn a_decision_landing_between_the_check_and_the_write_writes_nothing() {
     );
     assert_eq!(
         refused(resolve(&bob, &accept).await.unwrap()),
-        "round 1 is no longer the latest decision: round 2 is"
+        "round 1 is no longer the latest pending decision: round 2 is"
     );
     // The same for the debate finishing.
     let accept = action("s", 2, ActionKind::Accept, Decision::StopConverged.into());
@@ -1017,7 +1017,7 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
     console.press("r");
     assert_eq!(
         console.flash(),
-        "not retried, nothing was recorded: round 1 is no longer the latest decision: round 2 is"
+        "not retried, nothing was recorded: round 1 is no longer the latest pending decision: round 2 is"
     );
     console.press("a");
     assert!(
@@ -1035,7 +1035,7 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
     );
     assert_eq!(
         refused(resolve(&owner, &stale).await.unwrap()),
-        "round 1 is no longer the latest decision: round 2 is"
+        "round 1 is no longer the latest pending decision: round 2 is"
     );
     let empty = action(
         "s",

@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::wait_clock::{Instant, WaitClock};
 use crate::domain::limits::MAX_ROUND_CEILING;
@@ -73,6 +74,8 @@ pub struct Summary {
     pub last_decision: Option<Reported<Decision>>,
     /// When that decision was made, on the console's clock.
     pub decided: Instant,
+    /// How long a gated decision waits for an operator, as the session row says.
+    pub gated_timeout: Option<Duration>,
     /// Rounds with a decision, and rounds with an operator action (sorted).
     decided_rounds: Box<[u32]>,
     acted: Box<[u32]>,
@@ -153,6 +156,7 @@ impl Summary {
             num_rounds: None,
             last_decision: None,
             decided: Instant::default(),
+            gated_timeout: None,
             decided_rounds: Box::default(),
             acted: Box::default(),
             personas: Box::default(),
@@ -193,6 +197,7 @@ impl Summary {
                 self.mode = s.controller_mode.clone();
                 self.max_rounds = s.max_rounds;
                 self.num_rounds = s.num_rounds;
+                self.gated_timeout = s.gated_timeout;
                 for persona in &s.personas {
                     self.add_persona(persona, names);
                 }
@@ -247,11 +252,17 @@ impl Summary {
         }
     }
 
-    /// The round of the decision awaiting the operator: the latest, while the debate runs, if no
-    /// action resolved it.
+    /// The round of the decision awaiting the operator: while the debate runs, any decision no
+    /// action resolved is pending (the contract); of those, the latest.
     pub fn pending(&self) -> Option<u32> {
-        let latest = *self.decided_rounds.last()?;
-        (self.is_running() && self.acted.binary_search(&latest).is_err()).then_some(latest)
+        if !self.is_running() {
+            return None;
+        }
+        self.decided_rounds
+            .iter()
+            .rev()
+            .find(|round| self.acted.binary_search(round).is_err())
+            .copied()
     }
 
     /// Whether the pending decision waits for an operator (a gated debate); elsewhere a

@@ -300,11 +300,20 @@ pub struct About {
     /// That measure as people read it, `lexical (tfidf)` or `semantic (<model>)`: what the
     /// calibration window's similarities are measured with where no decision recorded one.
     pub measure_label: String,
-    /// How long a gated decision waits for an operator, for the countdowns.
+    /// How long a gated decision waits for an operator, for the countdowns of debates whose
+    /// session row does not say (see [`About::gated_wait`]).
     pub gated_timeout: Duration,
     /// A simulator's clock is behind the feed (the demo, also with `--postgres`): playback
     /// speed applies.
     pub simulated: bool,
+}
+
+impl About {
+    /// How long a debate's gated decision waits: what its session row says
+    /// (`debate_sessions.gated_timeout_secs`), else [`About::gated_timeout`].
+    pub fn gated_wait(&self, said: Option<Duration>) -> Duration {
+        said.unwrap_or(self.gated_timeout)
+    }
 }
 
 /// How the operator set the console up.
@@ -624,7 +633,7 @@ impl Model {
         summary.waiting().then(|| {
             summary
                 .decided
-                .after(self.about.gated_timeout)
+                .after(self.about.gated_wait(summary.gated_timeout))
                 .left(self.time.clock.now())
         })
     }

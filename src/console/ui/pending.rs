@@ -130,7 +130,10 @@ fn render_body(model: &Model, debate: &Debate, shown: &Shown, sketch: &mut Sketc
 /// countdown did when it was decided.
 fn title(model: &Model, pending: bool, shown: bool) -> String {
     let left = match &model.nav.past {
-        Some(past) => past.debate.waiting().then_some(model.about.gated_timeout),
+        Some(past) => past
+            .debate
+            .waiting()
+            .then(|| model.about.gated_wait(past.debate.session.gated_timeout)),
         None => model
             .selected_summary()
             .and_then(|summary| model.time_left(summary)),
@@ -399,7 +402,12 @@ fn standing(model: &Model, debate: &Debate, decision: &ControllerDecision) -> St
                 let waited = (acted - decided).to_std().unwrap_or_default();
                 format!(
                     " ({})",
-                    time_left(model.about.gated_timeout.saturating_sub(waited))
+                    time_left(
+                        model
+                            .about
+                            .gated_wait(debate.session.gated_timeout)
+                            .saturating_sub(waited)
+                    )
                 )
             });
             let note = action

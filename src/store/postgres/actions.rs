@@ -122,14 +122,17 @@ pub struct Observed {
 
 /// The decision's state, as one query with `$1` the session, `$2` the round and `max_round`
 /// (a parameter) the highest round the readers accept: a decision row outside `1..=max_round`
-/// is in no round, for the store as for the console.
+/// is in no round, for the store as for the console. `latest` is the latest decision without
+/// an action: the pending one.
 fn state_query(max_round: &str) -> String {
     format!(
         "SELECT (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1::text) AS status, \
             (SELECT coalesce(decision, '') FROM debate_round_decisions \
                 WHERE session_id = $1::text AND round_index = $2::int4) AS decision, \
-            (SELECT max(round_index) FROM debate_round_decisions \
-                WHERE session_id = $1::text AND round_index BETWEEN 1 AND {max_round}::int4) \
+            (SELECT max(d.round_index) FROM debate_round_decisions d \
+                WHERE d.session_id = $1::text AND d.round_index BETWEEN 1 AND {max_round}::int4 \
+                AND NOT EXISTS (SELECT FROM debate_operator_actions a \
+                    WHERE a.session_id = d.session_id AND a.round_index = d.round_index)) \
                 AS latest, \
             session_user::text AS role"
     )

@@ -66,6 +66,11 @@ pub enum Error {
         doing: String,
         cause: std::io::Error,
     },
+    /// A primary cannot publish to a subscriber, or a subscriber cannot subscribe, as asked:
+    /// a server setting, a privilege or a subscription in the way; the text says which and
+    /// what to do.
+    #[error("{0}")]
+    Replication(String),
     /// A local server could not be set up or did not start.
     #[error("{0}")]
     LocalServer(String),

@@ -176,6 +176,12 @@ impl LocalServer {
         )
     }
 
+    /// The postmaster's process id while the server runs (the benchmarks sum the CPU of it and
+    /// its children).
+    pub fn pid(&self) -> Option<u32> {
+        self.server.as_ref().map(Child::id)
+    }
+
     /// Starts the server (again, after [`LocalServer::stop`]) and waits until it accepts
     /// connections.
     pub fn resume(&mut self) -> Result<()> {

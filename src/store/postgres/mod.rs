@@ -1,8 +1,9 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
 //! lenient row reading, exactly-once operator actions, notes pinned to debates, what a role may
 //! write, presence, a console's two sides (a subscriber read, its primary written) and how the
-//! subscriber stands with the primary, the controller settings' history and rollouts, the viewer, operator and publisher
-//! roles, the rows an orchestrator writes (for the simulator standing in for one), and a
+//! subscriber stands with the primary, the controller settings' history and rollouts, the
+//! viewer, operator and publisher roles, the publication consoles' subscribers replicate, the
+//! rows an orchestrator writes (for the simulator standing in for one), and a
 //! throwaway local server.
 
 mod access;
@@ -21,6 +22,7 @@ mod payload;
 mod presence;
 mod queries;
 mod replica;
+mod replication;
 mod roles;
 pub mod rows;
 mod settings;
@@ -41,6 +43,9 @@ pub use orchestrator::{Orchestrator, write_decision, write_judgment, write_sessi
 pub use payload::Notice;
 pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, hearing, present};
 pub use queries::{audit_rows, finished_debates, history};
+pub use replication::{
+    LOCAL_ONLY, PUBLICATION, Subscribed, Sync, check_publisher, keep_local, subscribe, sync,
+};
 pub use roles::{
     OPERATOR_ROLE, PUBLISHER_ROLE, VIEWER_ROLE, ensure_roles, grant, grant_publishers, revoke,
 };

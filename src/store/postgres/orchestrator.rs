@@ -88,9 +88,9 @@ pub async fn write_session(client: &Client, s: &Session) -> Result<()> {
         .execute(
             "INSERT INTO debate_sessions (id, question, debate_type, status, controller_mode, \
              num_rounds, min_rounds, max_rounds, token_budget, tokens_used, personas, metadata, \
-             created_at, finished_at, settings_version, settings_arm) \
+             created_at, finished_at, settings_version, settings_arm, gated_timeout_secs) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now()), $14, \
-             $15, $16) \
+             $15, $16, $17) \
              ON CONFLICT (id) DO UPDATE SET question = EXCLUDED.question, \
              debate_type = EXCLUDED.debate_type, status = EXCLUDED.status, \
              controller_mode = EXCLUDED.controller_mode, num_rounds = EXCLUDED.num_rounds, \
@@ -98,7 +98,8 @@ pub async fn write_session(client: &Client, s: &Session) -> Result<()> {
              token_budget = EXCLUDED.token_budget, tokens_used = EXCLUDED.tokens_used, \
              personas = EXCLUDED.personas, metadata = EXCLUDED.metadata, \
              finished_at = EXCLUDED.finished_at, settings_version = EXCLUDED.settings_version, \
-             settings_arm = EXCLUDED.settings_arm",
+             settings_arm = EXCLUDED.settings_arm, \
+             gated_timeout_secs = EXCLUDED.gated_timeout_secs",
             &[
                 &s.id,
                 &s.question,
@@ -116,6 +117,7 @@ pub async fn write_session(client: &Client, s: &Session) -> Result<()> {
                 &s.finished_at,
                 &s.settings.map(|(version, _)| version),
                 &s.settings.map(|(_, arm)| arm.as_str()),
+                &s.gated_timeout.map(|wait| wait.as_secs_f64()),
             ],
         )
         .await

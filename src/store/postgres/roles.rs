@@ -1,6 +1,7 @@
 //! The roles gavel's users are granted: [`VIEWER_ROLE`] watches (SELECT on the contract's
 //! tables, gavel_debate_notes and gavel_controller_settings; LISTEN needs no privilege in
-//! PostgreSQL); [`OPERATOR_ROLE`] also records operator actions and pins notes (INSERT on the
+//! PostgreSQL) and says it is here (its row of gavel_presence: SELECT, INSERT and UPDATE of
+//! `status`, DELETE, and the sequence; the table's trigger keeps each row its role's own); [`OPERATOR_ROLE`] also records operator actions and pins notes (INSERT on the
 //! columns gavel writes of debate_operator_actions and gavel_debate_notes, and their sequences);
 //! [`PUBLISHER_ROLE`], a privilege of its own, publishes, promotes and rolls back the
 //! controller's settings (INSERT on the columns gavel writes of gavel_controller_settings, and
@@ -66,9 +67,13 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
         format!(
             "GRANT SELECT ON debate_sessions, debate_rounds, debate_round_decisions,
                  debate_round_judgments, debate_operator_actions, gavel_debate_notes,
-                 gavel_controller_settings
+                 gavel_controller_settings, gavel_presence
                  TO {VIEWER_ROLE}"
         ),
+        format!(
+            "GRANT INSERT (status), UPDATE (status), DELETE ON gavel_presence TO {VIEWER_ROLE}"
+        ),
+        format!("GRANT USAGE ON SEQUENCE gavel_presence_console_seq TO {VIEWER_ROLE}"),
         format!("GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE}"),
         format!("GRANT {VIEWER_ROLE} TO {PUBLISHER_ROLE}"),
         format!(

@@ -25,7 +25,7 @@ pub(crate) const SESSION_COLUMNS: &str = "id::text, question::text, debate_type:
     controller_mode::text, num_rounds::text, min_rounds::text, max_rounds::text, \
     token_budget::text, tokens_used::text, personas::text, metadata::text, \
     extract(epoch from created_at)::text, extract(epoch from finished_at)::text, \
-    settings_version::text, settings_arm::text";
+    settings_version::text, settings_arm::text, gated_timeout_secs::text";
 pub const TURN_COLUMNS: &str = "id::text, session_id::text, round_number::text, \
     agent_persona::text, content::text, tokens_used::text, superseded::text, metadata::text, \
     extract(epoch from created_at)::text";
@@ -265,6 +265,7 @@ pub fn session_from(columns: &Columns<'_>, limits: &Limits) -> Session {
         created_at: r.time(12, "created_at"),
         finished_at: r.time(13, "finished_at"),
         settings: session_settings(&mut r),
+        gated_timeout: gated_timeout(&mut r),
         issues: r.issues,
     }
 }
@@ -282,6 +283,26 @@ fn session_settings(r: &mut Reader<'_>) -> Option<(i64, Arm)> {
         }
     };
     Some((version, arm))
+}
+
+/// The longest gated wait a row may give: a day, as the config allows.
+const MAX_GATED_WAIT_SECS: f64 = 86_400.0;
+
+/// `debate_sessions.gated_timeout_secs`: a wait of 0 to a day; anything else is flagged and
+/// left out.
+fn gated_timeout(r: &mut Reader<'_>) -> Option<std::time::Duration> {
+    let secs = r.float(16, "gated_timeout_secs")?;
+    if (0.0..=MAX_GATED_WAIT_SECS).contains(&secs) {
+        Some(std::time::Duration::from_secs_f64(secs))
+    } else {
+        if secs.is_finite() {
+            r.issue(
+                "gated_timeout_secs",
+                format!("{secs} is not a wait of 0 to {MAX_GATED_WAIT_SECS} seconds"),
+            );
+        }
+        None
+    }
 }
 
 /// Why a number that should be a count is not one.

@@ -197,3 +197,57 @@ async fn simulate_plays_into_the_database_and_honours_operator_actions() {
         "every signal key is written: {signals}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_decision_without_an_action_is_pending_while_the_debate_runs() {
+    let Database { target, client, .. } = migrated_database("any_pending").await;
+    client.execute(SESSION, &[&"d1"]).await.unwrap();
+    for round in [1, 2, 3] {
+        common::pg::decide(&client, "d1", round, Some("continue_baseline")).await;
+    }
+    // An orchestrator resolved the latest round (and another one) but not round 2.
+    client
+        .batch_execute(
+            "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
+                 VALUES ('d1', 3, 'accept', 'continue_baseline', 'bob'), \
+                        ('d1', 1, 'accept', 'continue_baseline', 'bob')",
+        )
+        .await
+        .unwrap();
+    let pending_round = |console: &Console| {
+        let debate = console
+            .model
+            .debate("d1")
+            .map(|d| d.pending().map(|p| p.round_index));
+        let seq = console.model.debates.seq("d1");
+        let listed = seq
+            .and_then(|s| console.model.debates.get(s))
+            .map(|s| s.pending());
+        (debate.flatten(), listed.flatten())
+    };
+    let mut console = Console::live(target).await;
+    console
+        .until("round 2 pending", |m| {
+            m.debate("d1")
+                .is_some_and(|d| d.pending().map(|p| p.round_index) == Some(2))
+        })
+        .await;
+    assert_eq!(
+        pending_round(&console),
+        (Some(2), Some(2)),
+        "the debate and its line in the list both say round 2 is pending"
+    );
+    client
+        .batch_execute(
+            "INSERT INTO debate_operator_actions (session_id, round_index, action, decision, operator) \
+                 VALUES ('d1', 2, 'accept', 'continue_baseline', 'bob')",
+        )
+        .await
+        .unwrap();
+    console
+        .until("nothing pending", |m| {
+            m.debate("d1").is_some_and(|d| d.pending().is_none())
+        })
+        .await;
+    assert_eq!(pending_round(&console), (None, None));
+}

@@ -10,7 +10,7 @@ use super::*;
 
 /// The rows of every table of debate `id`, small enough for a payload, and one turn of 10,000
 /// bytes that is not.
-async fn write_one_of_each(client: &Client, id: &str) {
+pub(super) async fn write_one_of_each(client: &Client, id: &str) {
     client.execute(SESSION, &[&id]).await.unwrap();
     client
         .batch_execute(&format!(
@@ -74,7 +74,7 @@ async fn rows_are_not_in_notifications_by_default_and_a_forged_one_is_not_taken(
     let mut console = Console::live(target).await;
     // Anyone who can connect can send this; with the opt-in off its row is never taken.
     let forged = r#"{"table": "debate_sessions", "session_id": "s1", "row": ["s1", "FORGED",
-        "standard", "running", "gated", null, "2", "8", "0", "0", "[]", "{}", null, null, null, null]}"#;
+        "standard", "running", "gated", null, "2", "8", "0", "0", "[]", "{}", null, null, null, null, null]}"#;
     client
         .execute("SELECT pg_notify('gavel_events', $1)", &[&forged])
         .await
@@ -159,7 +159,7 @@ async fn with_the_opt_in_a_hostile_payload_is_an_error_naming_table_and_key_and_
         ("{oops", None),
         (
             r#"{"table": "debate_sessions", "session_id": "s1", "row": ["s1", "FORGED"]}"#,
-            Some("debate_sessions (s1): row: expected 16 columns"),
+            Some("debate_sessions (s1): row: expected 17 columns"),
         ),
         (
             r#"{"table": "debate_round_decisions", "session_id": "s1", "round_index": 1,

@@ -1,12 +1,16 @@
 //! A primary and a subscriber for the tests of logical replication: the test binary's one pair
 //! of servers started with [`REPLICATION`]'s settings (by the first test that asks), a database
 //! of each test's own on each, and the subscription between them dropped when the test ends
-//! (so that no replication slot outlives its test).
+//! (so that no replication slot outlives its test); [`migrated_pair`] migrates both and
+//! subscribes the subscriber to the primary's publication as `gavel migrate --subscribe-to`
+//! does.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use gavel::store::postgres::{LocalServer, Target};
+use std::time::{Duration, Instant};
+
+use gavel::store::postgres::{LocalServer, Target, check_publisher, migrate, subscribe, sync};
 use tokio_postgres::Client;
 
 use crate::common;
@@ -68,6 +72,36 @@ pub async fn fresh_pair(name: &str) -> Pair {
     Pair {
         primary: side(&name, primary).await,
         subscriber: side(&name, subscriber).await,
+    }
+}
+
+/// [`fresh_pair`], both migrated, the subscriber subscribed to the primary's publication and
+/// done copying its tables.
+pub async fn migrated_pair(name: &str) -> Pair {
+    let mut pair = fresh_pair(name).await;
+    migrate(&mut pair.primary.client).await.unwrap();
+    check_publisher(&pair.primary.client).await.unwrap();
+    migrate(&mut pair.subscriber.client).await.unwrap();
+    subscribe(&pair.subscriber.client, &pair.primary.url)
+        .await
+        .unwrap();
+    pair.copied().await;
+    pair
+}
+
+impl Pair {
+    /// Waits until the subscription has copied every table of the publication (30 s at most).
+    pub async fn copied(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let now = sync(&self.subscriber.client).await.unwrap();
+            assert_eq!(now.errors, 0, "the subscription failed: {now:?}");
+            if now.tables > 0 && now.ready == now.tables {
+                return;
+            }
+            assert!(Instant::now() < deadline, "not copied within 30 s: {now:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }
 

@@ -34,12 +34,18 @@ fn round(id: &str, round: i32) -> String {
     )
 }
 
-/// `rows` debates of one round each in every table, written as a replica applies them: without
-/// triggers, so without notifications.
+/// `rows` debates of one round each in every table, written without notifications (the
+/// notification triggers disabled in the writing transaction).
 fn grown(rows: i32) -> String {
     let each = format!("FROM generate_series(1, {rows}) AS g");
+    let triggers = |enable: &str| -> String {
+        TABLES
+            .iter()
+            .map(|t| format!("ALTER TABLE {t} {enable} TRIGGER gavel_notify;"))
+            .collect()
+    };
     format!(
-        "SET session_replication_role = replica;
+        "BEGIN; {}
          INSERT INTO debate_sessions (id) SELECT 'old-' || g {each};
          INSERT INTO debate_rounds (session_id, round_number, content) SELECT 'old-' || g, 1, 'Old.' {each};
          INSERT INTO debate_round_decisions (session_id, round_index, decision) \
@@ -49,7 +55,9 @@ fn grown(rows: i32) -> String {
          INSERT INTO debate_operator_actions (session_id, round_index, action, operator) \
              SELECT 'old-' || g, 1, 'accept', 'bob' {each};
          INSERT INTO gavel_debate_notes (session_id, operator, note) SELECT 'old-' || g, 'bob', 'Old.' {each};
-         RESET session_replication_role;"
+         {} COMMIT;",
+        triggers("DISABLE"),
+        triggers("ENABLE ALWAYS")
     )
 }
 
