@@ -33,6 +33,8 @@ mod notes;
 mod operator_desk;
 mod postgres;
 mod presence;
+mod read_apart;
+mod read_apart_faults;
 mod reading;
 mod report;
 mod rollout;

@@ -341,13 +341,13 @@ fn reading(reading: &Reading, theme: &Theme) -> Vec<Span<'static>> {
         )),
         Some(Stall::Unsubscribed) => Some(("│ ⚠ subscribes to nothing ".to_owned(), theme.warn())),
         Some(Stall::Disabled(name)) => Some((
-            format!("│ ✗ subscription {} disabled ", fit(&one_line(name), 24)),
+            format!("│ ✗ subscription {} disabled ", fit(&one_line(name), 40)),
             theme.danger(),
         )),
         Some(Stall::NotApplying(name, errors)) => Some((
             format!(
                 "│ ✗ subscription {} not applying{} ",
-                fit(&one_line(name), 24),
+                fit(&one_line(name), 40),
                 match errors {
                     Some(n) if n > 0 => format!(" ({n} errors)"),
                     _ => String::new(),

@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use tokio_postgres::Client;
 
 use super::error::{Doing, Result};
+use super::replication::PUBLICATION;
 use crate::store::Subscription;
 
 /// Heartbeats written and not yet read back that are timed, at most: beyond them (over three
@@ -86,7 +87,8 @@ impl Echoes {
     }
 }
 
-/// The subscriptions of the database `client` is connected to, as it reports them (at most
+/// The subscriptions to gavel's publication of the database `client` is connected to, as it
+/// reports them (at most
 /// [`LISTED`], by name); `Ok(Err(why))` when it refused to say (the server's words), `Err` when
 /// the connection failed.
 pub(super) async fn subscriptions(
@@ -111,10 +113,11 @@ pub(super) async fn subscriptions(
                 {errors} \
          FROM pg_subscription s \
          WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+           AND $1 = ANY (s.subpublications) \
          ORDER BY s.subname LIMIT {LISTED}"
     );
     match client
-        .query(&query, &[])
+        .query(&query, &[&PUBLICATION])
         .await
         .doing("reading the subscriptions")
     {
