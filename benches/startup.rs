@@ -65,7 +65,6 @@ fn main() {
             wanted,
             Default::default(),
             gavel::store::postgres::hearing().0,
-            true,
         ));
         let mut rows = 0usize;
         loop {

@@ -42,19 +42,6 @@ fn waits(model: &Model, session: &str, round: u32) -> bool {
         .is_some_and(|p| p.round_index == round)
 }
 
-/// Waits for the answer to the action just confirmed (the flash no longer says it is sent).
-async fn answered(console: &mut Console) -> String {
-    console
-        .until("the action's answer", |m| {
-            m.desk
-                .flash
-                .as_ref()
-                .is_some_and(|f| !f.text.starts_with("sending"))
-        })
-        .await;
-    console.flash()
-}
-
 /// A second subscriber of `pair`'s primary: a database of its own on the subscriber's server,
 /// migrated and subscribed to the same publication, done copying (its subscription dropped with
 /// it, as the pair's is).
@@ -163,7 +150,7 @@ async fn an_accept_from_a_subscriber_lands_on_the_primary_once_while_a_console_t
     // Both confirm at once: the database takes one.
     alice.press("ay");
     bob.press("ay");
-    let answers = [answered(&mut alice).await, answered(&mut bob).await];
+    let answers = [alice.answer().await, bob.answer().await];
     assert_eq!(action_count(primary).await, 1, "{answers:?}");
     let recorded = answers
         .iter()
@@ -199,12 +186,7 @@ async fn an_accept_is_checked_against_the_decision_the_primary_has_not_the_subsc
     alice.select("gated");
 
     // The subscriber stops applying; the decision changes on the primary meanwhile.
-    let subscription = subscription(&pair.subscriber.client).await;
-    pair.subscriber
-        .client
-        .batch_execute(&format!("ALTER SUBSCRIPTION {subscription} DISABLE"))
-        .await
-        .unwrap();
+    switch_subscription(&pair.subscriber.client, "DISABLE").await;
     alice
         .until("the subscription disabled", |m| {
             matches!(
@@ -224,7 +206,7 @@ async fn an_accept_is_checked_against_the_decision_the_primary_has_not_the_subsc
 
     // alice still sees the decision she confirms; the primary refuses it, saying what it has.
     alice.press("ay");
-    let answer = answered(&mut alice).await;
+    let answer = alice.answer().await;
     assert!(
         answer.contains("is now \"stop_converged\", not what was confirmed"),
         "{answer}"
@@ -232,11 +214,7 @@ async fn an_accept_is_checked_against_the_decision_the_primary_has_not_the_subsc
     assert_eq!(action_count(primary).await, 0);
 
     // Enabled again, the change reaches her.
-    pair.subscriber
-        .client
-        .batch_execute(&format!("ALTER SUBSCRIPTION {subscription} ENABLE"))
-        .await
-        .unwrap();
+    switch_subscription(&pair.subscriber.client, "ENABLE").await;
     alice
         .until("the changed decision", |m| {
             m.debate("gated").is_some_and(|d| {
@@ -321,10 +299,10 @@ async fn stamped(client: &tokio_postgres::Client) -> (String, String) {
     (row.get(0), row.get(1))
 }
 
-/// The name of the subscription of `client`'s database (the catalog is the server's: other
-/// tests' databases have theirs).
-pub async fn subscription(client: &tokio_postgres::Client) -> String {
-    client
+/// `ENABLE`s or `DISABLE`s (`how`) the subscription of `client`'s database (the catalog is the
+/// server's: other tests' databases have theirs); its name.
+pub async fn switch_subscription(client: &tokio_postgres::Client, how: &str) -> String {
+    let name: String = client
         .query_one(
             "SELECT subname::text FROM pg_subscription \
              WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
@@ -332,5 +310,10 @@ pub async fn subscription(client: &tokio_postgres::Client) -> String {
         )
         .await
         .unwrap()
-        .get(0)
+        .get(0);
+    client
+        .batch_execute(&format!("ALTER SUBSCRIPTION {name} {how}"))
+        .await
+        .unwrap();
+    name
 }

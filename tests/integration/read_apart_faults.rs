@@ -9,12 +9,12 @@
 use std::time::Duration;
 
 use gavel::console::app::{Command, Event, Link, Model, Stall};
-use gavel::store::postgres::{LocalServer, Target, check_publisher, migrate, subscribe};
+use gavel::store::postgres::{LocalServer, Target};
 
 use crate::common;
-use crate::postgres::pair::{Pair, Side, migrated_pair};
-use crate::read_apart::subscription;
-use common::pg::{Console, SESSION, action_count, decide, write_turns};
+use crate::postgres::pair::{Pair, Side, migrated_pair, subscribed};
+use crate::read_apart::switch_subscription;
+use common::pg::{Console, SESSION, action_count, decide, resumed, stopped, write_turns};
 
 /// A primary and a subscriber of the test's own, database `name` on each, migrated, the
 /// subscriber subscribed and done copying.
@@ -30,18 +30,11 @@ async fn own_pair(name: &str) -> (LocalServer, LocalServer, Pair) {
             client,
         }
     };
-    let mut pair = Pair {
+    let pair = Pair {
         primary: side(&primary).await,
         subscriber: side(&subscriber).await,
     };
-    migrate(&mut pair.primary.client).await.unwrap();
-    check_publisher(&pair.primary.client).await.unwrap();
-    migrate(&mut pair.subscriber.client).await.unwrap();
-    subscribe(&pair.subscriber.client, &pair.primary.url)
-        .await
-        .unwrap();
-    pair.copied().await;
-    (primary, subscriber, pair)
+    (primary, subscriber, subscribed(pair).await)
 }
 
 /// A console reading `pair`'s subscriber, writing its primary, its connections named `console`.
@@ -49,25 +42,6 @@ async fn reading(pair: &Pair) -> Console {
     let named =
         |side: &Side| Target::exact(&format!("{} application_name=console", side.url)).unwrap();
     Console::reading(&named(&pair.primary), &named(&pair.subscriber), "alice").await
-}
-
-/// `server` stopped, or started again, off the async threads.
-async fn stopped(mut server: LocalServer) -> LocalServer {
-    tokio::task::spawn_blocking(move || {
-        server.stop().unwrap();
-        server
-    })
-    .await
-    .unwrap()
-}
-
-async fn resumed(mut server: LocalServer) -> LocalServer {
-    tokio::task::spawn_blocking(move || {
-        server.resume().unwrap();
-        server
-    })
-    .await
-    .unwrap()
 }
 
 /// What stalls the subscriber, as `model`'s header has it.
@@ -131,12 +105,7 @@ async fn a_disabled_subscription_is_said_with_the_lag_growing_and_cleared_once_e
         })
         .await;
 
-    let name = subscription(&pair.subscriber.client).await;
-    pair.subscriber
-        .client
-        .batch_execute(&format!("ALTER SUBSCRIPTION {name} DISABLE"))
-        .await
-        .unwrap();
+    let name = switch_subscription(&pair.subscriber.client, "DISABLE").await;
     console
         .until("the subscription said disabled", |m| {
             stall(m) == Some(Stall::Disabled(&name))
@@ -160,11 +129,7 @@ async fn a_disabled_subscription_is_said_with_the_lag_growing_and_cleared_once_e
         "nothing arrives while disabled"
     );
 
-    pair.subscriber
-        .client
-        .batch_execute(&format!("ALTER SUBSCRIPTION {name} ENABLE"))
-        .await
-        .unwrap();
+    switch_subscription(&pair.subscriber.client, "ENABLE").await;
     console.each_turn_once("long", 10).await;
     console
         .until("the header cleared", |m| {

@@ -181,24 +181,23 @@ fn two_operators_and_a_viewer_in_tmux_on_one_database() {
     ));
     assert_eq!(notes, 0);
 
-    // mallory forges a message from alice, with a terminal title in her name: listed under
+    // mallory writes a presence row as alice, with a terminal title in her name: listed under
     // mallory, the escape shown inert, the title untouched.
     let title = bob.display("#{pane_title}");
-    // Her connection stays open: a message whose sender is gone by the time it is read is
-    // dropped, there being no role to list it under.
-    let _mallory = runtime.block_on(async {
+    runtime.block_on(async {
         let mallory = gavel::store::postgres::Target::exact(&url_as(&server, "team", "mallory"))
             .unwrap()
             .connect_driven()
             .await
             .unwrap();
+        let forged = r#"{"operator": "alice\u001b]2;owned\u0007", "looking": "ward-a"}"#;
         mallory
-            .batch_execute(
-                r#"NOTIFY gavel_presence, '{"operator": "alice\u001b]2;owned\u0007", "looking": "ward-a"}'"#,
+            .execute(
+                "INSERT INTO gavel_presence (console, status) VALUES (99, $1)",
+                &[&forged],
             )
             .await
             .unwrap();
-        mallory
     });
     bob.type_line(":who");
     let forged = bob.wait_for("the forged message", |s| {

@@ -6,8 +6,7 @@
 //! It reads whichever database the console reads: the one it writes, or a subscriber of it
 //! (`Sides`), where the rows applied are stamped and notified as on the primary.
 //!
-//! On every (re)connect: LISTEN, tell the console whether its role may record actions and pin
-//! notes (where it writes to this database too), read the controller settings' history (read again whenever a version is published),
+//! On every (re)connect: LISTEN, read the controller settings' history (read again whenever a version is published),
 //! then load what changed since the watermark (everything in the start window on the first
 //! connect), then consume notifications: a row a notification carries (where the database
 //! carries rows, an opt-in: see `payload`) goes to the console at once; the rows the others
@@ -22,7 +21,6 @@ use std::time::Duration;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio_postgres::Client;
 
-use super::access::access;
 use super::connect::{Target, retry_in};
 use super::error::{Error, Result, answered};
 use super::notifications::{Beside, Notifications};
@@ -53,17 +51,13 @@ pub enum Wanted {
 }
 
 /// Feeds `events` until the console is gone. `wanted` carries what else the console wants
-/// read; rows are read within `limits`. What presence hears goes to `presence`. `writes_here`:
-/// the console writes to `target` too, so what its role may write there is told on every
-/// connect (a console that writes elsewhere, reading a subscriber, is told by the connection
-/// to the database it writes: see `heartbeat`).
+/// read; rows are read within `limits`. What presence hears goes to `presence`.
 pub async fn listen<E: From<Feed>>(
     target: Target,
     events: UnboundedSender<E>,
     mut wanted: UnboundedReceiver<Wanted>,
     limits: Limits,
     presence: Beside,
-    writes_here: bool,
 ) {
     let mut watermark: Option<Watermark> = None;
     let mut failures: u32 = 0;
@@ -79,7 +73,6 @@ pub async fn listen<E: From<Feed>>(
             &mut failures,
             &limits,
             &presence,
-            writes_here,
         )
         .await
         {
@@ -111,7 +104,6 @@ async fn follow<E: From<Feed>>(
     failures: &mut u32,
     limits: &Limits,
     presence: &Beside,
-    writes_here: bool,
 ) -> Result<()> {
     let (heard, mut published) = mpsc::channel(PUBLISHED);
     let settings_channel = Beside {
@@ -132,12 +124,6 @@ async fn follow<E: From<Feed>>(
         tracing::debug!("keeping the default plan cache mode: {e}");
     }
     let named = Named::prepare(client).await?;
-    if writes_here {
-        let access = access(client).await?;
-        events
-            .send(Feed::Access(access).into())
-            .map_err(|_| Error::ConsoleGone)?;
-    }
     forward_settings(client, events).await?;
     let (rows, mark) = match *watermark {
         None => queries::initial(client, START_WINDOW, limits).await?,

@@ -224,11 +224,14 @@ impl Console {
         }
     }
 
-    /// A console attached to `target`, once its feed is live.
+    /// A console attached to `target`, once its feed is live and the database has said what
+    /// its role may write.
     pub async fn live(target: Target) -> Console {
         let mut console = Console::attach(target);
         console
-            .until("the live link", |m| m.live.link == Some(Link::Live))
+            .until("the live link and the role's rights", |m| {
+                m.live.link == Some(Link::Live) && m.live.role.is_some()
+            })
             .await;
         console
     }
@@ -248,24 +251,27 @@ impl Console {
 
     /// Stops `server`, presses `keys` (an action confirmed), waits for the write to fail and the
     /// feed to notice, then starts the server again and hands it back.
-    pub async fn act_while_down(&mut self, mut server: LocalServer, keys: &str) -> LocalServer {
-        let mut server = tokio::task::spawn_blocking(move || {
-            server.stop().unwrap();
-            server
-        })
-        .await
-        .unwrap();
+    pub async fn act_while_down(&mut self, server: LocalServer, keys: &str) -> LocalServer {
+        let server = stopped(server).await;
         self.press(keys);
         self.until("the write to fail", |m| m.desk.retry.is_some())
             .await;
         self.until("the feed to notice", |m| m.live.link != Some(Link::Live))
             .await;
-        tokio::task::spawn_blocking(move || {
-            server.resume().unwrap();
-            server
+        resumed(server).await
+    }
+
+    /// Waits for the answer to the action just confirmed (the footer no longer says it is
+    /// being sent), and returns what the footer says of it.
+    pub async fn answer(&mut self) -> String {
+        self.until("the action's answer", |m| {
+            m.desk
+                .flash
+                .as_ref()
+                .is_some_and(|f| !f.text.starts_with("sending"))
         })
-        .await
-        .unwrap()
+        .await;
+        self.flash()
     }
 
     /// Waits for turns `1..=count` of debate `session`, then for whatever else arrives within
@@ -323,6 +329,26 @@ impl Console {
             .as_ref()
             .map_or_else(String::new, |f| f.text.clone())
     }
+}
+
+/// `server` stopped (fast: its connections cut), off the async threads.
+pub async fn stopped(mut server: LocalServer) -> LocalServer {
+    tokio::task::spawn_blocking(move || {
+        server.stop().unwrap();
+        server
+    })
+    .await
+    .unwrap()
+}
+
+/// `server` started again, off the async threads.
+pub async fn resumed(mut server: LocalServer) -> LocalServer {
+    tokio::task::spawn_blocking(move || {
+        server.resume().unwrap();
+        server
+    })
+    .await
+    .unwrap()
 }
 
 /// Runs `sql` on database `url` with a fresh connection, from a test that is not async.
