@@ -1,14 +1,18 @@
 //! `cargo bench --bench live -- subscriber`: consoles off the primary. Writers commit one row
-//! a transaction on the primary (`GAVEL_BENCH_WRITERS`, 4 connections, as fast as they can, for
-//! `GAVEL_BENCH_WINDOW_SECS`, 10, a run) while `GAVEL_BENCH_LISTENERS` (0,10,30,100) bare
+//! a transaction on the primary (`GAVEL_BENCH_WRITERS`, 4 connections, as fast as they can, or
+//! together at `GAVEL_BENCH_RATE` commits/s when it is set, for `GAVEL_BENCH_WINDOW_SECS`, 10,
+//! a run) while `GAVEL_BENCH_LISTENERS` (0,10,30,100) bare
 //! listeners LISTEN on `gavel_events`: first on the primary itself, then on a subscriber fed
 //! by logical replication of gavel's publication (`gavel migrate --subscribe-to`). For each
 //! count and place it reports the writers' throughput and commit latency, the primary's CPU
 //! per commit (every process of its server: backends, WAL writer, and the WAL sender that
 //! decodes for the subscriber), the subscriber's CPU, and the time from a marker's INSERT to
 //! a listener's receipt of its notification; then each figure on the subscriber as a ratio of
-//! the same on the primary.
+//! the same on the primary. With `GAVEL_BENCH_PIN=1` (and two cores or more) the two servers
+//! stand for two hosts: the primary, the writers and the markers run on the first core, the
+//! subscriber on the second, and each server's listeners on its server's core.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,10 +43,11 @@ struct Figures {
     notified: Option<Stats>,
 }
 
-/// CPU seconds used so far by `server`'s postmaster and every process it started.
-fn server_cpu(server: &LocalServer) -> Result<f64> {
+/// CPU seconds used so far by each process of `server`: its postmaster and every process it
+/// started.
+fn server_cpu(server: &LocalServer) -> Result<HashMap<u32, f64>> {
     let postmaster = server.pid().context("the server is not running")?;
-    let mut secs = cpu_secs(postmaster)?;
+    let mut secs = HashMap::from([(postmaster, cpu_secs(postmaster)?)]);
     for entry in std::fs::read_dir("/proc")? {
         let Some(pid) = entry?
             .file_name()
@@ -57,12 +62,53 @@ fn server_cpu(server: &LocalServer) -> Result<f64> {
                 let fields = stat.rsplit_once(')')?.1.to_owned();
                 fields.split_whitespace().nth(1)?.parse::<u32>().ok()
             });
-        if parent == Some(postmaster) {
-            // A process that ended meanwhile counts for nothing.
-            secs += cpu_secs(pid).unwrap_or(0.0);
+        if parent == Some(postmaster)
+            && let Ok(used) = cpu_secs(pid)
+        {
+            secs.insert(pid, used);
         }
     }
     Ok(secs)
+}
+
+/// CPU seconds `server`'s processes used since `before` (a process started meanwhile counts
+/// whole; one that ended meanwhile, for nothing).
+fn server_cpu_since(server: &LocalServer, before: &HashMap<u32, f64>) -> Result<f64> {
+    Ok(server_cpu(server)?
+        .iter()
+        .map(|(pid, now)| now - before.get(pid).copied().unwrap_or(0.0))
+        .sum())
+}
+
+/// Keeps every thread of process `pid` on core `cpu`.
+fn pin(pid: u32, cpu: usize) -> Result<()> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes within it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let Some(tid) = task?
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: `set` is a valid cpu_set_t of the size given.
+        let pinned =
+            unsafe { libc::sched_setaffinity(tid, std::mem::size_of_val(&set), &set) } == 0;
+        if !pinned {
+            bail!("cannot pin thread {tid} of {pid} to core {cpu}");
+        }
+    }
+    Ok(())
+}
+
+/// Pins every process of `server` to core `cpu` (the processes it starts later inherit it).
+fn pin_server(server: &LocalServer, cpu: usize) -> Result<()> {
+    for pid in server_cpu(server)?.keys() {
+        pin(*pid, cpu)?;
+    }
+    Ok(())
 }
 
 /// Runs the scenario: the primary is `primary` (started with the replication settings).
@@ -70,8 +116,19 @@ pub async fn run(primary: &LocalServer, settings: &[(&str, &str)]) -> Result<()>
     let counts: Vec<usize> = knobs("GAVEL_BENCH_LISTENERS", "0,10,30,100")?;
     let writers: usize = knob("GAVEL_BENCH_WRITERS", 4)?;
     let window: u64 = knob("GAVEL_BENCH_WINDOW_SECS", 10)?;
+    let rate: f64 = knob("GAVEL_BENCH_RATE", 0.0)?;
+    let pinned = knob("GAVEL_BENCH_PIN", 0u8)? == 1;
     let subscriber =
         LocalServer::start_with(5432, settings).context("starting the subscriber's server")?;
+    if pinned {
+        pin_server(primary, 0)?;
+        pin_server(&subscriber, 1)?;
+        pin(std::process::id(), 0)?;
+        println!(
+            "subscriber: pinned: the primary, the writers and the markers on core 0, the \
+             subscriber on core 1, the listeners on their server's core"
+        );
+    }
     let db = "bench_subscriber";
     let primary_url = load::fresh(primary, db).await?;
     let subscriber_url = {
@@ -82,8 +139,14 @@ pub async fn run(primary: &LocalServer, settings: &[(&str, &str)]) -> Result<()>
         subscriber.url(db)
     };
     println!(
-        "subscriber: {writers} writers, one row a transaction, {window} s a run; listeners \
-         LISTEN on gavel_events (bare: no fetch, no render); markers {MARKERS_PER_SEC}/s"
+        "subscriber: {writers} writers, one row a transaction, {}, {window} s a run; \
+         listeners LISTEN on gavel_events (bare: no fetch, no render); markers \
+         {MARKERS_PER_SEC}/s",
+        if rate > 0.0 {
+            format!("{rate:.0} commits/s together")
+        } else {
+            "as fast as they can".to_owned()
+        }
     );
     println!(
         "subscriber: | listeners | on | commits/s | commit p50 / p99 ms | primary CPU µs per \
@@ -91,7 +154,7 @@ pub async fn run(primary: &LocalServer, settings: &[(&str, &str)]) -> Result<()>
     );
     println!("subscriber: | --- | --- | --- | --- | --- | --- | --- |");
     let servers = (primary, &subscriber);
-    let each = (writers, window);
+    let each = (writers, window, rate, pinned);
     let on_primary = runs(
         &counts,
         servers,
@@ -147,15 +210,17 @@ async fn runs(
     (primary, subscriber): (&LocalServer, &LocalServer),
     (primary_url, listen): (&str, &str),
     on: &str,
-    (writers, window): (usize, u64),
+    (writers, window, rate, pinned): (usize, u64, f64, bool),
 ) -> Result<Vec<Figures>> {
+    // Listeners run on their server's core when pinned.
+    let core = pinned.then_some(usize::from(on == "subscriber"));
     let mut all = Vec::new();
     for &n in counts {
         let figures = measure(
             (primary, primary_url),
             (subscriber, listen),
-            n,
-            writers,
+            (n, core),
+            (writers, rate),
             window,
         )
         .await?;
@@ -203,8 +268,8 @@ fn print_row(n: usize, on: &str, f: &Figures) {
 async fn measure(
     (primary, primary_url): (&LocalServer, &str),
     (subscriber, listen): (&LocalServer, &str),
-    n: usize,
-    writers: usize,
+    (n, core): (usize, Option<usize>),
+    (writers, rate): (usize, f64),
     window: u64,
 ) -> Result<Figures> {
     let markers = Markers::default();
@@ -216,8 +281,21 @@ async fn measure(
         } else {
             Markers::default()
         };
-        bares.push(Bare::spawn(Kind::Tokio, listen, log)?);
+        let bare = Bare::spawn(Kind::Tokio, listen, log)?;
+        if let Some(core) = core {
+            pin(bare.pid(), core)?;
+        }
+        bares.push(bare);
     }
+    // The previous run's probe debate makes way for this run's.
+    load::connect(primary_url)
+        .await?
+        .batch_execute(
+            "DELETE FROM debate_sessions WHERE id LIKE 'probe%'; \
+             DELETE FROM debate_rounds WHERE session_id LIKE 'probe%'",
+        )
+        .await
+        .context("removing the previous probe debate")?;
     let mut probe = if n > 0 {
         Some(Probe::create(primary_url, markers.clone()).await?)
     } else {
@@ -230,7 +308,13 @@ async fn measure(
     let url: Arc<str> = primary_url.into();
     for w in 0..writers {
         let url = url.clone();
-        tasks.spawn(async move { write(&url, w, end).await });
+        // Each writer's share of the rate, as the gap between its commits (0: none).
+        let gap = if rate > 0.0 {
+            (writers as f64 * 1e9 / rate) as u64
+        } else {
+            0
+        };
+        tasks.spawn(async move { write(&url, w, gap, end).await });
     }
     let mut next_marker = started;
     while let Some(probe) = probe.as_mut()
@@ -246,8 +330,8 @@ async fn measure(
     }
     let secs = (now_ns() - started) as f64 / 1e9;
     let (cpu_primary, cpu_subscriber) = (
-        server_cpu(primary)? - cpu_primary,
-        server_cpu(subscriber)? - cpu_subscriber,
+        server_cpu_since(primary, &cpu_primary)?,
+        server_cpu_since(subscriber, &cpu_subscriber)?,
     );
     let commits = latencies.len() as u64 + markers.sent();
     let notified = if n > 0 {
@@ -281,8 +365,9 @@ async fn measure(
     })
 }
 
-/// A writer: one connection, one row a transaction until `end`; each commit's latency (ns).
-async fn write(url: &str, writer: usize, end: u64) -> Result<Vec<u64>> {
+/// A writer: one connection, one row a transaction until `end`, one every `gap` ns (0: as
+/// fast as it can); each commit's latency (ns).
+async fn write(url: &str, writer: usize, gap: u64, end: u64) -> Result<Vec<u64>> {
     let client = load::connect(url).await?;
     let insert = client
         .prepare(
@@ -292,7 +377,12 @@ async fn write(url: &str, writer: usize, end: u64) -> Result<Vec<u64>> {
         .await?;
     let session = format!("writer{writer}");
     let mut latencies = Vec::new();
+    let mut next = now_ns();
     while now_ns() < end {
+        if gap > 0 {
+            next += gap;
+            tokio::time::sleep(Duration::from_nanos(next.saturating_sub(now_ns()))).await;
+        }
         let sent = now_ns();
         client
             .execute(&insert, &[&session])
