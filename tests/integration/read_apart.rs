@@ -4,7 +4,8 @@
 //! whose feed listens there and not on the primary; an accept from it lands on the primary once
 //! while another console races it, and is checked against the decision the primary has on
 //! record, not the subscriber's; consoles on two subscribers see each other, and each other's
-//! claims, within 2 s. The faults are in `read_apart_faults`.
+//! claims, within 2 s. And the built binary in tmux, `gavel watch --read-from`, saying where it
+//! reads and when the subscription stops. The faults are in `read_apart_faults`.
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,7 @@ use gavel::store::postgres::{Sides, Target, migrate, subscribe};
 use crate::common;
 use crate::postgres::pair::{Pair, Side, migrated_pair};
 use common::pg::{Console, SESSION, action_count, decide, table_count, write_turns};
+use common::tmux::Tmux;
 
 /// The tests' consoles' feeds (their listening connections) on a database: their connections
 /// are named `console` (presence's, `console presence`).
@@ -316,4 +318,39 @@ pub async fn switch_subscription(client: &tokio_postgres::Client, how: &str) -> 
         .await
         .unwrap();
     name
+}
+
+#[test]
+fn gavel_watch_read_from_in_tmux_says_where_it_reads_and_when_the_subscription_stops() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pair = runtime.block_on(migrated_pair("apart_tmux"));
+    let tmux = Tmux::new();
+    tmux.start(&format!(
+        "exec {} watch --db '{}' --read-from '{}' --operator alice --log-dir {}",
+        env!("CARGO_BIN_EXE_gavel"),
+        pair.primary.url,
+        pair.subscriber.url,
+        tmux.dir.join("logs").display()
+    ));
+    // Wide enough for the whole header.
+    tmux.resize(240, 48);
+    let reading = format!(":5432/{} │", pair.subscriber.name);
+    tmux.wait_for("live, reading the subscriber", |s| {
+        s.contains("● live │ reading ") && s.contains(&reading)
+    });
+    runtime
+        .block_on(pair.primary.client.execute(SESSION, &[&"ward"]))
+        .unwrap();
+    tmux.wait_for("the debate written on the primary", |s| s.contains("ward"));
+
+    let name = runtime.block_on(switch_subscription(&pair.subscriber.client, "DISABLE"));
+    let disabled = format!("│ ✗ subscription {name} disabled │");
+    tmux.wait_for("the subscription said disabled, and the lag", |s| {
+        s.contains(&disabled) && s.contains("│ behind 0:0")
+    });
+    runtime.block_on(switch_subscription(&pair.subscriber.client, "ENABLE"));
+    tmux.wait_for("the header cleared", |s| {
+        let header = s.lines().next().unwrap_or_default();
+        header.contains(&reading) && !header.contains('✗') && !header.contains("behind")
+    });
 }

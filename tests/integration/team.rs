@@ -3,8 +3,8 @@
 //! presence in the header and in `:who` under the role each process connected as; a claim on
 //! another process's screen within a second; the take-over question; both confirming still one
 //! action in the database; what a viewer's console says when it tries to claim or note; a
-//! forged presence message (a raw NOTIFY from another role) listed under that role, its escape
-//! sequences kept from the terminal; a console killed with SIGKILL gone from the others'
+//! forged presence row (written by another role, naming itself another operator) listed under
+//! that role, its escape sequences kept from the terminal; a console killed with SIGKILL gone from the others'
 //! screens within two heartbeats. With ten consoles: each counts the nine others, a claim
 //! reaches all nine within a second, and three killed at once leave the other seven's screens.
 //!

@@ -322,7 +322,7 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
 /// disabled `, `│ ✗ primary: why (writes fail) `.
 fn reading(reading: &Reading, theme: &Theme) -> Vec<Span<'static>> {
     let mut spans = vec![Span::styled(
-        format!("│ reading {} ", fit(&one_line(&reading.from), 40)),
+        format!("│ reading {} ", fit(&one_line(&reading.from), 56)),
         theme.text(),
     )];
     match &reading.primary {
