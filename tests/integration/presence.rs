@@ -97,8 +97,7 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
             .await
             .unwrap();
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    bob.until("events so far", |_| true).await;
+    bob.settle(Duration::from_millis(500)).await;
     assert!(
         bob.model
             .live
@@ -351,4 +350,61 @@ fn who_lists_the_other_consoles_escaped() {
     update(&mut model, key(KeyCode::Enter));
     assert!(matches!(model.desk.overlay, Some(Overlay::Who { .. })));
     insta::assert_snapshot!("who", common::screen_at(&model, 120, 30));
+}
+
+/// A role the database does not let write presence still watches, connected: the others do not
+/// see it, and it sees them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_whose_role_may_not_write_presence_watches_on_unseen() {
+    let server = server();
+    let owner = with_logins(&server, "unseen", &["dora"], &[]).await;
+    owner
+        .batch_execute("REVOKE INSERT, UPDATE, DELETE ON gavel_presence FROM gavel_viewer")
+        .await
+        .unwrap();
+    let mut alice = Console::live(target_as(&server, "unseen", "postgres", "a")).await;
+    let mut dora = Console::attach_to(
+        Sides::one(target_as(&server, "unseen", "dora", "d")),
+        "dora",
+    );
+    dora.until("live, and alice seen by dora", |m| {
+        m.live.link == Some(gavel::console::app::Link::Live)
+            && m.live.role.as_deref() == Some("dora")
+            && m.live.peers.iter().any(|p| p.status.operator == "alice")
+    })
+    .await;
+    // Two heartbeats of dora's, refused: she stays connected, and alice never lists her.
+    alice.settle(HEARTBEAT * 2).await;
+    assert!(
+        alice.model.live.peers.is_empty(),
+        "{:?}",
+        alice.model.live.peers
+    );
+    dora.settle(Duration::from_millis(200)).await;
+    assert!(
+        dora.links
+            .iter()
+            .all(|l| !matches!(l, gavel::console::app::Link::Down { .. })),
+        "{:?}",
+        dora.links
+    );
+    let presence_backends = async || {
+        let rows = owner
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = 'd presence' \
+                 ORDER BY pid",
+                &[],
+            )
+            .await
+            .unwrap();
+        rows.iter().map(|r| r.get(0)).collect::<Vec<i32>>()
+    };
+    let before = presence_backends().await;
+    dora.settle(HEARTBEAT + Duration::from_secs(1)).await;
+    assert_eq!(before.len(), 2, "dora's two presence connections");
+    assert_eq!(
+        presence_backends().await,
+        before,
+        "the same connections a heartbeat later: not failing and reconnecting"
+    );
 }

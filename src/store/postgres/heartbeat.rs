@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use tokio_postgres::Client;
 
 use super::access::access;
+use super::actions::refusal;
 use super::connect::{Target, retry_in};
 use super::error::{Doing, Error, Result, answered};
 use crate::domain::Status;
@@ -88,10 +89,6 @@ pub(super) async fn speak<E: From<Feed>>(
             "presence lost on {}: {e}; retrying in {wait:?}",
             target.describe()
         );
-        // A refusal (a key taken, a role without the privilege): another key next time.
-        if e.database().and_then(|d| d.as_db_error()).is_some() {
-            console = draw();
-        }
         let _ = spoken.try_send(Spoken::Lost);
         if apart {
             let down = Link::Down {
@@ -136,13 +133,15 @@ async fn speaking<E: From<Feed>>(
     // rollout being edited; `None` until something was said on this connection, which the
     // others hear of at once too.
     let mut claimed = None;
+    // Why the database last refused this console's row, said once until it changes.
+    let mut refused = None;
     loop {
         tokio::select! {
             _ = heartbeat.tick() => {
                 let said = status.borrow().clone();
                 if let Some(said) = said {
                     claimed = Some((said.claim.clone(), said.editing.clone()));
-                    say(&client, console, &said, spoken).await?;
+                    said_or_refused(&client, console, &said, spoken, &mut refused).await?;
                 }
             }
             gone = status.changed() => {
@@ -159,7 +158,7 @@ async fn speaking<E: From<Feed>>(
                 };
                 if let Some(said) = said.filter(news) {
                     claimed = Some((said.claim.clone(), said.editing.clone()));
-                    say(&client, console, &said, spoken).await?;
+                    said_or_refused(&client, console, &said, spoken, &mut refused).await?;
                 }
             }
         }
@@ -178,6 +177,37 @@ pub(super) async fn name_presence(client: &Client) -> Result<()> {
         .await
         .doing("naming the presence connection")?;
     Ok(())
+}
+
+/// [`say`], where a refusal by the database (a role without the privilege on
+/// `gavel_presence`, a key another role holds) is no failure of the connection: it is logged
+/// once (until the reason changes), another key is drawn, and the console stays connected, its
+/// row unwritten, the others not seeing it; the connection's own failures are returned.
+async fn said_or_refused(
+    client: &Client,
+    console: &mut i64,
+    status: &Status,
+    spoken: &mpsc::Sender<Spoken>,
+    refused: &mut Option<String>,
+) -> Result<()> {
+    match say(client, console, status, spoken).await {
+        Ok(()) => {
+            *refused = None;
+            Ok(())
+        }
+        Err(e) => {
+            if refusal(&e).is_none() {
+                return Err(e);
+            }
+            let why = e.to_string();
+            if refused.as_deref() != Some(&why) {
+                tracing::warn!("the other consoles cannot see this one: {why}");
+            }
+            *refused = Some(why);
+            *console = draw();
+            Ok(())
+        }
+    }
 }
 
 /// Writes `status` as row `console` (inserted when it is not there: the first time, or after it

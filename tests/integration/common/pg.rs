@@ -282,13 +282,18 @@ impl Console {
                 .is_some_and(|d| d.turns.len() as u64 >= count)
         })
         .await;
-        let settled = Instant::now() + Duration::from_secs(2);
+        self.settle(Duration::from_secs(2)).await;
+        assert_each_turn_once(&self.model, session, count);
+    }
+
+    /// Applies whatever events arrive within `how_long`.
+    pub async fn settle(&mut self, how_long: Duration) {
+        let settled = Instant::now() + how_long;
         while let Ok(Some(event)) =
             tokio::time::timeout_at(settled.into(), self.events.recv()).await
         {
             self.handle(event);
         }
-        assert_each_turn_once(&self.model, session, count);
     }
 
     /// Applies events until `done` holds, failing after 30 s.
