@@ -233,10 +233,10 @@ async fn runs(
 /// Migrates `subscriber_url`'s database and subscribes it to the primary's publication, as
 /// `gavel migrate --subscribe-to` does, then waits for the first copy.
 async fn subscribe_to(primary_url: &str, subscriber_url: &str) -> Result<()> {
-    check_publisher(&load::connect(primary_url).await?).await?;
+    let publisher = check_publisher(&load::connect(primary_url).await?).await?;
     let mut client = load::connect(subscriber_url).await?;
     migrate(&mut client).await?;
-    subscribe(&client, primary_url).await?;
+    subscribe(&client, primary_url, &publisher).await?;
     let started = now_ns();
     loop {
         let now = sync(&client).await?;

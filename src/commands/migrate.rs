@@ -10,8 +10,8 @@ use tokio_postgres::Client;
 
 use gavel::progress::Stage;
 use gavel::store::postgres::{
-    OPERATOR_ROLE, Subscribed, Target, VIEWER_ROLE, check_publisher, ensure_roles, keep_local,
-    migrate_each, migrations, subscribe, sync,
+    OPERATOR_ROLE, Publisher, Subscribed, Target, VIEWER_ROLE, check_publisher, ensure_roles,
+    keep_local, migrate_each, migrations, subscribe, sync,
 };
 
 use super::{print, runtime, stop_on_interrupt, target, warn_all};
@@ -27,20 +27,26 @@ pub fn run(db: Option<&str>, subscribe_to: Option<&str>) -> Result<ExitCode> {
     stop_on_interrupt()?;
     let target = target(db)?;
     runtime()?.block_on(async {
-        if let Some(primary) = subscribe_to {
-            let primary_target = super::target(Some(primary))?;
-            let client = primary_target
-                .connect_driven()
-                .await
-                .context("connecting to the primary (--subscribe-to)")?;
-            check_publisher(&client)
-                .await
-                .with_context(|| format!("the primary {}", primary_target.describe()))?;
-        }
+        let publisher = match subscribe_to {
+            Some(primary) => {
+                let primary_target = super::target(Some(primary))?;
+                let client = primary_target
+                    .connect_driven()
+                    .await
+                    .context("connecting to the primary (--subscribe-to)")?;
+                let publisher = check_publisher(&client)
+                    .await
+                    .with_context(|| format!("the primary {}", primary_target.describe()))?;
+                Some((primary, publisher))
+            }
+            None => None,
+        };
         let mut client = target.connect_driven().await?;
         migrate_schema(&target, &mut client).await?;
-        match subscribe_to {
-            Some(primary) => subscribe_here(&target, &client, primary).await?,
+        match &publisher {
+            Some((primary, publisher)) => {
+                subscribe_here(&target, &client, primary, publisher).await?
+            }
             None => {
                 keep_local(&client).await?;
             }
@@ -86,9 +92,14 @@ async fn migrate_schema(target: &Target, client: &mut Client) -> Result<()> {
 
 /// Subscribes this database to the primary's publication and, for a new subscription, waits
 /// for the first copy of the primary's tables (up to [`COPY_WAIT`]).
-async fn subscribe_here(target: &Target, client: &Client, primary: &str) -> Result<()> {
+async fn subscribe_here(
+    target: &Target,
+    client: &Client,
+    primary: &str,
+    publisher: &Publisher,
+) -> Result<()> {
     let here = target.describe();
-    match subscribe(client, primary).await? {
+    match subscribe(client, primary, publisher).await? {
         Subscribed::Already { name, enabled } => {
             print(&format!("{here}: subscribed already ({name})\n"))?;
             if !enabled {

@@ -44,7 +44,8 @@ pub use payload::Notice;
 pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, hearing, present};
 pub use queries::{audit_rows, finished_debates, history};
 pub use replication::{
-    LOCAL_ONLY, PUBLICATION, Subscribed, Sync, check_publisher, keep_local, subscribe, sync,
+    LOCAL_ONLY, PUBLICATION, Publisher, Subscribed, Sync, check_publisher, keep_local, subscribe,
+    sync,
 };
 pub use roles::{
     OPERATOR_ROLE, PUBLISHER_ROLE, VIEWER_ROLE, ensure_roles, grant, grant_publishers, revoke,

@@ -30,6 +30,14 @@ pub const LOCAL_ONLY: [(&str, &str); 10] = [
     ("gavel_presence", "gavel_presence_stamp"),
 ];
 
+/// What [`check_publisher`] learnt of the primary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Publisher {
+    /// The primary's system identifier, when its role may read it: a subscriber on the same
+    /// server is refused (its subscription would wait for itself forever).
+    system: Option<String>,
+}
+
 /// What [`subscribe`] found or did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subscribed {
@@ -43,7 +51,7 @@ pub enum Subscribed {
 /// Checks that the primary, as the role of the connection `primary`, can feed a subscriber:
 /// logical decoding on, gavel's publication there, the role allowed to replicate and a free
 /// replication slot. Each refusal says what to change.
-pub async fn check_publisher(primary: &Client) -> Result<()> {
+pub async fn check_publisher(primary: &Client) -> Result<Publisher> {
     let row = primary
         .query_one(
             "SELECT current_setting('wal_level'), current_user::text,
@@ -79,6 +87,14 @@ pub async fn check_publisher(primary: &Client) -> Result<()> {
              first"
         )));
     }
+    let system = primary
+        .query_one(
+            "SELECT system_identifier::text FROM pg_control_system()",
+            &[],
+        )
+        .await
+        .ok()
+        .map(|row| row.get(0));
     if used >= slots {
         return Err(Error::Replication(format!(
             "all {slots} replication slots of the primary are in use: raise \
@@ -86,16 +102,21 @@ pub async fn check_publisher(primary: &Client) -> Result<()> {
              slot_name, active FROM pg_replication_slots)"
         )));
     }
-    Ok(())
+    Ok(Publisher { system })
 }
 
 /// Subscribes this database (migrated like the primary) to the primary's publication, the
 /// subscriber's server connecting with `conninfo` itself (so it must hold everything the
 /// server needs to reach the primary: host, role, password). Refuses when this role may not
 /// create subscriptions, when gavel's tables here have rows already (the initial copy would
-/// collide with them), or when this database subscribes to another primary already. Then sets
-/// [`LOCAL_ONLY`]. Run twice with the same `conninfo`, it changes nothing.
-pub async fn subscribe(client: &Client, conninfo: &str) -> Result<Subscribed> {
+/// collide with them), when it is on the primary's own server, or when this database subscribes
+/// to another primary already. Then sets [`LOCAL_ONLY`]. Run twice with the same `conninfo`, it
+/// changes nothing.
+pub async fn subscribe(
+    client: &Client,
+    conninfo: &str,
+    publisher: &Publisher,
+) -> Result<Subscribed> {
     let existing = client
         .query_opt(
             "SELECT subname::text, subconninfo, subenabled FROM pg_subscription
@@ -145,16 +166,23 @@ pub async fn subscribe(client: &Client, conninfo: &str) -> Result<Subscribed> {
     }
     // Named after this server and database: slot names are the primary's, shared by every
     // subscriber.
-    let name: String = client
+    let row = client
         .query_one(
-            "SELECT format('gavel_%s_%s', system_identifier,
+            "SELECT system_identifier::text, format('gavel_%s_%s', system_identifier,
                            (SELECT oid FROM pg_database WHERE datname = current_database()))
              FROM pg_control_system()",
             &[],
         )
         .await
-        .doing("naming the subscription")?
-        .get(0);
+        .doing("naming the subscription")?;
+    let (system, name): (String, String) = (row.get(0), row.get(1));
+    if publisher.system.as_ref() == Some(&system) {
+        return Err(Error::Replication(
+            "the subscriber is on the primary's own server: a subscription to its own server \
+             waits for itself forever. Subscribe a database on another server"
+                .to_owned(),
+        ));
+    }
     let create: String = client
         .query_one(
             "SELECT format('CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I', $1::text, \

@@ -251,3 +251,56 @@ async fn any_decision_without_an_action_is_pending_while_the_debate_runs() {
         .await;
     assert_eq!(pending_round(&console), (None, None));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_countdown_counts_the_gated_wait_the_database_gives_each_debate() {
+    let Database { target, client, .. } = migrated_database("gated_wait").await;
+    for id in ["long", "default", "nonsense"] {
+        client.execute(SESSION, &[&id]).await.unwrap();
+        common::pg::decide(&client, id, 1, Some("continue_baseline")).await;
+    }
+    client
+        .batch_execute(
+            "UPDATE debate_sessions SET gated_timeout_secs = 600 WHERE id = 'long';
+             UPDATE debate_sessions SET gated_timeout_secs = -5 WHERE id = 'nonsense';",
+        )
+        .await
+        .unwrap();
+    let mut console = Console::live(target).await;
+    console
+        .until("the three waiting", |m| m.debates.waiting() == 3)
+        .await;
+    let left = |console: &Console, id: &str| {
+        let seq = console.model.debates.seq(id).unwrap();
+        let summary = console.model.debates.get(seq).unwrap();
+        console.model.time_left(summary).unwrap()
+    };
+    let long = left(&console, "long");
+    assert!(
+        long > Duration::from_secs(500) && long <= Duration::from_secs(600),
+        "{long:?} left of the debate's own 600 s"
+    );
+    let default = left(&console, "default");
+    assert!(
+        default > Duration::from_secs(60) && default <= Duration::from_secs(90),
+        "{default:?} left of the column's default 90 s"
+    );
+    // A wait out of bounds is flagged on the row and the console's own wait counts instead.
+    let nonsense = console.model.debate("nonsense").unwrap();
+    assert!(
+        nonsense
+            .session
+            .issues
+            .iter()
+            .any(|i| i.contains("gated_timeout_secs")),
+        "{:?}",
+        nonsense.session.issues
+    );
+    assert_eq!(nonsense.session.gated_timeout, None);
+    console.model.about.gated_timeout = Duration::from_secs(30);
+    assert!(left(&console, "nonsense") <= Duration::from_secs(30));
+    assert!(
+        left(&console, "default") > Duration::from_secs(60),
+        "a debate whose row says counts its own"
+    );
+}

@@ -85,9 +85,9 @@ pub async fn migrated_pair(name: &str) -> Pair {
 /// the subscriber subscribed to the primary's publication and done copying its tables.
 pub async fn subscribed(mut pair: Pair) -> Pair {
     migrate(&mut pair.primary.client).await.unwrap();
-    check_publisher(&pair.primary.client).await.unwrap();
+    let publisher = check_publisher(&pair.primary.client).await.unwrap();
     migrate(&mut pair.subscriber.client).await.unwrap();
-    subscribe(&pair.subscriber.client, &pair.primary.url)
+    subscribe(&pair.subscriber.client, &pair.primary.url, &publisher)
         .await
         .unwrap();
     pair.copied().await;

@@ -442,6 +442,22 @@ async fn migrate_subscribe_to_says_what_stands_in_the_way() {
         &format!("role {owner} may not create a subscription on the subscriber"),
     );
 
+    // A database on the primary's own server (its subscription would wait for itself).
+    let same = format!("{}_same", primary.name);
+    primary
+        .client
+        .batch_execute(&format!("CREATE DATABASE {same}"))
+        .await
+        .unwrap();
+    refused(
+        &primary.url.replace(
+            &format!("dbname={}", primary.name),
+            &format!("dbname={same}"),
+        ),
+        &primary.url,
+        "the subscriber is on the primary's own server",
+    );
+
     subscriber
         .client
         .execute(SESSION, &[&"already-here"])
