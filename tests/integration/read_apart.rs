@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use gavel::console::app::{Link, Model, Stall};
-use gavel::store::postgres::{Sides, Target, migrate, subscribe};
+use gavel::store::postgres::{Sides, Target, check_publisher, migrate, subscribe};
 
 use crate::common;
 use crate::postgres::pair::{Pair, Side, migrated_pair};
@@ -57,7 +57,10 @@ async fn beside(pair: &Pair) -> Pair {
         .replace(&ours, &format!("dbname={name}"));
     let (target, mut client) = common::pg::create(&admin, &name, &url).await;
     migrate(&mut client).await.unwrap();
-    subscribe(&client, &pair.primary.url).await.unwrap();
+    let publisher = check_publisher(&pair.primary.client).await.unwrap();
+    subscribe(&client, &pair.primary.url, &publisher)
+        .await
+        .unwrap();
     let primary = Side {
         name: pair.primary.name.clone(),
         url: pair.primary.url.clone(),
