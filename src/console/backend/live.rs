@@ -3,8 +3,9 @@
 //! commands (actions, notes, settings) are carried out on a connection of their own to the
 //! database written, so a slow or failed write never holds up the feed, and a write is checked
 //! there, against what the primary has on record. Presence (who else is here) says this
-//! console's part on a connection of its own to the database written, where what the role may
-//! write is asked too, and hears the others' on the feed's.
+//! console's part on a connection of its own to the database written, and hears the others'
+//! on the feed's. What the role may write is asked of the database written: by the feed on one
+//! database, before it is live; by presence's connection to the primary when reading apart.
 
 use std::time::Duration;
 
@@ -39,6 +40,7 @@ pub fn start(
         wanted,
         limits,
         beside,
+        !sides.reads_elsewhere(),
     ));
     let (presence, said) = watch::channel(None);
     let target = sides.write().clone();

@@ -5,10 +5,10 @@
 //! the row, and since when, the database stamps. Each write is handed to whoever hears presence
 //! ([`Spoken`]), which times its way back to the database read (see `replica::Echoes`).
 //!
-//! This connection is also the console's link to the database it writes: what the role may
-//! write there is asked on it at every connect (`access`), before the console acts; and when
-//! the console reads another database (a subscriber), its state is the primary's as the
-//! console shows it.
+//! When the console reads another database (a subscriber), this connection is also its link
+//! to the primary: what the role may write is asked on it at every connect (`access`), and its
+//! state is the primary's as the console shows it. (A console on one database is told its
+//! rights by its feed, before the feed is live.)
 
 use std::time::Duration;
 
@@ -57,8 +57,8 @@ pub(super) fn draw() -> i64 {
 
 /// Keeps this console's row on `target` as `status` says, from key `console` on, until the
 /// console is gone (`status` closed). Nothing is written before the console says what it is.
-/// What the role may write goes to `events` on every connect; `apart`: the console reads
-/// another database, and this connection's state is the primary's (to `events` too).
+/// `apart`: the console reads another database, and this is its link to the primary (what the
+/// role may write there, and this connection's state, go to `events`).
 pub(super) async fn speak<E: From<Feed>>(
     target: Target,
     apart: bool,
@@ -118,14 +118,14 @@ async fn speaking<E: From<Feed>>(
 ) -> Result<()> {
     let client = target.connect_driven().await?;
     name_presence(&client).await?;
-    let rights = access(&client).await?;
-    events
-        .send(Feed::Access(rights).into())
-        .map_err(|_| Error::ConsoleGone)?;
     if apart {
-        events
-            .send(Feed::Replica(Replica::Primary(Link::Live)).into())
-            .map_err(|_| Error::ConsoleGone)?;
+        let rights = access(&client).await?;
+        for feed in [
+            Feed::Access(rights),
+            Feed::Replica(Replica::Primary(Link::Live)),
+        ] {
+            events.send(feed.into()).map_err(|_| Error::ConsoleGone)?;
+        }
     }
     *failures = 0;
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
