@@ -65,6 +65,7 @@ fn main() {
             wanted,
             Default::default(),
             gavel::store::postgres::hearing().0,
+            true,
         ));
         let mut rows = 0usize;
         loop {

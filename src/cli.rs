@@ -104,6 +104,14 @@ pub enum Commands {
     Watch {
         #[command(flatten)]
         db: Db,
+        /// Read from this database instead: a subscriber of --db's (`gavel migrate
+        /// --subscribe-to`), so that the primary has no listener of this console's. The feed,
+        /// catch-up, histories, searches and the others' presence are read here; actions, notes,
+        /// claims and settings are written to --db, and checked there. A connection string as
+        /// for --db (its service, the PG* variables and the password file fill in what it
+        /// leaves out; DATABASE_URL does not).
+        #[arg(long, value_name = "URL|CONNINFO")]
+        read_from: Option<String>,
         #[command(flatten)]
         console: Console,
     },

@@ -172,9 +172,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             fixtures,
             speed,
         } => commands::simulate::run(db.db.as_deref(), &fixtures, speed, config, &log_dir),
-        Commands::Watch { db, console } => {
-            commands::watch::run(db.db.as_deref(), &console, config, &log_dir)
-        }
+        Commands::Watch {
+            db,
+            read_from,
+            console,
+        } => commands::watch::run(
+            db.db.as_deref(),
+            read_from.as_deref(),
+            &console,
+            config,
+            &log_dir,
+        ),
         Commands::Demo {
             fixtures,
             console,

@@ -19,7 +19,7 @@ use gavel::logging;
 use gavel::progress::Progress;
 use gavel::simulate::postgres::simulate;
 use gavel::simulate::{Fixture, Playback, TimeSource};
-use gavel::store::postgres::{LocalServer, Target, migrate};
+use gavel::store::postgres::{LocalServer, Sides, Target, migrate};
 
 use super::{console_model, load_fixtures, print, runtime};
 
@@ -137,7 +137,12 @@ async fn demo_postgres(
         })
     };
     let (events, receiver) = unbounded_channel();
-    let commands = live::start(target, events.clone(), Some(clock_tx), config.limits);
+    let commands = live::start(
+        Sides::one(target),
+        events.clone(),
+        Some(clock_tx),
+        config.limits,
+    );
     let theme_file = ready.theme_file.as_deref();
     let result = gavel::console::run(
         ready.model,

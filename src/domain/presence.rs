@@ -1,7 +1,7 @@
-//! Presence: who else watches the same database, and what they look at. Ephemeral — never
-//! written to a table. What a console says of itself ([`Status`]) is untrusted text when it
-//! comes from another console: [`Status::parse`] bounds it; the role shown ([`Peer::role`]) is
-//! the database's word for who sent it, never the message's.
+//! Presence: who else watches the same database, and what they look at. Ephemeral: one row a
+//! console, kept while it is here. What a console says of itself ([`Status`]) is untrusted
+//! text when it comes from another console: [`Status::parse`] bounds it; the role shown
+//! ([`Peer::role`]) is the database's word for who sent it, never the message's.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -58,19 +58,42 @@ impl Status {
             editing: status.editing.as_deref().map(cut),
         })
     }
+
+    /// What this console says of itself, within the bounds the others read it in (see
+    /// [`Status::parse`]): its texts cut to [`MAX_STATUS_CHARS`], and shorter still while the
+    /// whole would pass [`MAX_STATUS_BYTES`] (texts of escaped characters).
+    pub fn to_payload(&self) -> String {
+        let mut chars = MAX_STATUS_CHARS;
+        loop {
+            let cut = |text: &str| text.chars().take(chars).collect::<String>();
+            let bounded = Status {
+                operator: cut(&self.operator),
+                looking: self.looking.as_deref().map(cut),
+                claim: self.claim.as_ref().map(|c| Claim {
+                    session_id: cut(&c.session_id),
+                    round: c.round,
+                }),
+                editing: self.editing.as_deref().map(cut),
+            };
+            let payload = serde_json::to_string(&bounded).unwrap_or_default();
+            if payload.len() <= MAX_STATUS_BYTES || chars == 0 {
+                return payload;
+            }
+            chars /= 2;
+        }
+    }
 }
 
 /// Another console, as the database vouches for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Peer {
-    /// The database backend that sent its messages.
-    pub pid: i32,
-    /// The database role of that backend (`pg_stat_activity.usename`): who it really is.
+    /// Its key: the presence row it writes.
+    pub console: i64,
+    /// The database role that writes its row, as the database stamped it: who it really is.
     pub role: String,
     /// What it says of itself (untrusted, bounded).
     pub status: Status,
-    /// When its connection began (`pg_stat_activity.backend_start`), or when it was first heard
-    /// where the database hides that from this console's role.
+    /// Since when it is here: its row's first write, as the database stamped it.
     pub since: Option<DateTime<Utc>>,
     /// When its current claim was first heard.
     pub claimed_at: Option<DateTime<Utc>>,
@@ -107,5 +130,29 @@ mod tests {
         assert_eq!(Status::parse(&huge), None);
         assert_eq!(Status::parse("[1, 2]"), None);
         assert_eq!(Status::parse(r#"{"looking": "s"}"#), None);
+    }
+
+    #[test]
+    fn what_a_console_says_of_itself_is_within_what_the_others_read() {
+        let escaped = "\u{1}".repeat(200);
+        let status = Status {
+            operator: escaped.clone(),
+            looking: Some(escaped.clone()),
+            claim: Some(Claim {
+                session_id: escaped.clone(),
+                round: 3,
+            }),
+            editing: Some("é".repeat(300)),
+        };
+        let payload = status.to_payload();
+        assert!(payload.len() <= MAX_STATUS_BYTES, "{}", payload.len());
+        let read = Status::parse(&payload).expect("read back");
+        assert_eq!(read.claim.map(|c| c.round), Some(3));
+        assert!(!read.operator.is_empty());
+        let plain = Status {
+            operator: "alice".into(),
+            ..Status::default()
+        };
+        assert_eq!(Status::parse(&plain.to_payload()), Some(plain));
     }
 }

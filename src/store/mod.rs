@@ -31,6 +31,36 @@ pub enum Feed {
     /// [`postgres::MAX_HISTORY`] versions, oldest first), read on every connect and again when
     /// a version is published; or why the database would not give it.
     Settings(Result<Vec<SettingsVersion>, String>),
+    /// How the database read stands with the primary, for a console that reads a subscriber
+    /// and writes the primary (`postgres::Sides`).
+    Replica(Replica),
+}
+
+/// What a console reading a subscriber learns of its replication, each part as it changes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replica {
+    /// How far the database read is behind the primary, as this console's own heartbeats
+    /// measure it (written on the primary, read back on the subscriber, both timed on this
+    /// console's clock); `None` while nothing measures it (the primary is out of reach).
+    Behind(Option<Duration>),
+    /// The subscriptions of the database read, as it reports them.
+    Subscriptions(Result<Vec<Subscription>, String>),
+    /// The primary, where actions, notes, claims and settings are written.
+    Primary(Link),
+}
+
+/// A subscription of the database a console reads, as that database reports it
+/// (`pg_subscription`, `pg_stat_subscription`, `pg_stat_subscription_stats`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub name: String,
+    /// `ALTER SUBSCRIPTION ... ENABLE` has it applying; disabled, nothing arrives.
+    pub enabled: bool,
+    /// Its apply worker runs now (an enabled subscription without one is failing, or starting).
+    pub applying: bool,
+    /// Errors its apply and table synchronisation workers met since its statistics were reset
+    /// (`None` where the server does not count them: before PostgreSQL 15).
+    pub errors: Option<i64>,
 }
 
 /// The state of the connection to a live database.

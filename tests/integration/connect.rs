@@ -713,6 +713,7 @@ async fn of_several_hosts_the_primary_is_found_and_followed_after_a_failover() {
         history,
         Default::default(),
         presence,
+        true,
     ));
     let mut next_live = async || {
         let deadline = Instant::now() + Duration::from_secs(30);

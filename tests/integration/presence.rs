@@ -1,6 +1,7 @@
 //! Presence and soft claims: consoles on one database see each other within a heartbeat or
-//! two, each under the database role that really sent its messages (a payload's claim is not
-//! trusted), and one whose heartbeats stop (a killed console's) is gone within two heartbeats.
+//! two, each under the database role that really wrote its row (a row's claim is not trusted,
+//! a notification names a row and says nothing itself, another role's row cannot be taken),
+//! and one whose heartbeats stop (a killed console's) is gone within two heartbeats.
 //! A confirmation opened on a waiting decision shows on the other consoles within a second;
 //! acting on it asks first; the database still takes one action; a viewer claims nothing.
 //!
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::KeyCode;
 use gavel::console::app::{Event, Overlay, update};
 use gavel::domain::{Claim, Peer, Status};
-use gavel::store::postgres::{CHANNEL, HEARTBEAT, LINGER};
+use gavel::store::postgres::{CHANNEL, HEARTBEAT, LINGER, Sides};
 
 use crate::common;
 use common::pg::{Console, SESSION, action_count, decide, server, target_as, with_logins};
@@ -24,7 +25,10 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
 
     // alice's console runs as postgres; bob's as bob.
     let mut alice = Console::live(target_as(&server, "presence", "postgres", "a")).await;
-    let mut bob = Console::live(target_as(&server, "presence", "bob", "b")).await;
+    let mut bob = Console::attach_to(
+        Sides::one(target_as(&server, "presence", "bob", "b")),
+        "bob",
+    );
     bob.until("alice", |m| {
         m.live
             .peers
@@ -44,17 +48,14 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
         alice.model.live.peers
     );
 
-    // mallory claims to be alice: she is shown as alice under her own role, mallory.
+    // mallory writes a row claiming to be alice: she is shown as alice under her own role.
     let forger = target_as(&server, "presence", "mallory", "m")
         .connect_driven()
         .await
         .unwrap();
     let forged = r#"{"operator": "alice", "looking": "s\u001b[2J"}"#;
-    forger
-        .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &forged])
-        .await
-        .unwrap();
-    bob.until("the forged message", |m| {
+    say(&forger, 42, forged).await.unwrap();
+    bob.until("the forged row", |m| {
         m.live.peers.iter().any(|p| p.role == "mallory")
     })
     .await;
@@ -66,13 +67,63 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
         .find(|p| p.role == "mallory")
         .unwrap();
     assert_eq!(shown.status.operator, "alice");
+    assert_eq!(shown.status.looking.as_deref(), Some("s\u{1b}[2J"));
 
-    // mallory sends nothing more (as a killed console would): gone within two heartbeats.
+    // She cannot take alice's row: neither write it nor delete it.
+    let alices: i64 = forger
+        .query_one(
+            "SELECT console FROM gavel_presence WHERE role = 'postgres'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let taken = say(&forger, alices, r#"{"operator": "mallory"}"#).await;
+    let refused = taken.unwrap_err();
+    assert!(
+        refused
+            .as_db_error()
+            .is_some_and(|e| e.message().contains("is role postgres's")),
+        "{refused}"
+    );
+    let deleted = forger
+        .execute("DELETE FROM gavel_presence WHERE console = $1", &[&alices])
+        .await;
+    assert!(deleted.is_err(), "{deleted:?}");
+    // Nor speak for it on the channel: a payload is a key to read, never a status.
+    for payload in [alices.to_string(), r#"{"operator": "mallory"}"#.to_owned()] {
+        forger
+            .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])
+            .await
+            .unwrap();
+    }
+    bob.settle(Duration::from_millis(500)).await;
+    assert!(
+        bob.model
+            .live
+            .peers
+            .iter()
+            .all(|p| p.status.operator == "alice"),
+        "{:?}",
+        bob.model.live.peers
+    );
+
+    // mallory writes nothing more (as a killed console would), only notifies her key to be
+    // read again: gone within two heartbeats all the same.
     let silent = Instant::now();
+    let waking = tokio::spawn(async move {
+        loop {
+            let _ = forger
+                .execute("SELECT pg_notify($1, '42')", &[&CHANNEL])
+                .await;
+            tokio::time::sleep(Duration::from_millis(700)).await;
+        }
+    });
     bob.until("mallory gone", |m| {
         m.live.peers.iter().all(|p| p.role != "mallory")
     })
     .await;
+    waking.abort();
     assert!(
         silent.elapsed() <= LINGER + HEARTBEAT,
         "gone after {:?}",
@@ -83,23 +134,48 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
     assert!(bob.model.live.peers.iter().any(|p| p.role == "postgres"));
 }
 
-/// A console hears the others on its feed's connection and speaks on one of its own: with both
-/// backends terminated, it comes back on both.
+/// Writes `status` as presence row `key`, as a console does.
+async fn say(
+    client: &tokio_postgres::Client,
+    key: i64,
+    status: &str,
+) -> Result<(), tokio_postgres::Error> {
+    let updated = client
+        .execute(
+            "UPDATE gavel_presence SET status = $2 WHERE console = $1",
+            &[&key, &status],
+        )
+        .await?;
+    if updated == 0 {
+        client
+            .execute(
+                "INSERT INTO gavel_presence (console, status) VALUES ($1, $2)",
+                &[&key, &status],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// A console hears the others on its feed's connection, reads them on a connection of its own
+/// and speaks on another: with all three backends terminated, it comes back on each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_console_whose_backends_are_terminated_is_heard_again_and_hears_again() {
     let server = server();
     let owner = with_logins(&server, "presence_back", &["bob"], &[]).await;
+    for id in ["s", "t"] {
+        owner.execute(SESSION, &[&id]).await.unwrap();
+    }
     let mut alice = Console::live(target_as(&server, "presence_back", "postgres", "a")).await;
     let mut bob = Console::live(target_as(&server, "presence_back", "bob", "b")).await;
-    let alice_among = |m: &gavel::console::app::Model| {
+    let alice_looking = |m: &gavel::console::app::Model| {
         m.live
             .peers
             .iter()
-            .find(|p| p.status.operator == "alice")
-            .map(|p| p.pid)
+            .find(|p| p.role == "postgres")
+            .map(|p| p.status.looking.clone())
     };
-    bob.until("alice", |m| alice_among(m).is_some()).await;
-    let before = alice_among(&bob.model);
+    bob.until("alice", |m| alice_looking(m).is_some()).await;
 
     let terminated = owner
         .query(
@@ -109,27 +185,38 @@ async fn a_console_whose_backends_are_terminated_is_heard_again_and_hears_again(
         )
         .await
         .unwrap();
-    assert_eq!(terminated.len(), 2, "alice's feed and presence backends");
+    assert_eq!(
+        terminated.len(),
+        3,
+        "alice's feed, and her presence's writing and reading backends"
+    );
 
-    // Heard again: from a new presence backend.
-    bob.until("alice from a new backend", |m| {
-        alice_among(m).is_some_and(|pid| Some(pid) != before)
+    // Heard again: what she says now reaches bob.
+    alice
+        .until("the live link again", |m| {
+            m.live.link == Some(gavel::console::app::Link::Live)
+        })
+        .await;
+    let other = match alice_looking(&bob.model).flatten().as_deref() {
+        Some("s") => "t",
+        _ => "s",
+    };
+    alice.select(other);
+    // Any event lets the console say what changed.
+    alice.handle(Event::Resize(160, 48));
+    bob.until("alice looking at the other debate", |m| {
+        alice_looking(m) == Some(Some(other.to_owned()))
     })
     .await;
-    // Hears again: a newcomer beating as consoles do is heard on alice's new feed connection.
+    // Hears again: a newcomer writing its row as consoles do is heard on alice's new
+    // connections.
     let carol = target_as(&server, "presence_back", "bob", "c")
         .connect_driven()
         .await
         .unwrap();
     let beating = tokio::spawn(async move {
         loop {
-            carol
-                .execute(
-                    "SELECT pg_notify($1, $2)",
-                    &[&CHANNEL, &r#"{"operator": "carol"}"#],
-                )
-                .await
-                .unwrap();
+            say(&carol, 7, r#"{"operator": "carol"}"#).await.unwrap();
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
     });
@@ -184,21 +271,8 @@ async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_
     assert!(matches!(bob.model.desk.overlay, Some(Overlay::Confirm(_))));
     bob.press("y");
     alice.press("y");
-    alice
-        .until("alice's answer", |m| {
-            m.desk
-                .flash
-                .as_ref()
-                .is_some_and(|f| !f.text.starts_with("sending"))
-        })
-        .await;
-    bob.until("bob's answer", |m| {
-        m.desk
-            .flash
-            .as_ref()
-            .is_some_and(|f| !f.text.starts_with("sending"))
-    })
-    .await;
+    alice.answer().await;
+    bob.answer().await;
     assert_eq!(action_count(&owner).await, 1);
 
     // A viewer sees claims but makes none: carol's open dialog is refused, she claims nothing.
@@ -217,7 +291,7 @@ async fn a_claim_shows_at_once_asks_before_a_take_over_and_the_race_still_lands_
 /// Another console, of role `role`, calling itself `operator`, deciding round 1 of `claimed`.
 fn peer(operator: &str, role: &str, claimed: Option<&str>) -> Peer {
     Peer {
-        pid: 7,
+        console: 7,
         role: role.into(),
         status: Status {
             operator: operator.into(),
@@ -276,4 +350,61 @@ fn who_lists_the_other_consoles_escaped() {
     update(&mut model, key(KeyCode::Enter));
     assert!(matches!(model.desk.overlay, Some(Overlay::Who { .. })));
     insta::assert_snapshot!("who", common::screen_at(&model, 120, 30));
+}
+
+/// A role the database does not let write presence still watches, connected: the others do not
+/// see it, and it sees them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_whose_role_may_not_write_presence_watches_on_unseen() {
+    let server = server();
+    let owner = with_logins(&server, "unseen", &["dora"], &[]).await;
+    owner
+        .batch_execute("REVOKE INSERT, UPDATE, DELETE ON gavel_presence FROM gavel_viewer")
+        .await
+        .unwrap();
+    let mut alice = Console::live(target_as(&server, "unseen", "postgres", "a")).await;
+    let mut dora = Console::attach_to(
+        Sides::one(target_as(&server, "unseen", "dora", "d")),
+        "dora",
+    );
+    dora.until("live, and alice seen by dora", |m| {
+        m.live.link == Some(gavel::console::app::Link::Live)
+            && m.live.role.as_deref() == Some("dora")
+            && m.live.peers.iter().any(|p| p.status.operator == "alice")
+    })
+    .await;
+    // Two heartbeats of dora's, refused: she stays connected, and alice never lists her.
+    alice.settle(HEARTBEAT * 2).await;
+    assert!(
+        alice.model.live.peers.is_empty(),
+        "{:?}",
+        alice.model.live.peers
+    );
+    dora.settle(Duration::from_millis(200)).await;
+    assert!(
+        dora.links
+            .iter()
+            .all(|l| !matches!(l, gavel::console::app::Link::Down { .. })),
+        "{:?}",
+        dora.links
+    );
+    let presence_backends = async || {
+        let rows = owner
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = 'd presence' \
+                 ORDER BY pid",
+                &[],
+            )
+            .await
+            .unwrap();
+        rows.iter().map(|r| r.get(0)).collect::<Vec<i32>>()
+    };
+    let before = presence_backends().await;
+    dora.settle(HEARTBEAT + Duration::from_secs(1)).await;
+    assert_eq!(before.len(), 2, "dora's two presence connections");
+    assert_eq!(
+        presence_backends().await,
+        before,
+        "the same connections a heartbeat later: not failing and reconnecting"
+    );
 }

@@ -590,7 +590,7 @@ fn shadow_debates_give_the_tokens_saved_and_the_verdict_flips() {
 /// `editing`'s rollout.
 fn editor(operator: &str, role: &str, editing: &str) -> gavel::domain::Peer {
     gavel::domain::Peer {
-        pid: 7,
+        console: 7,
         role: role.into(),
         status: gavel::domain::Status {
             operator: operator.into(),

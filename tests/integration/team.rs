@@ -3,8 +3,8 @@
 //! presence in the header and in `:who` under the role each process connected as; a claim on
 //! another process's screen within a second; the take-over question; both confirming still one
 //! action in the database; what a viewer's console says when it tries to claim or note; a
-//! forged presence message (a raw NOTIFY from another role) listed under that role, its escape
-//! sequences kept from the terminal; a console killed with SIGKILL gone from the others'
+//! forged presence row (written by another role, naming itself another operator) listed under
+//! that role, its escape sequences kept from the terminal; a console killed with SIGKILL gone from the others'
 //! screens within two heartbeats. With ten consoles: each counts the nine others, a claim
 //! reaches all nine within a second, and three killed at once leave the other seven's screens.
 //!
@@ -181,24 +181,23 @@ fn two_operators_and_a_viewer_in_tmux_on_one_database() {
     ));
     assert_eq!(notes, 0);
 
-    // mallory forges a message from alice, with a terminal title in her name: listed under
+    // mallory writes a presence row as alice, with a terminal title in her name: listed under
     // mallory, the escape shown inert, the title untouched.
     let title = bob.display("#{pane_title}");
-    // Her connection stays open: a message whose sender is gone by the time it is read is
-    // dropped, there being no role to list it under.
-    let _mallory = runtime.block_on(async {
+    runtime.block_on(async {
         let mallory = gavel::store::postgres::Target::exact(&url_as(&server, "team", "mallory"))
             .unwrap()
             .connect_driven()
             .await
             .unwrap();
+        let forged = r#"{"operator": "alice\u001b]2;owned\u0007", "looking": "ward-a"}"#;
         mallory
-            .batch_execute(
-                r#"NOTIFY gavel_presence, '{"operator": "alice\u001b]2;owned\u0007", "looking": "ward-a"}'"#,
+            .execute(
+                "INSERT INTO gavel_presence (console, status) VALUES (99, $1)",
+                &[&forged],
             )
             .await
             .unwrap();
-        mallory
     });
     bob.type_line(":who");
     let forged = bob.wait_for("the forged message", |s| {

@@ -308,7 +308,12 @@ async fn hostile_rows_written_by_sql_are_flagged_on_the_console_and_stay_cheap()
         .unwrap();
 
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let _commands = gavel::console::backend::live::start(target, sender, None, Limits::default());
+    let _commands = gavel::console::backend::live::start(
+        gavel::store::postgres::Sides::one(target),
+        sender,
+        None,
+        Limits::default(),
+    );
     let mut model = Model::live("untrusted".into(), "alice".into(), &Config::default());
     let deadline = Instant::now() + Duration::from_secs(20);
     while model.live.link != Some(Link::Live)

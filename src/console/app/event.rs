@@ -9,7 +9,7 @@ use crate::console::pager;
 use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer, SettingsVersion, Status};
 use crate::simulate::Playback;
 pub use crate::store::Link;
-use crate::store::{Feed, NoteFailed, ResolveError};
+use crate::store::{Feed, NoteFailed, Replica, ResolveError};
 
 /// Every input to the console.
 #[derive(Debug, Clone)]
@@ -34,6 +34,8 @@ pub enum Event {
     Access(Access),
     /// The other consoles on the live database now.
     Presence(Vec<Peer>),
+    /// How the subscriber read stands with the primary written (a console reading apart).
+    Replica(Replica),
     /// The controller settings' history as the live database has it now, or why it would not
     /// give it.
     Settings(Result<Vec<SettingsVersion>, String>),
@@ -61,6 +63,7 @@ impl From<Feed> for Event {
             Feed::Presence(peers) => Event::Presence(peers),
             Feed::History { id, found } => Event::History { id, found },
             Feed::Settings(history) => Event::Settings(history),
+            Feed::Replica(replica) => Event::Replica(replica),
         }
     }
 }

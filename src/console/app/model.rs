@@ -20,6 +20,7 @@ use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::geometry::Geometry;
 use super::prompt::Prompt;
+use super::reading::Reading;
 use super::reports::Reports;
 use super::rollout::{Draft, Rollouts};
 use super::wait_clock::WaitClock;
@@ -433,6 +434,8 @@ pub struct Live {
     /// Why the database refuses this console's notes (its role may not pin them, or, attached
     /// to a database, `CHECKING_ACCESS` until the database says), whatever it says of actions.
     pub unpinnable: Option<String>,
+    /// Reading a subscriber of the database written: where, and how it stands with the primary.
+    pub reading: Option<Reading>,
 }
 
 /// The console's clocks.

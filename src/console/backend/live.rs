@@ -1,7 +1,11 @@
-//! The live backend: the console attached to a database. Rows arrive from the listener; the
-//! console's commands (actions, notes) are carried out on a connection of their own, so a slow
-//! or failed write never holds up the feed. Presence (who else is here) says this console's part
-//! on a connection of its own too, and hears the others' on the feed's.
+//! The live backend: the console attached to a database, or to a subscriber read and its
+//! primary written (`Sides`). Rows arrive from the listener on the database read; the console's
+//! commands (actions, notes, settings) are carried out on a connection of their own to the
+//! database written, so a slow or failed write never holds up the feed, and a write is checked
+//! there, against what the primary has on record. Presence (who else is here) says this
+//! console's part on a connection of its own to the database written, and hears the others'
+//! on the feed's. What the role may write is asked of the database written: by the feed on one
+//! database, before it is live; by presence's connection to the primary when reading apart.
 
 use std::time::Duration;
 
@@ -13,16 +17,17 @@ use crate::console::app::{Command, Event, Publishing, SettingsChange};
 use crate::console::backend::{Backend, execute};
 use crate::domain::{DebateNote, Limits, OperatorAction, SettingsVersion, Status};
 use crate::simulate::Playback;
-use crate::store::postgres::{self, Publication, Target, Wanted, hearing, listen, present};
+use crate::store::postgres::{self, Publication, Sides, Target, Wanted, hearing, listen, present};
 use crate::store::{NoteFailed, ResolveError};
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Starts following `target`; returns the sender for the console's commands. `playback`, when
-/// given, is the clock of an in-process simulator (`gavel demo --postgres`) that pause and speed
-/// also steer. Rows are read, and actions checked, within `limits`.
+/// Starts following the database `sides` reads; returns the sender for the console's commands,
+/// which are carried out on the database it writes. `playback`, when given, is the clock of an
+/// in-process simulator (`gavel demo --postgres`) that pause and speed also steer. Rows are
+/// read, and actions checked, within `limits`.
 pub fn start(
-    target: Target,
+    sides: Sides,
     events: UnboundedSender<Event>,
     playback: Option<watch::Sender<Playback>>,
     limits: Limits,
@@ -30,14 +35,16 @@ pub fn start(
     let (wants, wanted) = unbounded_channel();
     let (beside, heard) = hearing();
     tokio::spawn(listen(
-        target.clone(),
+        sides.read().clone(),
         events.clone(),
         wanted,
         limits,
         beside,
+        !sides.reads_elsewhere(),
     ));
     let (presence, said) = watch::channel(None);
-    tokio::spawn(present(target.clone(), said, events.clone(), heard));
+    let target = sides.write().clone();
+    tokio::spawn(present(sides, said, events.clone(), heard));
     let (commands, receiver) = unbounded_channel();
     let database = Database {
         target,
@@ -50,9 +57,11 @@ pub fn start(
     commands
 }
 
-/// The live backend: actions written on a connection of their own (made again when it fails),
-/// history and searches asked of the listener, whose rows come with the feed.
+/// The live backend: actions written on a connection of their own to the database written
+/// (made again when it fails), history and searches asked of the listener, whose rows come with
+/// the feed.
 struct Database {
+    /// Where the console writes.
     target: Target,
     writer: Option<Client>,
     wants: UnboundedSender<Wanted>,

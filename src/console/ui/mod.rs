@@ -31,17 +31,19 @@ mod sketch;
 mod trace;
 mod transcript;
 
+use std::time::Duration;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::config::theme::Theme;
-use crate::console::app::{DetailView, Focus, Geometry, Link, Model, table_rows};
+use crate::console::app::{DetailView, Focus, Geometry, Link, Model, Reading, Stall, table_rows};
 use crate::console::kept::Kept;
 
 use common::one_line;
 
-use common::{fit, fit_line};
+use common::{countdown, fit, fit_line};
 use sketch::Sketch;
 
 /// Where each part of the main screen goes.
@@ -271,6 +273,11 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
             theme.danger(),
         ),
     };
+    let reading = model
+        .live
+        .reading
+        .as_ref()
+        .map_or_else(Vec::new, |r| reading(r, theme));
     let others = match (&model.live.link, model.live.peers.len()) {
         (None, _) => Span::raw(""),
         (Some(_), 0) => Span::styled("│ 0 others here ", theme.muted()),
@@ -285,13 +292,16 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
         (None, true) => Span::styled("│ read-only ", theme.warn()),
         (None, false) => Span::raw(""),
     };
-    let line = Line::from(vec![
+    let mut spans = vec![
         Span::styled(" gavel ", theme.title()),
         Span::styled("│", theme.muted()),
         as_of(model, theme),
         counts,
         guards(model, theme),
         link,
+    ];
+    spans.extend(reading);
+    spans.extend([
         others,
         access,
         Span::styled("│ ", theme.muted()),
@@ -304,5 +314,57 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
         Span::styled(one_line(&model.about.similarity), theme.text()),
         Span::styled(" │ ? help", theme.muted()),
     ]);
-    fit_line(line, width.into())
+    fit_line(Line::from(spans), width.into())
+}
+
+/// Where a console reading a subscriber reads, and whatever makes what it shows stale or its
+/// writes fail: `│ reading replica-1:5432/debates │ behind 0:04 `, `│ ✗ subscription gavel
+/// disabled `, `│ ✗ primary: why (writes fail) `.
+fn reading(reading: &Reading, theme: &Theme) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::styled(
+        format!("│ reading {} ", fit(&one_line(&reading.from), 56)),
+        theme.text(),
+    )];
+    match &reading.primary {
+        Link::Live => {}
+        Link::Connecting => spans.push(Span::styled("│ ◌ primary ", theme.warn())),
+        Link::Down { error, .. } => spans.push(Span::styled(
+            format!("│ ✗ primary: {} (writes fail) ", fit(&one_line(error), 48)),
+            theme.danger(),
+        )),
+    }
+    let stall = match reading.stall() {
+        None => None,
+        Some(Stall::Unknown(why)) => Some((
+            format!("│ ⚠ subscription unknown: {} ", fit(&one_line(why), 40)),
+            theme.warn(),
+        )),
+        Some(Stall::Unsubscribed) => Some(("│ ⚠ subscribes to nothing ".to_owned(), theme.warn())),
+        Some(Stall::Disabled(name)) => Some((
+            format!("│ ✗ subscription {} disabled ", fit(&one_line(name), 40)),
+            theme.danger(),
+        )),
+        Some(Stall::NotApplying(name, errors)) => Some((
+            format!(
+                "│ ✗ subscription {} not applying{} ",
+                fit(&one_line(name), 40),
+                match errors {
+                    Some(n) if n > 0 => format!(" ({n} errors)"),
+                    _ => String::new(),
+                }
+            ),
+            theme.danger(),
+        )),
+    };
+    spans.extend(stall.map(|(text, style)| Span::styled(text, style)));
+    if let Some(behind) = reading.lagging() {
+        spans.push(Span::styled(
+            format!(
+                "│ behind {} ",
+                countdown(Duration::from_secs(behind.as_secs()))
+            ),
+            theme.warn(),
+        ));
+    }
+    spans
 }

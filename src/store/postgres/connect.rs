@@ -617,6 +617,15 @@ async fn check_session(client: &Client, connection: &mut Driven, session: Sessio
     }
 }
 
+/// How long a connection that failed `failures` times in a row waits before the next attempt:
+/// from 0.5 s, doubling, up to [`MAX_BACKOFF`].
+pub(super) fn retry_in(failures: u32) -> Duration {
+    (Duration::from_millis(250) * 2u32.pow(failures.min(6))).min(MAX_BACKOFF)
+}
+
+/// The longest wait between attempts to connect again.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
 /// Shuffles `items` with a seed from the standard library's per-process random hasher keys.
 fn shuffle<T>(items: &mut [T]) {
     use std::hash::{BuildHasher, Hasher};

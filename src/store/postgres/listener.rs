@@ -3,8 +3,11 @@
 //! `notifications::Beside`, and new settings versions on `gavel_settings`). Its messages are driven through `poll_message` on a task of their
 //! own, so notifications are never dropped and the console never awaits the database.
 //!
+//! It reads whichever database the console reads: the one it writes, or a subscriber of it
+//! (`Sides`), where the rows applied are stamped and notified as on the primary.
+//!
 //! On every (re)connect: LISTEN, tell the console whether its role may record actions and pin
-//! notes, read the controller settings' history (read again whenever a version is published),
+//! notes (where it writes this database too), read the controller settings' history (read again whenever a version is published),
 //! then load what changed since the watermark (everything in the start window on the first
 //! connect), then consume notifications: a row a notification carries (where the database
 //! carries rows, an opt-in: see `payload`) goes to the console at once; the rows the others
@@ -20,7 +23,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio_postgres::Client;
 
 use super::access::access;
-use super::connect::Target;
+use super::connect::{Target, retry_in};
 use super::error::{Error, Result, answered};
 use super::notifications::{Beside, Notifications};
 use super::payload::Notice;
@@ -34,7 +37,6 @@ use crate::store::{Feed, Link};
 pub const START_WINDOW: i64 = 200;
 const KEEPALIVE: Duration = Duration::from_secs(5);
 const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
-const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// Notifications whose rows are read in one round trip, at most.
 const BATCH: usize = 2_000;
 /// New settings versions heard and not yet read: one read takes them all in, so a few are
@@ -51,14 +53,22 @@ pub enum Wanted {
 }
 
 /// Feeds `events` until the console is gone. `wanted` carries what else the console wants
-/// read; rows are read within `limits`. What presence hears goes to `presence`.
+/// read; rows are read within `limits`. What presence hears goes to `presence`. `writes_here`:
+/// the console writes this database too, and is told what its role may write on every connect,
+/// before the feed is live (reading a subscriber, it is told by its connection to the primary:
+/// see `heartbeat`).
 pub async fn listen<E: From<Feed>>(
     target: Target,
     events: UnboundedSender<E>,
     mut wanted: UnboundedReceiver<Wanted>,
     limits: Limits,
     presence: Beside,
+    writes_here: bool,
 ) {
+    let reading = Reading {
+        limits: &limits,
+        writes_here,
+    };
     let mut watermark: Option<Watermark> = None;
     let mut failures: u32 = 0;
     loop {
@@ -71,7 +81,7 @@ pub async fn listen<E: From<Feed>>(
             &events,
             &mut wanted,
             &mut failures,
-            &limits,
+            &reading,
             &presence,
         )
         .await
@@ -79,8 +89,7 @@ pub async fn listen<E: From<Feed>>(
             Ok(()) | Err(Error::ConsoleGone) => return,
             Err(e) => {
                 failures += 1;
-                let wait =
-                    (Duration::from_millis(250) * 2u32.pow(failures.min(6))).min(MAX_BACKOFF);
+                let wait = retry_in(failures);
                 tracing::warn!("database feed lost: {e}; retrying in {wait:?}");
                 let down = Link::Down {
                     error: e.to_string(),
@@ -95,6 +104,13 @@ pub async fn listen<E: From<Feed>>(
     }
 }
 
+/// How a feed reads: rows within `limits`, and whether it tells the console what its role may
+/// write (`writes_here`, see [`listen`]).
+struct Reading<'a> {
+    limits: &'a Limits,
+    writes_here: bool,
+}
+
 /// One connection's life. `Ok` when the console stopped asking, [`Error::ConsoleGone`] when it is
 /// gone, another `Err` when the connection is.
 async fn follow<E: From<Feed>>(
@@ -103,9 +119,10 @@ async fn follow<E: From<Feed>>(
     events: &UnboundedSender<E>,
     wanted: &mut UnboundedReceiver<Wanted>,
     failures: &mut u32,
-    limits: &Limits,
+    reading: &Reading<'_>,
     presence: &Beside,
 ) -> Result<()> {
+    let limits = reading.limits;
     let (heard, mut published) = mpsc::channel(PUBLISHED);
     let settings_channel = Beside {
         channel: SETTINGS_CHANNEL,
@@ -125,10 +142,12 @@ async fn follow<E: From<Feed>>(
         tracing::debug!("keeping the default plan cache mode: {e}");
     }
     let named = Named::prepare(client).await?;
-    let access = access(client).await?;
-    events
-        .send(Feed::Access(access).into())
-        .map_err(|_| Error::ConsoleGone)?;
+    if reading.writes_here {
+        let access = access(client).await?;
+        events
+            .send(Feed::Access(access).into())
+            .map_err(|_| Error::ConsoleGone)?;
+    }
     forward_settings(client, events).await?;
     let (rows, mark) = match *watermark {
         None => queries::initial(client, START_WINDOW, limits).await?,

@@ -1,13 +1,16 @@
 //! The PostgreSQL backend, following `docs/database-contract.md`: migrations, the live listener,
 //! lenient row reading, exactly-once operator actions, notes pinned to debates, what a role may
-//! write, the controller settings' history and rollouts, the viewer, operator and publisher
-//! roles, the publication consoles' subscribers replicate, the rows an orchestrator writes (for the simulator standing in for one), and a
+//! write, presence, a console's two sides (a subscriber read, its primary written) and how the
+//! subscriber stands with the primary, the controller settings' history and rollouts, the
+//! viewer, operator and publisher roles, the publication consoles' subscribers replicate, the
+//! rows an orchestrator writes (for the simulator standing in for one), and a
 //! throwaway local server.
 
 mod access;
 mod actions;
 mod connect;
 mod error;
+mod heartbeat;
 mod libpq;
 mod listener;
 mod local;
@@ -18,10 +21,12 @@ mod orchestrator;
 mod payload;
 mod presence;
 mod queries;
+mod replica;
 mod replication;
 mod roles;
 pub mod rows;
 mod settings;
+mod sides;
 mod tables;
 mod tls;
 
@@ -49,3 +54,4 @@ pub use settings::{
     MAX_HISTORY, Publication, SETTINGS_CHANNEL, debate_types, known_debate_type, publish,
     settings_for, settings_history, settings_in_force, settings_version,
 };
+pub use sides::Sides;

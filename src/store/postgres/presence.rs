@@ -1,43 +1,60 @@
-//! Presence on a channel of gavel's own, `gavel_presence`: each console NOTIFYs what it says of
-//! itself once per [`HEARTBEAT`] on a connection of its own (apart from the live feed), and
-//! hears the others' on the feed's connection, which LISTENs on both channels (see
-//! [`hearing`]): a console has one listening backend, which every commit wakes, not two.
-//! Nothing is written to a table. Who sent a message is the
-//! database's word: the sending backend's pid (carried by every notification) looked up in
-//! `pg_stat_activity`, never the payload's claim. A console not heard from for [`LINGER`] is
-//! gone (a killed one too: its heartbeats stop). What others send is bounded in size
-//! ([`Status::parse`]), number ([`MAX_PEERS`]) and rate ([`BURST`] per sender, then one per
-//! [`REFILL`]; a bounded queue).
+//! Presence: who else is here, across every server a team's consoles read. Each console keeps
+//! a row of `gavel_presence` (migration V6) on the database it writes, the primary (see
+//! `heartbeat`); the row's every write is notified on channel `gavel_presence` wherever it
+//! lands: on the primary, and on each subscriber as it is applied there (the notify trigger is
+//! ENABLE ALWAYS). A console hears the channel on its feed's connection to the database it
+//! reads (see [`hearing`]: one listening backend, which every commit wakes, not two) and reads
+//! the rows named there on a connection of its own: presence needs no LISTEN on the primary
+//! from a console that reads a subscriber.
+//!
+//! On each connect the rows written within [`LINGER`] are read, so that a console is seen at
+//! once by one that comes after it. A notification only names a row (its key); who wrote it is the row's `role`, stamped from
+//! `session_user` by the database that took the write, never a payload's or a client's word.
+//! A console not heard from for [`LINGER`] is gone (a killed one too: its heartbeats stop); one
+//! whose row is deleted goes at once. What others say is bounded in size ([`Status::parse`]),
+//! number ([`MAX_PEERS`]) and rate ([`BURST`] per console, then one per [`REFILL`]; a bounded
+//! queue), and a row read again without a newer write keeps nobody listed.
+//!
+//! Reading a subscriber, this console's own row read back times how far behind the primary the
+//! subscriber is, and its subscriptions are read once a second (see `replica`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::{self, UnboundedSender};
 use tokio::sync::watch;
 use tokio::time::Instant;
-use tokio_postgres::Client;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Row};
 
-use super::connect::Target;
+use super::connect::{Target, retry_in};
 use super::error::{Doing, Error, Result, answered};
+use super::heartbeat::{self, Spoken, draw, name_presence};
 use super::notifications::Beside;
+use super::replica::{Echoes, subscriptions};
+use super::sides::Sides;
 use crate::domain::{MAX_PEERS, Peer, Status};
-use crate::store::Feed;
+use crate::store::{Feed, Replica, Subscription};
+
+pub use super::heartbeat::HEARTBEAT;
 
 /// The channel presence travels on.
 pub const CHANNEL: &str = "gavel_presence";
-/// How often a console says it is here.
-pub const HEARTBEAT: Duration = Duration::from_secs(3);
 /// How long a console not heard from stays listed: two heartbeats.
 pub const LINGER: Duration = Duration::from_secs(6);
-/// Messages one sender may send in a burst; beyond it, one per [`REFILL`] (an honest console
+/// Messages one console may send in a burst; beyond it, one per [`REFILL`] (an honest console
 /// sends one per heartbeat plus one per claim change).
 pub const BURST: u32 = 4;
 pub const REFILL: Duration = Duration::from_secs(1);
 /// Messages from others queued at most; more are dropped until the queue drains.
 const QUEUED: usize = 1_024;
-const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// This console's writes told to the hearing side and not yet taken, at most.
+const SPOKEN: usize = 64;
+/// How often a console reading a subscriber reads its subscriptions and says how far behind it
+/// is.
+const WATCH: Duration = Duration::from_secs(1);
+/// The longest key a notification may name: an `int8` in decimal.
+const KEY_CHARS: usize = 20;
 
 /// What the others send, as the feed's connection hears it: hand the [`Beside`] to the feed
 /// (`listen`) and the queue to [`present`]. The queue holds at most [`QUEUED`] messages; more
@@ -53,52 +70,46 @@ pub fn hearing() -> (Beside, mpsc::Receiver<(i32, String)>) {
     )
 }
 
-/// Keeps this console's presence on `target` and tells `events` who else is there (what the
-/// feed hears, from `heard`: see [`hearing`]), until the console is gone (`status` closed, or
-/// `heard` with the feed). Nothing is sent before the console says what it is. While the feed's
-/// connection is down nobody is heard, and the others go from the list as their time is up.
+/// Keeps this console's presence on the database `sides` writes and tells `events` who else is
+/// there (what the feed hears, from `heard`: see [`hearing`], read on the database `sides`
+/// reads), until the console is gone (`status` closed, or `heard` with the feed). Nothing is
+/// said before the console says what it is. While either connection is down the others go from
+/// the list as their time is up. Reading apart from the primary, also tells `events` how the
+/// subscriber stands with it ([`Feed::Replica`]) and what the role may write there.
 pub async fn present<E: From<Feed>>(
-    target: Target,
-    mut status: watch::Receiver<Option<Status>>,
+    sides: Sides,
+    status: watch::Receiver<Option<Status>>,
     events: UnboundedSender<E>,
-    mut heard: mpsc::Receiver<(i32, String)>,
+    heard: mpsc::Receiver<(i32, String)>,
 ) {
-    let mut failures: u32 = 0;
-    loop {
-        match attend(&target, &mut status, &events, &mut failures, &mut heard).await {
-            Ok(()) | Err(Error::ConsoleGone) => return,
-            Err(e) => {
-                failures += 1;
-                let wait =
-                    (Duration::from_millis(250) * 2u32.pow(failures.min(6))).min(MAX_BACKOFF);
-                tracing::warn!("presence lost: {e}; retrying in {wait:?}");
-                if events.send(Feed::Presence(Vec::new()).into()).is_err() {
-                    return;
-                }
-                tokio::time::sleep(wait).await;
-            }
-        }
+    let console = draw();
+    let apart = sides.reads_elsewhere();
+    let (spoken, said) = mpsc::channel(SPOKEN);
+    let speaking = heartbeat::speak(
+        sides.write().clone(),
+        apart,
+        status,
+        events.clone(),
+        spoken,
+        console,
+    );
+    let listening = Hearing {
+        apart,
+        own: console,
+        peers: BTreeMap::new(),
+        echoes: Echoes::default(),
+        shown: Shown::default(),
     }
-}
-
-/// One connection's life: `Ok` when the console is gone.
-async fn attend<E: From<Feed>>(
-    target: &Target,
-    status: &mut watch::Receiver<Option<Status>>,
-    events: &UnboundedSender<E>,
-    failures: &mut u32,
-    heard: &mut mpsc::Receiver<(i32, String)>,
-) -> Result<()> {
-    let client = target.connect_driven().await?;
-    // What was heard while this connection was down is old news: the next heartbeats tell.
-    while heard.try_recv().is_ok() {}
-    follow(&client, status, events, failures, heard).await
+    .hear(sides.read().clone(), events, heard, said);
+    tokio::join!(speaking, listening);
 }
 
 /// Another console as last heard.
 struct Heard {
     peer: Peer,
+    /// When its row was last read with a newer write, and that write's stamp.
     last: Instant,
+    said_at: Option<DateTime<Utc>>,
     /// Messages it may still send now, and when that was last topped up.
     budget: u32,
     topped: Instant,
@@ -119,161 +130,323 @@ impl Heard {
     }
 }
 
-async fn follow<E: From<Feed>>(
-    client: &Client,
-    status: &mut watch::Receiver<Option<Status>>,
-    events: &UnboundedSender<E>,
-    failures: &mut u32,
-    heard: &mut mpsc::Receiver<(i32, String)>,
-) -> Result<()> {
-    // Named apart from the feed's connection, so that whoever reads pg_stat_activity can tell
-    // the two (`gavel presence` beside `gavel`).
-    let own: i32 = client
-        .query_one(
-            "SELECT pg_backend_pid(), set_config('application_name', \
-                 left(current_setting('application_name'), 54) || ' presence', false)",
-            &[],
+/// What was last told of the replica, so that only changes are told.
+#[derive(Default)]
+struct Shown {
+    /// Whole seconds behind, as last told (`Some(None)`: told that nothing measures it).
+    behind: Option<Option<u64>>,
+    subscriptions: Option<std::result::Result<Vec<Subscription>, String>>,
+}
+
+/// The hearing side: the others as heard, and this console's own row coming back.
+struct Hearing {
+    apart: bool,
+    /// This console's own key (its rows are its own heartbeats coming back, not another
+    /// console).
+    own: i64,
+    peers: BTreeMap<i64, Heard>,
+    echoes: Echoes,
+    shown: Shown,
+}
+
+impl Hearing {
+    /// Hears the others on `target` until the console is gone, connecting again when the
+    /// connection fails.
+    async fn hear<E: From<Feed>>(
+        mut self,
+        target: Target,
+        events: UnboundedSender<E>,
+        mut heard: mpsc::Receiver<(i32, String)>,
+        mut said: mpsc::Receiver<Spoken>,
+    ) {
+        let mut failures: u32 = 0;
+        loop {
+            match self
+                .attend(&target, &events, &mut heard, &mut said, &mut failures)
+                .await
+            {
+                Ok(()) | Err(Error::ConsoleGone) => return,
+                Err(e) => {
+                    failures += 1;
+                    let wait = retry_in(failures);
+                    tracing::warn!("presence lost: {e}; retrying in {wait:?}");
+                    self.peers.clear();
+                    if events.send(Feed::Presence(Vec::new()).into()).is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    /// One connection's life: `Ok` when the console is gone.
+    async fn attend<E: From<Feed>>(
+        &mut self,
+        target: &Target,
+        events: &UnboundedSender<E>,
+        heard: &mut mpsc::Receiver<(i32, String)>,
+        said: &mut mpsc::Receiver<Spoken>,
+        failures: &mut u32,
+    ) -> Result<()> {
+        let client = target.connect_driven().await?;
+        name_presence(&client).await?;
+        // What was heard while this connection was down is old news: the rows say who is here.
+        while heard.try_recv().is_ok() {}
+        let here = self.read_present(&client).await?;
+        *failures = 0;
+        if here {
+            self.tell_peers(events)?;
+        }
+        let mut watch = tokio::time::interval(WATCH);
+        loop {
+            let changed = tokio::select! {
+                // This console's own writes first, so that its row is known as its own.
+                biased;
+                spoken = said.recv() => {
+                    let Some(spoken) = spoken else {
+                        return Ok(());
+                    };
+                    self.spoke(spoken);
+                    false
+                }
+                message = heard.recv() => {
+                    // The feed is gone only with the console.
+                    let Some((_, first)) = message else {
+                        return Ok(());
+                    };
+                    while let Ok(spoken) = said.try_recv() {
+                        self.spoke(spoken);
+                    }
+                    let named = self.named(first, heard);
+                    let changed = self.read(&client, named).await?;
+                    if self.apart {
+                        self.tell_behind(events)?;
+                    }
+                    changed
+                }
+                // The first console to fall silent goes when its time is up, to the moment.
+                _ = tokio::time::sleep_until(self.expiry()) => {
+                    let before = self.peers.len();
+                    self.peers.retain(|_, h| h.last.elapsed() < LINGER);
+                    self.peers.len() != before
+                }
+                _ = watch.tick(), if self.apart => {
+                    self.tell_behind(events)?;
+                    self.tell_subscriptions(&client, events).await?;
+                    false
+                }
+            };
+            if changed {
+                self.tell_peers(events)?;
+            }
+        }
+    }
+
+    /// Tells who is here, by operator.
+    fn tell_peers<E: From<Feed>>(&self, events: &UnboundedSender<E>) -> Result<()> {
+        let mut list: Vec<Peer> = self.peers.values().map(|h| h.peer.clone()).collect();
+        list.sort_by(|a, b| (&a.status.operator, a.console).cmp(&(&b.status.operator, b.console)));
+        events
+            .send(Feed::Presence(list).into())
+            .map_err(|_| Error::ConsoleGone)
+    }
+
+    /// Takes what the speaking side wrote.
+    fn spoke(&mut self, spoken: Spoken) {
+        match spoken {
+            Spoken::Said {
+                console,
+                said_at,
+                at,
+            } => {
+                self.own = console;
+                self.echoes.sent(said_at, at);
+            }
+            Spoken::Lost => self.echoes.lost(),
+        }
+    }
+
+    /// The keys named by `first` and the messages queued behind it that are within their
+    /// console's rate (this console's own always are); a message that names no key is dropped.
+    fn named(&mut self, first: String, heard: &mut mpsc::Receiver<(i32, String)>) -> Vec<i64> {
+        let queued = std::iter::from_fn(|| heard.try_recv().ok().map(|(_, payload)| payload));
+        let mut keys = BTreeSet::new();
+        for payload in std::iter::once(first).chain(queued.take(QUEUED)) {
+            let key = (payload.len() <= KEY_CHARS)
+                .then(|| payload.parse::<i64>().ok())
+                .flatten();
+            let Some(key) = key else {
+                tracing::debug!("ignoring a presence message: {payload:.120}");
+                continue;
+            };
+            if key == self.own || self.peers.get_mut(&key).is_none_or(Heard::spend) {
+                keys.insert(key);
+            }
+        }
+        keys.into_iter().collect()
+    }
+
+    /// Reads the rows written within [`LINGER`] (by the clock of the database read: a
+    /// subscriber's may differ a little from the primary's that stamped them, and the next
+    /// heartbeats set that right), so that a console is seen at once by one that comes after it;
+    /// whether any was filed.
+    async fn read_present(&mut self, client: &Client) -> Result<bool> {
+        let rows = answered(
+            "the read of who is here",
+            HEARTBEAT,
+            client.query(
+                &format!(
+                    "SELECT console, role, status, since, said_at FROM gavel_presence \
+                     WHERE said_at > now() - make_interval(secs => $1) \
+                     ORDER BY said_at DESC LIMIT {}",
+                    MAX_PEERS + 1
+                ),
+                &[&LINGER.as_secs_f64()],
+            ),
         )
-        .await
-        .doing("naming the presence connection")?
-        .get(0);
-    *failures = 0;
-    let mut peers: BTreeMap<i32, Heard> = BTreeMap::new();
-    let mut heartbeat = tokio::time::interval(HEARTBEAT);
-    // What was said last that the others hear of at once when it changes: the claim, and the
-    // rollout being edited.
-    let mut claimed = (None, None);
-    loop {
-        let changed = tokio::select! {
-            _ = heartbeat.tick() => {
-                let said = status.borrow().clone();
-                if let Some(said) = said {
-                    claimed = (said.claim.clone(), said.editing.clone());
-                    announce(client, &said).await?;
-                }
-                false
-            }
-            // The first console to fall silent goes when its time is up, to the moment.
-            _ = tokio::time::sleep_until(expiry(&peers)) => {
-                let before = peers.len();
-                peers.retain(|_, h| h.last.elapsed() < LINGER);
-                peers.len() != before
-            }
-            gone = status.changed() => {
-                if gone.is_err() {
-                    return Ok(());
-                }
-                // A claim taken or let go, or a rollout's editing begun or ended, is said at
-                // once; the rest waits for the heartbeat.
-                let said = status.borrow_and_update().clone();
-                if let Some(said) = said.filter(|s| (&s.claim, &s.editing) != (&claimed.0, &claimed.1)) {
-                    claimed = (said.claim.clone(), said.editing.clone());
-                    announce(client, &said).await?;
-                }
-                false
-            }
-            message = heard.recv() => {
-                // The feed is gone only with the console.
-                let Some((pid, payload)) = message else {
-                    return Ok(());
-                };
-                pid != own && hear(client, &mut peers, pid, &payload).await?
-            }
-        };
-        if changed {
-            let mut list: Vec<Peer> = peers.values().map(|h| h.peer.clone()).collect();
-            list.sort_by(|a, b| (&a.status.operator, a.pid).cmp(&(&b.status.operator, b.pid)));
-            events
-                .send(Feed::Presence(list).into())
-                .map_err(|_| Error::ConsoleGone)?;
-        }
-    }
-}
-
-/// When the console heard from least recently is to go: [`LINGER`] after it was last heard
-/// (an hour from now when there is none).
-fn expiry(peers: &BTreeMap<i32, Heard>) -> Instant {
-    peers
-        .values()
-        .map(|h| h.last + LINGER)
-        .min()
-        .unwrap_or_else(|| Instant::now() + Duration::from_secs(3_600))
-}
-
-/// Says `status` on the channel.
-async fn announce(client: &Client, status: &Status) -> Result<()> {
-    let payload = serde_json::to_string(status).unwrap_or_default();
-    let params: [&(dyn ToSql + Sync); 2] = [&CHANNEL, &payload];
-    let notify = client.execute("SELECT pg_notify($1, $2)", &params);
-    // Within a heartbeat, or the connection is taken for lost: it listens for nothing, so
-    // nothing else would tell.
-    answered("this console's presence", HEARTBEAT, notify)
         .await?
-        .doing("announcing this console's presence")?;
-    Ok(())
-}
+        .doing("reading who is here")?;
+        Ok(self.file_all(&rows, &[]))
+    }
 
-/// Files a message from backend `pid`: whether the list changed. Dropped when too soon after
-/// the sender's last, unreadable, from a backend already gone, or from one sender too many.
-async fn hear(
-    client: &Client,
-    peers: &mut BTreeMap<i32, Heard>,
-    pid: i32,
-    payload: &str,
-) -> Result<bool> {
-    if peers.get_mut(&pid).is_some_and(|h| !h.spend()) {
-        return Ok(false);
-    }
-    let Some(status) = Status::parse(payload) else {
-        tracing::debug!("ignoring a presence message from backend {pid}: {payload:.120}");
-        return Ok(false);
-    };
-    if let Some(known) = peers.get_mut(&pid) {
-        known.last = Instant::now();
-        let changed = known.peer.status != status;
-        if known.peer.status.claim != status.claim {
-            known.peer.claimed_at = status.claim.as_ref().map(|_| Utc::now());
+    /// Reads the rows `keys` name and files them: whether the list changed. A key whose row is
+    /// gone is a console that left.
+    async fn read(&mut self, client: &Client, keys: Vec<i64>) -> Result<bool> {
+        if keys.is_empty() {
+            return Ok(false);
         }
-        known.peer.status = status;
-        return Ok(changed);
+        let rows = answered(
+            "the read of who is here",
+            HEARTBEAT,
+            client.query(
+                "SELECT console, role, status, since, said_at FROM gavel_presence \
+                 WHERE console = ANY($1)",
+                &[&keys],
+            ),
+        )
+        .await?
+        .doing("reading who is here")?;
+        Ok(self.file_all(&rows, &keys))
     }
-    if peers.len() >= MAX_PEERS {
-        return Ok(false);
+
+    /// Files `rows`, read for `keys` (whose consoles without a row left): whether the list
+    /// changed.
+    fn file_all(&mut self, rows: &[Row], keys: &[i64]) -> bool {
+        let mut changed = false;
+        let mut found = BTreeSet::new();
+        for row in rows {
+            match self.file(row) {
+                Ok(Some((key, filed))) => {
+                    found.insert(key);
+                    changed |= filed;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::debug!("ignoring a presence row: {e}"),
+            }
+        }
+        for key in keys {
+            if !found.contains(key) {
+                changed |= self.peers.remove(key).is_some();
+            }
+        }
+        changed
     }
-    let params: [&(dyn ToSql + Sync); 1] = [&pid];
-    let lookup = client.query_opt(
-        "SELECT usename::text, backend_start FROM pg_stat_activity WHERE pid = $1",
-        &params,
-    );
-    let row = answered(
-        "the lookup of a presence message's sender",
-        HEARTBEAT,
-        lookup,
-    )
-    .await?
-    .doing("reading who sent a presence message")?;
-    let Some(row) = row else {
-        return Ok(false);
-    };
-    let role: Option<String> = row.get(0);
-    // Another role's backend_start is hidden from a role without pg_read_all_stats: then
-    // since when this console has heard it.
-    let since: Option<DateTime<Utc>> = row.get::<_, Option<_>>(1).or_else(|| Some(Utc::now()));
-    let peer = Peer {
-        pid,
-        role: role.unwrap_or_else(|| "?".to_owned()),
-        claimed_at: status.claim.as_ref().map(|_| Utc::now()),
-        status,
-        since,
-    };
-    peers.insert(
-        pid,
-        Heard {
-            peer,
-            last: Instant::now(),
-            budget: BURST - 1,
-            topped: Instant::now(),
-        },
-    );
-    Ok(true)
+
+    /// Files one row: its key, and whether the list changed (`None` for this console's own
+    /// row, which times the way back instead, and for a console one too many).
+    fn file(&mut self, row: &Row) -> std::result::Result<Option<(i64, bool)>, String> {
+        let column = |e: tokio_postgres::Error| format!("gavel_presence: {e}");
+        let key: i64 = row.try_get(0).map_err(column)?;
+        let said_at: Option<DateTime<Utc>> = row.try_get(4).map_err(column)?;
+        if key == self.own {
+            if let Some(said_at) = said_at {
+                self.echoes.seen(said_at, Instant::now());
+            }
+            return Ok(None);
+        }
+        let text: Option<String> = row.try_get(2).map_err(column)?;
+        let Some(status) = text.as_deref().and_then(Status::parse) else {
+            return Err(format!("gavel_presence ({key}): status: not a status"));
+        };
+        if let Some(known) = self.peers.get_mut(&key) {
+            if known.said_at != said_at {
+                known.last = Instant::now();
+                known.said_at = said_at;
+            }
+            let changed = known.peer.status != status;
+            if known.peer.status.claim != status.claim {
+                known.peer.claimed_at = status.claim.as_ref().map(|_| Utc::now());
+            }
+            known.peer.status = status;
+            return Ok(Some((key, changed)));
+        }
+        if self.peers.len() >= MAX_PEERS {
+            return Ok(None);
+        }
+        let role: Option<String> = row.try_get(1).map_err(column)?;
+        let since: Option<DateTime<Utc>> = row.try_get(3).map_err(column)?;
+        let peer = Peer {
+            console: key,
+            role: role.unwrap_or_else(|| "?".to_owned()),
+            claimed_at: status.claim.as_ref().map(|_| Utc::now()),
+            status,
+            since,
+        };
+        self.peers.insert(
+            key,
+            Heard {
+                peer,
+                last: Instant::now(),
+                said_at,
+                budget: BURST - 1,
+                topped: Instant::now(),
+            },
+        );
+        Ok(Some((key, true)))
+    }
+
+    /// When the console heard from least recently is to go: [`LINGER`] after it was last heard
+    /// (an hour from now when there is none).
+    fn expiry(&self) -> Instant {
+        self.peers
+            .values()
+            .map(|h| h.last + LINGER)
+            .min()
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(3_600))
+    }
+
+    /// Tells how far behind the primary the subscriber is, in whole seconds, when that changed.
+    fn tell_behind<E: From<Feed>>(&mut self, events: &UnboundedSender<E>) -> Result<()> {
+        let behind = self.echoes.behind(Instant::now());
+        let seconds = behind.map(|d| d.as_secs());
+        if self.shown.behind == Some(seconds) {
+            return Ok(());
+        }
+        self.shown.behind = Some(seconds);
+        events
+            .send(Feed::Replica(Replica::Behind(behind)).into())
+            .map_err(|_| Error::ConsoleGone)
+    }
+
+    /// Reads the subscriptions and tells them when they changed.
+    async fn tell_subscriptions<E: From<Feed>>(
+        &mut self,
+        client: &Client,
+        events: &UnboundedSender<E>,
+    ) -> Result<()> {
+        let now = answered(
+            "the read of the subscriptions",
+            WATCH * 3,
+            subscriptions(client),
+        )
+        .await??;
+        if self.shown.subscriptions.as_ref() == Some(&now) {
+            return Ok(());
+        }
+        self.shown.subscriptions = Some(now.clone());
+        events
+            .send(Feed::Replica(Replica::Subscriptions(now)).into())
+            .map_err(|_| Error::ConsoleGone)
+    }
 }

@@ -71,7 +71,8 @@ pub async fn ensure_roles(client: &Client) -> Result<Vec<String>> {
                  TO {VIEWER_ROLE}"
         ),
         format!(
-            "GRANT INSERT (status), UPDATE (status), DELETE ON gavel_presence TO {VIEWER_ROLE}"
+            "GRANT INSERT (console, status), UPDATE (status), DELETE ON gavel_presence \
+             TO {VIEWER_ROLE}"
         ),
         format!("GRANT USAGE ON SEQUENCE gavel_presence_console_seq TO {VIEWER_ROLE}"),
         format!("GRANT {VIEWER_ROLE} TO {OPERATOR_ROLE}"),

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use gavel::console::app::{Command, Event, Link, Model, update};
-use gavel::store::postgres::{LocalServer, Target};
+use gavel::console::app::{Command, Event, Link, Model, Reading, update};
+use gavel::store::postgres::{LocalServer, Sides, Target};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::Client;
 
@@ -177,19 +177,41 @@ pub struct Console {
 impl Console {
     /// A console attached to `target`, acting as the operator "alice".
     pub fn attach(target: Target) -> Console {
+        Console::attach_to(Sides::one(target), "alice")
+    }
+
+    /// A console reading and writing as `sides` says, acting as the operator `operator`.
+    pub fn attach_to(sides: Sides, operator: &str) -> Console {
         let (sender, events) = unbounded_channel();
+        let mut model = Model::live(
+            "test".into(),
+            operator.into(),
+            &gavel::config::Config::default(),
+        );
+        if sides.reads_elsewhere() {
+            model.live.reading = Some(Reading::new(sides.read().describe()));
+        }
         let commands =
-            gavel::console::backend::live::start(target, sender, None, Default::default());
+            gavel::console::backend::live::start(sides, sender, None, Default::default());
         Console {
-            model: Model::live(
-                "test".into(),
-                "alice".into(),
-                &gavel::config::Config::default(),
-            ),
+            model,
             events,
             commands,
             links: Vec::new(),
         }
+    }
+
+    /// A console of `operator`'s that reads `read` (a subscriber) and writes `write` (its
+    /// primary), once its feed is live and the primary has said what its role may write.
+    pub async fn reading(write: &Target, read: &Target, operator: &str) -> Console {
+        let sides = Sides::split(write.clone(), read.clone());
+        let mut console = Console::attach_to(sides, operator);
+        console
+            .until("the live link and the role's rights", |m| {
+                m.live.link == Some(Link::Live) && m.live.role.is_some()
+            })
+            .await;
+        console
     }
 
     /// Hands `event` to `update()` (noting a change of link) and sends the commands it gives.
@@ -202,11 +224,14 @@ impl Console {
         }
     }
 
-    /// A console attached to `target`, once its feed is live.
+    /// A console attached to `target`, once its feed is live and the database has said what
+    /// its role may write.
     pub async fn live(target: Target) -> Console {
         let mut console = Console::attach(target);
         console
-            .until("the live link", |m| m.live.link == Some(Link::Live))
+            .until("the live link and the role's rights", |m| {
+                m.live.link == Some(Link::Live) && m.live.role.is_some()
+            })
             .await;
         console
     }
@@ -226,24 +251,27 @@ impl Console {
 
     /// Stops `server`, presses `keys` (an action confirmed), waits for the write to fail and the
     /// feed to notice, then starts the server again and hands it back.
-    pub async fn act_while_down(&mut self, mut server: LocalServer, keys: &str) -> LocalServer {
-        let mut server = tokio::task::spawn_blocking(move || {
-            server.stop().unwrap();
-            server
-        })
-        .await
-        .unwrap();
+    pub async fn act_while_down(&mut self, server: LocalServer, keys: &str) -> LocalServer {
+        let server = stopped(server).await;
         self.press(keys);
         self.until("the write to fail", |m| m.desk.retry.is_some())
             .await;
         self.until("the feed to notice", |m| m.live.link != Some(Link::Live))
             .await;
-        tokio::task::spawn_blocking(move || {
-            server.resume().unwrap();
-            server
+        resumed(server).await
+    }
+
+    /// Waits for the answer to the action just confirmed (the footer no longer says it is
+    /// being sent), and returns what the footer says of it.
+    pub async fn answer(&mut self) -> String {
+        self.until("the action's answer", |m| {
+            m.desk
+                .flash
+                .as_ref()
+                .is_some_and(|f| !f.text.starts_with("sending"))
         })
-        .await
-        .unwrap()
+        .await;
+        self.flash()
     }
 
     /// Waits for turns `1..=count` of debate `session`, then for whatever else arrives within
@@ -254,13 +282,18 @@ impl Console {
                 .is_some_and(|d| d.turns.len() as u64 >= count)
         })
         .await;
-        let settled = Instant::now() + Duration::from_secs(2);
+        self.settle(Duration::from_secs(2)).await;
+        assert_each_turn_once(&self.model, session, count);
+    }
+
+    /// Applies whatever events arrive within `how_long`.
+    pub async fn settle(&mut self, how_long: Duration) {
+        let settled = Instant::now() + how_long;
         while let Ok(Some(event)) =
             tokio::time::timeout_at(settled.into(), self.events.recv()).await
         {
             self.handle(event);
         }
-        assert_each_turn_once(&self.model, session, count);
     }
 
     /// Applies events until `done` holds, failing after 30 s.
@@ -301,6 +334,26 @@ impl Console {
             .as_ref()
             .map_or_else(String::new, |f| f.text.clone())
     }
+}
+
+/// `server` stopped (fast: its connections cut), off the async threads.
+pub async fn stopped(mut server: LocalServer) -> LocalServer {
+    tokio::task::spawn_blocking(move || {
+        server.stop().unwrap();
+        server
+    })
+    .await
+    .unwrap()
+}
+
+/// `server` started again, off the async threads.
+pub async fn resumed(mut server: LocalServer) -> LocalServer {
+    tokio::task::spawn_blocking(move || {
+        server.resume().unwrap();
+        server
+    })
+    .await
+    .unwrap()
 }
 
 /// Runs `sql` on database `url` with a fresh connection, from a test that is not async.

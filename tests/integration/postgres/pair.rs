@@ -78,7 +78,12 @@ pub async fn fresh_pair(name: &str) -> Pair {
 /// [`fresh_pair`], both migrated, the subscriber subscribed to the primary's publication and
 /// done copying its tables.
 pub async fn migrated_pair(name: &str) -> Pair {
-    let mut pair = fresh_pair(name).await;
+    subscribed(fresh_pair(name).await).await
+}
+
+/// `pair` (two empty databases, on servers of the binary's or of a test's own), both migrated,
+/// the subscriber subscribed to the primary's publication and done copying its tables.
+pub async fn subscribed(mut pair: Pair) -> Pair {
     migrate(&mut pair.primary.client).await.unwrap();
     let publisher = check_publisher(&pair.primary.client).await.unwrap();
     migrate(&mut pair.subscriber.client).await.unwrap();

@@ -66,6 +66,11 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Published(outcome) => rollout::on_published(model, outcome),
         Event::Link(link) => model.live.link = Some(link),
         Event::Presence(peers) => model.live.peers = peers,
+        Event::Replica(replica) => {
+            if let Some(reading) = &mut model.live.reading {
+                reading.apply(replica);
+            }
+        }
         Event::Resize(width, height) => model.screen.size = (width, height),
         Event::History { id, found } => events::on_history(model, &id, found),
     }

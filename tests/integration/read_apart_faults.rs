@@ -1,0 +1,218 @@
+//! Faults between a console reading a subscriber and the primary it writes, on servers the
+//! tests start, stop and restart themselves (no mock): the subscriber restarted while rows are
+//! written on the primary (the feed reconnects and catches up on the subscriber's own
+//! transactions, every row shown once); the subscription disabled (the header says so and how
+//! far behind, and clears once it is enabled and the rows have come); the primary stopped
+//! (reads go on, an action says why it was not written and lands once on retry after the
+//! primary is back).
+
+use std::time::Duration;
+
+use gavel::console::app::{Command, Event, Link, Model, Stall};
+use gavel::store::postgres::{LocalServer, Target};
+
+use crate::common;
+use crate::postgres::pair::{Pair, Side, migrated_pair, subscribed};
+use crate::read_apart::switch_subscription;
+use common::pg::{Console, SESSION, action_count, decide, resumed, stopped, write_turns};
+
+/// A primary and a subscriber of the test's own, database `name` on each, migrated, the
+/// subscriber subscribed and done copying.
+async fn own_pair(name: &str) -> (LocalServer, LocalServer, Pair) {
+    let start = || LocalServer::start_replicating().expect("a throwaway PostgreSQL");
+    let (primary, subscriber) = (start(), start());
+    let side = async |server: &LocalServer| {
+        let (target, client) = common::pg::database(server, name).await;
+        Side {
+            name: name.to_owned(),
+            url: server.url(name),
+            target,
+            client,
+        }
+    };
+    let pair = Pair {
+        primary: side(&primary).await,
+        subscriber: side(&subscriber).await,
+    };
+    (primary, subscriber, subscribed(pair).await)
+}
+
+/// A console reading `pair`'s subscriber, writing its primary, its connections named `console`.
+async fn reading(pair: &Pair) -> Console {
+    let named =
+        |side: &Side| Target::exact(&format!("{} application_name=console", side.url)).unwrap();
+    Console::reading(&named(&pair.primary), &named(&pair.subscriber), "alice").await
+}
+
+/// What stalls the subscriber, as `model`'s header has it.
+fn stall(model: &Model) -> Option<Stall<'_>> {
+    model.live.reading.as_ref().and_then(|r| r.stall())
+}
+
+fn lagging(model: &Model) -> Option<Duration> {
+    model.live.reading.as_ref().and_then(|r| r.lagging())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_restarted_while_rows_are_written_is_caught_up_every_row_once() {
+    let (primary_server, subscriber_server, pair) = own_pair("restarted").await;
+    pair.primary
+        .client
+        .execute(SESSION, &[&"long"])
+        .await
+        .unwrap();
+    let mut console = reading(&pair).await;
+    const TURNS: i64 = 40;
+    let writing = pair.primary.target.clone();
+    write_turns(writing.clone(), "long", 1..=TURNS / 2, Duration::ZERO).await;
+    console
+        .until("the first half", |m| {
+            m.debate("long")
+                .is_some_and(|d| d.turns.len() as i64 == TURNS / 2)
+        })
+        .await;
+
+    let subscriber_server = stopped(subscriber_server).await;
+    console
+        .until("the feed to notice", |m| m.live.link != Some(Link::Live))
+        .await;
+    // The primary goes on taking rows; its slot keeps them for the subscriber.
+    write_turns(writing, "long", TURNS / 2 + 1..=TURNS, Duration::ZERO).await;
+    let subscriber_server = resumed(subscriber_server).await;
+    console.each_turn_once("long", TURNS as u64).await;
+    console
+        .until("live again, nothing stalled", |m| {
+            m.live.link == Some(Link::Live)
+                && m.live.reading.as_ref().is_some_and(|r| {
+                    matches!(&r.subscriptions, Some(Ok(s)) if s.len() == 1) && r.stall().is_none()
+                })
+        })
+        .await;
+    drop((pair, subscriber_server, primary_server));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disabled_subscription_is_said_with_the_lag_growing_and_cleared_once_enabled() {
+    let pair = migrated_pair("disabled").await;
+    let primary = &pair.primary.client;
+    primary.execute(SESSION, &[&"long"]).await.unwrap();
+    let mut console = reading(&pair).await;
+    let writing = pair.primary.target.clone();
+    write_turns(writing.clone(), "long", 1..=5, Duration::ZERO).await;
+    console
+        .until("the first turns", |m| {
+            m.debate("long").is_some_and(|d| d.turns.len() == 5)
+        })
+        .await;
+
+    let name = switch_subscription(&pair.subscriber.client, "DISABLE").await;
+    console
+        .until("the subscription said disabled", |m| {
+            stall(m) == Some(Stall::Disabled(&name))
+        })
+        .await;
+    let header = common::screen_at(&console.model, 200, 10);
+    assert!(
+        header.contains(&format!("│ ✗ subscription {name} disabled")),
+        "{header}"
+    );
+    write_turns(writing, "long", 6..=10, Duration::ZERO).await;
+    // Behind: this console's heartbeats written on the primary do not come back.
+    console
+        .until("the lag said, growing", |m| {
+            lagging(m).is_some_and(|b| b >= Duration::from_secs(3))
+        })
+        .await;
+    assert_eq!(
+        console.model.debate("long").unwrap().turns.len(),
+        5,
+        "nothing arrives while disabled"
+    );
+
+    switch_subscription(&pair.subscriber.client, "ENABLE").await;
+    console.each_turn_once("long", 10).await;
+    console
+        .until("the header cleared", |m| {
+            stall(m).is_none() && lagging(m).is_none()
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_primary_stopped_reads_go_on_and_a_write_says_why_then_lands_once_on_retry() {
+    let (primary_server, subscriber_server, pair) = own_pair("primary_down").await;
+    let primary = &pair.primary.client;
+    primary.execute(SESSION, &[&"gated"]).await.unwrap();
+    decide(primary, "gated", 1, Some("continue_baseline")).await;
+    let mut console = reading(&pair).await;
+    console
+        .until("the pending decision", |m| {
+            m.debate("gated").is_some_and(|d| d.pending().is_some())
+        })
+        .await;
+    console.select("gated");
+
+    let primary_server = stopped(primary_server).await;
+    console
+        .until("the primary said down", |m| {
+            m.live
+                .reading
+                .as_ref()
+                .is_some_and(|r| matches!(r.primary, Link::Down { .. }))
+        })
+        .await;
+    // Reads go on: the feed on the subscriber is live and answers a history asked for.
+    assert_eq!(console.model.live.link, Some(Link::Live));
+    console
+        .commands
+        .send(Command::LoadHistory("gated".into()))
+        .unwrap();
+    let answered = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match console.events.recv().await {
+                Some(Event::History { id, found }) => return (id, found),
+                Some(event) => console.handle(event),
+                None => panic!("the console is gone"),
+            }
+        }
+    })
+    .await
+    .expect("the history within 10 s");
+    assert_eq!(answered, ("gated".to_owned(), true));
+    assert_eq!(console.model.live.link, Some(Link::Live));
+    let header = common::screen_at(&console.model, 240, 10);
+    assert!(header.contains("│ ✗ primary: "), "{header}");
+    assert!(header.contains("(writes fail)"), "{header}");
+
+    // A write says why it was not written, and offers the retry.
+    console.press("ay");
+    console
+        .until("the write to fail", |m| m.desk.retry.is_some())
+        .await;
+    let flash = console.flash();
+    assert!(
+        flash.starts_with("not recorded: accept continue_baseline on gated round 1: ")
+            && flash.ends_with("press r to retry"),
+        "{flash}"
+    );
+
+    let primary_server = resumed(primary_server).await;
+    console
+        .until("the primary back", |m| {
+            m.live
+                .reading
+                .as_ref()
+                .is_some_and(|r| r.primary == Link::Live)
+        })
+        .await;
+    console.press("r");
+    console
+        .until("the retried action back through the subscriber", |m| {
+            m.debate("gated")
+                .is_some_and(|d| d.actions.contains_key(&1))
+        })
+        .await;
+    let own = pair.primary.target.connect_driven().await.unwrap();
+    assert_eq!(action_count(&own).await, 1, "landed once");
+    drop((pair, subscriber_server, primary_server));
+}
