@@ -36,9 +36,11 @@ pub fn wilson(hits: u64, n: u64) -> Option<Interval> {
     let scale = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / scale;
     let half = Z95 / scale * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    // The interval holds p (its ends are exactly 0 at no hits and 1 at all): rounding may not
+    // move an end past it.
     Some(Interval {
-        low: (centre - half).max(0.0),
-        high: (centre + half).min(1.0),
+        low: (centre - half).clamp(0.0, p),
+        high: (centre + half).clamp(p, 1.0),
     })
 }
 
