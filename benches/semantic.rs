@@ -170,7 +170,7 @@ fn latency() {
     for (name, measure) in &measures {
         let mut cells = Vec::new();
         for size in [2_000, 25_000] {
-            let times: Vec<Duration> = (0..SAMPLES)
+            let mut times: Vec<Duration> = (0..SAMPLES)
                 .map(|_| {
                     serial += 1;
                     let previous = round(&corpus, size, serial);
@@ -183,19 +183,19 @@ fn latency() {
                     started.elapsed()
                 })
                 .collect();
-            cells.push(median(times));
+            cells.push(median(&mut times));
         }
         let cached = round(&corpus, 2_000, 0);
         let mut signals = DebateSignals::new(measure.similarity());
         push(&mut signals, &cached);
-        let times = (0..SAMPLES)
+        let mut times: Vec<Duration> = (0..SAMPLES)
             .map(|_| {
                 let started = Instant::now();
                 push(&mut signals, &cached);
                 started.elapsed()
             })
             .collect();
-        cells.push(median(times));
+        cells.push(median(&mut times));
         println!(
             "{name:<24} {:>14} {:>14} {:>14}",
             format!("{:.2?}", cells[0]),
@@ -234,7 +234,7 @@ fn push(signals: &mut DebateSignals, text: &str) {
     }));
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
+fn median(times: &mut [Duration]) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
@@ -289,6 +289,11 @@ fn floor(models: &[Model]) {
         ),
     ];
     let builds = builds();
+    let repeat = std::env::var("GAVEL_BENCH_REPEAT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1usize)
+        .max(1);
     let home = FreshHome::new("floor");
     for model in models {
         let flops = model.flops_per_token();
@@ -306,18 +311,35 @@ fn floor(models: &[Model]) {
         );
         for corpus in &corpora {
             println!("    {}", corpus.about);
-            let runs: Vec<Run> = builds
-                .iter()
-                .map(|build| Run::of(&home, build, model, None, corpus))
-                .collect();
-            // Every build embeds the same rounds: tokens as this build's note counts them.
-            let tokens = runs[0].note.as_deref().map_or(0.0, note_tokens);
-            for (build, run) in builds.iter().zip(&runs) {
+            let mut runs: Vec<Vec<Run>> = builds.iter().map(|_| Vec::new()).collect();
+            let mut tokens = 0.0;
+            for pass in 1..=repeat {
+                for (build, runs) in builds.iter().zip(&mut runs) {
+                    let run = Run::of(&home, build, model, None, corpus);
+                    // Every build embeds the same rounds: tokens as this build's note counts
+                    // them (this build runs first).
+                    if tokens == 0.0 {
+                        tokens = run.note.as_deref().map_or(0.0, note_tokens);
+                    }
+                    println!(
+                        "      {:<12} run {pass}: {}",
+                        build.label,
+                        run.figures(tokens, floor)
+                    );
+                    runs.push(run);
+                }
+            }
+            let middle = |runs: &[Run], of: fn(&Run) -> Duration| {
+                median(&mut runs.iter().map(of).collect::<Vec<_>>())
+            };
+            let (wall, cpu) = (middle(&runs[0], |r| r.wall), middle(&runs[0], |r| r.cpu));
+            for (build, runs) in builds.iter().zip(&runs).skip(1) {
                 println!(
-                    "      {:<14} {}; this build {:.2}x its speed",
+                    "      this build against {}: {:.2}x its speed, {:.2}x its CPU (medians of \
+                     {repeat} run(s) each)",
                     build.label,
-                    run.figures(tokens, floor),
-                    run.wall.as_secs_f64() / runs[0].wall.as_secs_f64()
+                    middle(runs, |r| r.wall).as_secs_f64() / wall.as_secs_f64(),
+                    middle(runs, |r| r.cpu).as_secs_f64() / cpu.as_secs_f64()
                 );
             }
         }
@@ -515,24 +537,21 @@ impl Run {
         }
     }
 
-    /// `T tokens in W s: R tokens/s, P% of the floor; CPU C s, B cores busy (K with no wait
-    /// for a core); the rest of the machine O cores`, the rate over the run's wall time,
-    /// `tokens` as this build counts them.
+    /// `T tokens in W s: R tokens/s, P% of the floor; CPU C s (U µs a token), B cores busy
+    /// (K with no wait for a core); the rest of the machine O cores`, the rate over the run's
+    /// wall time, `tokens` as this build counts them.
     fn figures(&self, tokens: f64, floor: f64) -> String {
-        let wall = self.wall.as_secs_f64();
+        let (wall, cpu) = (self.wall.as_secs_f64(), self.cpu.as_secs_f64());
         let rate = tokens / wall;
         format!(
             "{tokens:.0} tokens in {wall:.1} s: {rate:.0} tokens/s, {:.0}% of the floor; CPU \
-             {:.1} s, {:.2} cores busy ({:.2} with no wait for a core); the rest of the machine \
-             {:.2} cores{}",
+             {cpu:.1} s ({:.0} µs a token), {:.2} cores busy ({:.2} with no wait for a core); \
+             the rest of the machine {:.2} cores",
             100.0 * rate / floor,
-            self.cpu.as_secs_f64(),
-            self.cpu.as_secs_f64() / wall,
+            1e6 * cpu / tokens.max(1.0),
+            cpu / wall,
             self.busy,
             self.others.as_secs_f64() / wall,
-            self.note
-                .as_deref()
-                .map_or(String::new(), |note| format!(" ({note})"))
         )
     }
 }
