@@ -537,18 +537,22 @@ impl Run {
         }
     }
 
-    /// `T tokens in W s: R tokens/s, P% of the floor; CPU C s (U µs a token), B cores busy
-    /// (K with no wait for a core); the rest of the machine O cores`, the rate over the run's
-    /// wall time, `tokens` as this build counts them.
+    /// `T tokens in W s: R tokens/s, P% of the floor; CPU C s (U µs a token, Q% of a core's
+    /// share of the floor), B cores busy (K with no wait for a core); the rest of the machine O
+    /// cores`, the rate over the run's wall time, `tokens` as this build counts them. On a
+    /// shared machine the rate and its share of the floor fall with the load; the CPU a token
+    /// much less.
     fn figures(&self, tokens: f64, floor: f64) -> String {
         let (wall, cpu) = (self.wall.as_secs_f64(), self.cpu.as_secs_f64());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
         let rate = tokens / wall;
         format!(
             "{tokens:.0} tokens in {wall:.1} s: {rate:.0} tokens/s, {:.0}% of the floor; CPU \
-             {cpu:.1} s ({:.0} µs a token), {:.2} cores busy ({:.2} with no wait for a core); \
-             the rest of the machine {:.2} cores",
+             {cpu:.1} s ({:.0} µs a token, {:.0}% of a core's share of the floor), {:.2} cores \
+             busy ({:.2} with no wait for a core); the rest of the machine {:.2} cores",
             100.0 * rate / floor,
             1e6 * cpu / tokens.max(1.0),
+            100.0 * tokens / cpu.max(1e-9) / (floor / cores),
             cpu / wall,
             self.busy,
             self.others.as_secs_f64() / wall,
@@ -656,7 +660,8 @@ fn note_tokens(note: &str) -> f64 {
 }
 
 /// FLOP/s of f32 matrix multiplies of a model's shapes (a window of tokens through a projection
-/// and through the feed-forward layer), as candle runs them on every core; the best of a few.
+/// and through the feed-forward layer), as candle runs them on every core; the best of those
+/// of two seconds, so that on a shared machine one of them has had every core.
 fn matmul_rate(model: &Model) -> f64 {
     use candle_core::{Device, Tensor};
     let (n, h, i) = (model.window, model.hidden, model.intermediate);
@@ -665,7 +670,8 @@ fn matmul_rate(model: &Model) -> f64 {
     let up = Tensor::randn(0f32, 1.0, (h, i), &Device::Cpu).unwrap();
     let flops = 2.0 * (n * h * h + n * h * i) as f64;
     let mut best = Duration::MAX;
-    for _ in 0..20 {
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_secs(2) {
         let started = Instant::now();
         std::hint::black_box(tokens.matmul(&projection).unwrap());
         std::hint::black_box(tokens.matmul(&up).unwrap());
