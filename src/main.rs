@@ -22,7 +22,51 @@ use gavel::text::inert;
 /// CPU at 1,000 turns/s fell from 1.86x-2.11x a bare listener's to 1.64x-1.70x, and its memory
 /// is no higher (benches/runs/2026-11-26-ef2e266).
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: Allocator = Allocator(tikv_jemallocator::Jemalloc);
+
+/// jemalloc, except for zeroed blocks below [`Allocator::FRESH_FROM_THE_SYSTEM`]: those are
+/// taken as any block and zeroed here. A large block (over 32 KiB) that jemalloc reuses, it
+/// zeroes by handing its pages back to the system (`madvise(MADV_DONTNEED)`), so the kernel
+/// faults each 4 KiB in again, zeroed, at its next touch, and flushes the other cores' TLBs.
+/// The similarity model takes such a block for every matrix product's result: embedding real
+/// rounds cost 1.17 million page faults for 57,574 tokens and a tenth of its CPU, where zeroing
+/// pages still mapped costs microseconds (benches/README.md, under Semantic similarity).
+struct Allocator(tikv_jemallocator::Jemalloc);
+
+impl Allocator {
+    /// From this size (`oversize_threshold`) jemalloc serves blocks from an arena that hands
+    /// freed pages back at once: they come zeroed by the system, and zeroing them here would
+    /// only touch every page.
+    const FRESH_FROM_THE_SYSTEM: usize = 8 << 20;
+}
+
+// SAFETY: every call is jemalloc's with the caller's arguments, but for `alloc_zeroed` below
+// FRESH_FROM_THE_SYSTEM, which is jemalloc's `alloc` of the same layout, then that block
+// zeroed (layout.size() bytes, all of them the block's).
+unsafe impl std::alloc::GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        unsafe { self.0.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.size() >= Allocator::FRESH_FROM_THE_SYSTEM {
+            return unsafe { self.0.alloc_zeroed(layout) };
+        }
+        let block = unsafe { self.0.alloc(layout) };
+        if !block.is_null() {
+            unsafe { block.write_bytes(0, layout.size()) };
+        }
+        block
+    }
+
+    unsafe fn dealloc(&self, block: *mut u8, layout: std::alloc::Layout) {
+        unsafe { self.0.dealloc(block, layout) }
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        unsafe { self.0.realloc(block, layout, size) }
+    }
+}
 
 /// jemalloc's settings, read when it starts: pages left unused go back to the system from one
 /// thread of jemalloc's own, after a few seconds, so that no thread of the console's (the draw
@@ -39,6 +83,7 @@ struct Settings(*const std::ffi::c_char);
 unsafe impl Sync for Settings {}
 
 fn main() -> ExitCode {
+    count_cores_once();
     report_panics();
     let result = run(Cli::parse());
     commands::note_embedding();
@@ -51,6 +96,19 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Names the process's cores once, in `RAYON_NUM_THREADS` (unless it is set): rayon reads it
+/// for its pool, and candle for each matrix product of the similarity model, which without it
+/// counts the cores anew by reading /proc/cpuinfo, some 25 times a chunk of text embedded (a
+/// twentieth of embedding's CPU). The count is the one rayon takes when none is named.
+fn count_cores_once() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_some() {
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // SAFETY: gavel has started no thread yet, so none reads the environment meanwhile.
+    unsafe { std::env::set_var("RAYON_NUM_THREADS", cores.to_string()) };
 }
 
 /// A panic is reported in one line (and logged), without a backtrace; the status stays 101.

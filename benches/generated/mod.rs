@@ -1,6 +1,7 @@
 //! What the benches generate: debate-like text (a deterministic generator, so every run
-//! measures the same debates), recordings written from it, and a fresh home to run the binary
-//! in as a new user would. Shared by the benches that include it (each uses part of it).
+//! measures the same debates), real-sized debates made of the bundled recordings' sentences,
+//! recordings written from generated text, and a fresh home to run the binary in as a new user
+//! would. Shared by the benches that include it (each uses part of it).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -111,8 +112,66 @@ impl Rng {
     }
 
     fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+        self.unit() <= p
     }
+
+    /// Uniform in `0.0..1.0`.
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Log-normal: `exp(mu + sigma * z)` for a standard normal `z` (Box-Muller).
+    fn log_normal(&mut self, mu: f64, sigma: f64) -> f64 {
+        let (u, v) = (1.0 - self.unit(), self.unit());
+        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+        (mu + sigma * z).exp()
+    }
+}
+
+/// Debates the size of real ones, in real debaters' English: the sentences of the bundled
+/// recordings (fixtures/), drawn at random into turns. Each debate runs 2 to 4 rounds (3 on
+/// average) of 3 to 6 speakers; a turn's length is log-normal, a median of 735 bytes (about 170
+/// tokens; one in twenty under 275 bytes, one in twenty over 1,970), and ends with its
+/// verdict, so a round holds a few hundred to a few thousand tokens (about 900 on average).
+/// Each debate's rounds, each round its speakers' turns.
+pub fn real_sized(count: usize, seed: u64) -> Vec<Vec<Vec<String>>> {
+    let sentences: Vec<String> = gavel::simulate::Fixture::bundled()
+        .expect("the bundled fixtures")
+        .iter()
+        .flat_map(|fixture| &fixture.turns)
+        .flat_map(|turn| {
+            gavel::embed::sentences(&turn.content)
+                .into_iter()
+                .map(|range| turn.content[range].to_owned())
+        })
+        .filter(|sentence| !sentence.starts_with("VERDICT"))
+        .collect();
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|_| {
+            let rounds = [2, 3, 3, 3, 4][rng.below(5)];
+            let speakers = 3 + rng.below(4);
+            (0..rounds)
+                .map(|_| {
+                    (0..speakers)
+                        .map(|_| {
+                            let target = rng.log_normal(6.6, 0.6) as usize;
+                            let mut turn = String::with_capacity(target + 128);
+                            while turn.len() < target {
+                                if !turn.is_empty() {
+                                    turn.push(' ');
+                                }
+                                turn.push_str(&sentences[rng.below(sentences.len())]);
+                            }
+                            turn.push_str("\n\nVERDICT: ");
+                            turn.push_str(VERDICTS[rng.below(VERDICTS.len())]);
+                            turn
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Debate-like text: a lexicon with a heavy head, each debate with its own jargon, turns that
@@ -144,7 +203,7 @@ impl Generator {
     }
 
     fn common(&mut self) -> String {
-        let skew = ((self.rng.next() >> 11) as f64 / (1u64 << 53) as f64).powi(3);
+        let skew = self.rng.unit().powi(3);
         self.lexicon[(skew * self.lexicon.len() as f64) as usize].clone()
     }
 
