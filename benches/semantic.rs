@@ -234,9 +234,14 @@ fn push(signals: &mut DebateSignals, text: &str) {
     }));
 }
 
+/// The middle time (of an even count, the mean of the two in the middle).
 fn median(times: &mut [Duration]) -> Duration {
     times.sort();
-    times[times.len() / 2]
+    let middle = times.len() / 2;
+    match times.len() % 2 {
+        0 => (times[middle - 1] + times[middle]) / 2,
+        _ => times[middle],
+    }
 }
 
 /// The process's resident memory, from /proc (0 where there is none).
@@ -339,7 +344,7 @@ fn floor(models: &[Model]) {
                      {repeat} run(s) each)",
                     build.label,
                     middle(runs, |r| r.wall).as_secs_f64() / wall.as_secs_f64(),
-                    middle(runs, |r| r.cpu).as_secs_f64() / cpu.as_secs_f64()
+                    cpu.as_secs_f64() / middle(runs, |r| r.cpu).as_secs_f64()
                 );
             }
         }

@@ -15,6 +15,7 @@ pub mod replay;
 pub mod report;
 pub mod rollout;
 pub mod source;
+mod workers;
 
 pub use evidence::{Calibration, EvidenceError, Pick, Picked, Window, picked};
 pub use grid::{AxisSpec, default_grid, settings};

@@ -2,38 +2,37 @@
 //! files, played at once in shadow mode by the simulator), or the finished debates of a
 //! database, read in one pass (with the window of time they span).
 
-use rayon::prelude::*;
 use tokio_postgres::Client;
 
 use super::evidence::Window;
 use super::record::{Measuring, RecordedDebate};
+use super::workers::{self, Queue};
 use crate::domain::{Debate, Limits};
 use crate::progress::Progress;
 use crate::signals::Measure;
 use crate::store::postgres::{Result, finished_debates};
 
 /// Reduces each recording to a record once `play` has played it to its end (as a shadow-mode
-/// orchestrator would have: see [`crate::simulate::play_in_shadow`]), recordings in parallel,
-/// records in the recordings' order, each counted on `progress`.
+/// orchestrator would have: see [`crate::simulate::play_in_shadow`]), recordings in parallel
+/// (a recording a thread at a time: [`workers`]), records in the recordings' order, each
+/// counted on `progress`.
 pub fn from_recordings<R: Sync>(
     recordings: &[R],
     play: impl Fn(&R) -> Debate + Sync,
     measuring: &Measuring,
     progress: &Progress,
 ) -> Vec<RecordedDebate> {
-    recordings
-        .par_iter()
-        .map(|recording| {
-            let record = RecordedDebate::from_debate(&play(recording), measuring);
-            counted(progress, measuring);
-            record
-        })
-        .collect()
+    workers::each(recordings, |recording| {
+        let record = RecordedDebate::from_debate(&play(recording), measuring);
+        counted(progress, measuring);
+        record
+    })
 }
 
 /// Every debate of the database that is no longer running, each reduced on the thread pool as
-/// soon as its rows are read (so reading and measuring overlap), records in the order of the
-/// session rows, each counted on `progress` when reduced. Rows are read within `limits`.
+/// soon as its rows are read (so reading and measuring overlap; a debate a thread at a time:
+/// [`workers`]), records in the order of the session rows, each counted on `progress` when
+/// reduced. Rows are read within `limits`.
 pub async fn from_database(
     client: &mut Client,
     limits: &Limits,
@@ -51,28 +50,23 @@ pub async fn read_database(
     measuring: &Measuring,
     progress: &Progress,
 ) -> Result<(Vec<RecordedDebate>, Option<Window>)> {
-    let (sender, receiver) = std::sync::mpsc::channel();
+    let queue = {
+        let (measuring, progress) = (measuring.clone(), progress.clone());
+        Queue::start(move |debate: Debate| {
+            let record = RecordedDebate::from_debate(&debate, &measuring);
+            counted(&progress, &measuring);
+            record
+        })
+    };
     let total = |total| progress.set_total(total as u64);
     let mut window = None;
     finished_debates(client, limits, total, |position, debate| {
         let session = &debate.session;
         window = Window::widen(window, session.created_at, session.finished_at);
-        let sender = sender.clone();
-        let measuring = measuring.clone();
-        let progress = progress.clone();
-        rayon::spawn(move || {
-            let record = RecordedDebate::from_debate(&debate, &measuring);
-            counted(&progress, &measuring);
-            // The receiver is gone only when reading failed, and that error is returned.
-            let _ = sender.send((position, record));
-        });
+        queue.give(position, debate);
     })
     .await?;
-    drop(sender);
-    let mut records: Vec<(usize, RecordedDebate)> = receiver.iter().collect();
-    records.sort_unstable_by_key(|(position, _)| *position);
-    let records = records.into_iter().map(|(_, record)| record).collect();
-    Ok((records, window))
+    Ok((queue.finish(), window))
 }
 
 /// One more debate reduced, with the rounds its measure has embedded and read back so far.
