@@ -5,7 +5,8 @@
 //!
 //! 1. commit-to-screen with 10 debates and nothing else written (20 s), then one read's round
 //!    trip timed, and the target it sets by default (see [`target`]);
-//! 2. `GAVEL_BENCH_DEBATES` (10,000) debates written in bulk, then commit-to-screen again;
+//! 2. `GAVEL_BENCH_DEBATES` (10,000) debates written in bulk, then commit-to-screen again, and
+//!    the read's round trip and the target again (a read among that many rows);
 //! 3. each rate of `GAVEL_BENCH_RATES` (500,1000,2000 turns/s) for `GAVEL_BENCH_WINDOW_SECS`
 //!    (30): each marker's lag, on gavel's screen against its receipt by the bare listener,
 //!    and the CPU of every process; then resident memory.
@@ -254,6 +255,7 @@ pub async fn run(server: &LocalServer, bin: &str) -> Result<()> {
     let end = now_ns() + 20 * SECOND;
     let (seen, _) = run.window(end, quiet()).await?;
     print_rows(&format!("{held} debates, quiet"), &seen, None);
+    target(&run, &seen).await?;
     for rate in rates {
         let end = now_ns() + window * SECOND;
         let load = orchestrator::stream(run.url.clone(), run.debates.clone(), rate.into(), end);

@@ -132,25 +132,29 @@ impl<W: Write> Screen<W> {
 fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<bool> {
     let area = buf.area;
     let (width, height) = (usize::from(area.width), usize::from(area.height));
-    let mut covered: Vec<Vec<(usize, usize)>> = vec![Vec::new(); height];
+    // Each kept area's columns on each of its rows, in row order then column order.
+    let mut covered: Vec<(usize, usize, usize)> = Vec::new();
     for rect in kept.map(|rect| rect.intersection(area)) {
-        let columns = (
+        let (start, end) = (
             usize::from(rect.left() - area.left()),
             usize::from(rect.right() - area.left()),
         );
-        for y in rect.top()..rect.bottom() {
-            covered[usize::from(y - area.top())].push(columns);
-        }
+        covered
+            .extend((rect.top()..rect.bottom()).map(|y| (usize::from(y - area.top()), start, end)));
     }
+    covered.sort_unstable();
     let mut open = vec![false; height];
     if width == 0 {
         return open;
     }
-    let rows = buf.content.chunks_mut(width).zip(&mut covered);
-    for ((row, columns), open) in rows.zip(&mut open) {
-        columns.sort_unstable();
+    let mut covered = covered.into_iter().peekable();
+    for ((y, row), open) in buf.content.chunks_mut(width).enumerate().zip(&mut open) {
         let mut from = 0;
-        for &(start, end) in columns.iter().chain([&(width, width)]) {
+        let on_this_row = std::iter::from_fn(|| covered.next_if(|&(row, ..)| row == y));
+        for (start, end) in on_this_row
+            .map(|(_, start, end)| (start, end))
+            .chain([(width, width)])
+        {
             if start > from {
                 row[from..start].iter_mut().for_each(Cell::reset);
                 *open = true;

@@ -130,11 +130,13 @@ impl Grid {
         if self.written.len() >= usize::from(self.rows.height) {
             return None;
         }
+        // Sized for a row's usual writes at once: a row is written anew every frame, and
+        // growing its buffers write by write cost more than writing them.
         self.written.push(Row {
             columns: Rc::clone(&self.columns),
-            writes: Vec::new(),
-            text: String::new(),
-            spans: Vec::new(),
+            writes: Vec::with_capacity(self.columns.len()),
+            text: String::with_capacity(usize::from(self.rows.width)),
+            spans: Vec::with_capacity(2 * self.columns.len()),
             highlight: None,
         });
         self.written.last_mut().map(|row| Pen { row })

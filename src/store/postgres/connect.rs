@@ -17,7 +17,7 @@ use tokio_postgres::tls::MakeTlsConnect;
 use tokio_postgres::{Client, Config, Connection, Socket};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::error::{Doing, Error, Result};
+use super::error::{Doing, Error, Result, Told};
 use super::libpq::pgpass::{self, Wanted};
 use super::libpq::{Env, Params};
 use super::tls::{SslMode, Tls};
@@ -397,7 +397,7 @@ impl Target {
             return Error::Rejected(why);
         }
         let Some(db) = error.as_db_error() else {
-            return Error::Rejected(error.to_string());
+            return Error::Rejected(Told(&error).to_string());
         };
         let mut message = db.to_string();
         if error.code() == Some(&SqlState::INVALID_PASSWORD)

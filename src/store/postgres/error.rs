@@ -26,8 +26,9 @@ pub enum Error {
     /// No server of the target could be used; `reasons` says why, server by server.
     #[error("cannot connect to {target}: {reasons}")]
     Unreachable { target: String, reasons: String },
-    /// A statement or the connection failed while `doing`.
-    #[error("{doing}: {cause}")]
+    /// A statement or the connection failed while `doing`; the message carries the server's
+    /// own words (see [`Told`]).
+    #[error("{doing}: {}", Told(cause))]
     Database {
         doing: String,
         cause: tokio_postgres::Error,
@@ -83,6 +84,34 @@ impl Error {
             Error::Database { cause, .. } => Some(cause),
             _ => None,
         }
+    }
+}
+
+/// A driver's error as an operator reads it, on one line: the server's own message, detail and
+/// hint for an error the server sent (the driver's `Display` says only "db error"), else the
+/// driver's words followed by each cause (the I/O error under "error communicating with the
+/// server").
+pub(super) struct Told<'a>(pub(super) &'a tokio_postgres::Error);
+
+impl Display for Told<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(server) = self.0.as_db_error() {
+            write!(f, "{}", server.message())?;
+            if let Some(detail) = server.detail() {
+                write!(f, " ({})", detail.replace('\n', " "))?;
+            }
+            if let Some(hint) = server.hint() {
+                write!(f, "; hint: {}", hint.replace('\n', " "))?;
+            }
+            return Ok(());
+        }
+        write!(f, "{}", self.0)?;
+        let mut cause = std::error::Error::source(self.0);
+        while let Some(below) = cause {
+            write!(f, ": {below}")?;
+            cause = below.source();
+        }
+        Ok(())
     }
 }
 

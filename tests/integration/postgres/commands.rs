@@ -408,6 +408,25 @@ async fn every_bundled_fixture_exported_as_a_recording_plays_to_the_same_decisio
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A statement the server refuses is reported in the server's own words, not the driver's bare
+/// "db error": `gavel export` of a database without the contract's tables says which relation
+/// is missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_statement_is_reported_in_the_servers_words() {
+    let Database { url, .. } = fresh_database("uncontracted").await;
+    let output = crate::common::gavel()
+        .args(["export", "--db", &url])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("does not exist") && stderr.contains("debate_"),
+        "the server's message names the missing table: {stderr}"
+    );
+    assert!(!stderr.contains("db error"), "{stderr}");
+}
+
 /// Runs gavel with `args`, which must succeed (else its stderr is the failure); its output.
 fn gavel_ok(args: &[&str]) -> std::process::Output {
     let output = crate::common::gavel().args(args).output().unwrap();
