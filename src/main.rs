@@ -235,7 +235,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             read_from,
             console,
         } => commands::watch::run(
-            db.db.as_deref(),
+            &db,
             read_from.as_deref(),
             &console,
             config,

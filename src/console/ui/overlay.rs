@@ -55,7 +55,10 @@ pub(super) fn render(
 
 /// The keys, then the `:` line's commands.
 fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
-    let commands = command_line::usages();
+    let mut commands = command_line::usages();
+    if model.live.contexts.several() {
+        commands.push(command_line::context_usage());
+    }
     let area = centered(frame, 92, (Action::ALL.len() + commands.len()) as u16 + 5);
     let mut lines: Vec<Line> = Action::ALL
         .iter()
@@ -129,8 +132,7 @@ fn choose(model: &Model, chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
 /// decision, nothing on another.
 fn countdown(model: &Model, session_id: &str) -> String {
     model
-        .debates
-        .seq(session_id)
+        .seq_of(session_id)
         .and_then(|seq| model.debates.get(seq))
         .and_then(|summary| model.time_left(summary))
         .map_or_else(String::new, |left| format!(" · {}", time_left(left)))

@@ -17,12 +17,14 @@ use super::prompt::type_into;
 /// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one
 /// waiting.
 pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
+    // Locks and rights are those of the selected debate's database.
+    let ctx = model.selected_ctx();
     match action {
-        Action::Unlock if model.live.denied.is_some() => {
-            let why = model.live.denied.clone().unwrap_or_default();
+        Action::Unlock if model.denied_in(ctx).is_some() => {
+            let why = model.denied_in(ctx).unwrap_or_default().to_owned();
             model.flash(format!("still read-only: {why}"), true);
         }
-        Action::Unlock if model.settings.read_only => model.desk.overlay = Some(Overlay::Unlock),
+        Action::Unlock if model.read_only_in(ctx) => model.desk.overlay = Some(Overlay::Unlock),
         Action::Unlock => model.flash("not read-only: actions are already on", false),
         Action::Accept | Action::Override | Action::Escalate if model.nav.past.is_some() => {
             let live = model.settings.keymap.keys(Action::Back);
@@ -32,9 +34,9 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
             );
         }
         Action::Accept | Action::Override | Action::Escalate | Action::Retry
-            if model.settings.read_only =>
+            if model.read_only_in(ctx) =>
         {
-            let why = match &model.live.denied {
+            let why = match model.denied_in(ctx) {
                 Some(why) => format!("read-only: nothing is recorded — {why}"),
                 None => {
                     let unlock = model.settings.keymap.keys(Action::Unlock);
@@ -52,7 +54,8 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
                 Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
                 Ok(()) => {
                     model.flash("retrying ...", false);
-                    return vec![Command::Resolve(action)];
+                    let ctx = model.ctx_of_id(&action.session_id);
+                    return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
                 }
             },
         },
@@ -191,7 +194,8 @@ pub(super) fn on_confirm_key(
                 format!("sending {} {} ...", action.action, action.decision),
                 false,
             );
-            return vec![Command::Resolve(action)];
+            let ctx = model.ctx_of_id(&action.session_id);
+            return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
         }
         _ => model.flash("cancelled: nothing was recorded", false),
     }
@@ -221,13 +225,13 @@ pub(super) fn on_note_key(model: &mut Model, mut intent: Intent, key: &KeyEvent)
 /// The waiting decision this console's open dialog claims: none for a console that may not
 /// act, or once the decision no longer waits (resolved, timed out, superseded).
 pub(super) fn claim(model: &Model) -> Option<Claim> {
-    if model.settings.read_only || model.live.denied.is_some() {
+    let (session_id, round, _) = model.desk.overlay.as_ref()?.deciding()?;
+    let ctx = model.ctx_of_id(session_id);
+    if model.read_only_in(ctx) || model.denied_in(ctx).is_some() {
         return None;
     }
-    let (session_id, round, _) = model.desk.overlay.as_ref()?.deciding()?;
     let waits = model
-        .debates
-        .seq(session_id)
+        .seq_of(session_id)
         .and_then(|seq| model.debates.get(seq));
     waits.filter(|s| s.waiting() && s.pending() == Some(round))?;
     Some(Claim {
@@ -240,12 +244,13 @@ pub(super) fn claim(model: &Model) -> Option<Claim> {
 /// the database's reason when its role may not, else the unlock it waits for when read-only
 /// (a role that may pin notes and not act pins them all the same).
 pub(super) fn open_note(model: &mut Model) {
-    if let Some(why) = &model.live.unpinnable {
+    let ctx = model.selected_ctx();
+    if let Some(why) = model.unpinnable_in(ctx) {
         let why = format!("cannot pin a note: {why}");
         model.flash(why, true);
         return;
     }
-    if model.settings.read_only && model.live.denied.is_none() {
+    if model.read_only_in(ctx) && model.denied_in(ctx).is_none() {
         let unlock = model.settings.keymap.keys(Action::Unlock);
         model.flash(
             format!("read-only: cannot pin a note — press {unlock} to unlock"),
@@ -284,7 +289,8 @@ pub(super) fn on_pin_key(model: &mut Model, session_id: String, key: &KeyEvent) 
                         format!("pinning a note to {} ...", one_line(&session_id)),
                         false,
                     );
-                    return vec![Command::Note(note)];
+                    let ctx = model.ctx_of_id(&session_id);
+                    return vec![model.live.contexts.to(ctx, Command::Note(note))];
                 }
                 Err(why) => model.flash(format!("not pinned: {why}"), true),
             }
@@ -307,16 +313,19 @@ pub(super) fn landed(model: &Model, action: &OperatorAction) -> bool {
     model
         .debate(&action.session_id)
         .and_then(|debate| debate.actions.get(&action.round_index))
-        .is_some_and(|row| action.is_recorded_as(row, model.live.role.as_deref()))
+        .is_some_and(|row| {
+            action.is_recorded_as(row, model.role_in(model.ctx_of_id(&action.session_id)))
+        })
 }
 
 /// Whether `action` may be sent, as far as the console knows: not read-only, its debate on
 /// screen, its decision not yet resolved and still open (the store checks again when it writes).
 pub(super) fn may_send(model: &Model, action: &OperatorAction) -> Result<(), String> {
-    if let Some(why) = &model.live.denied {
-        return Err(why.clone());
+    let ctx = model.ctx_of_id(&action.session_id);
+    if let Some(why) = model.denied_in(ctx) {
+        return Err(why.to_owned());
     }
-    if model.settings.read_only {
+    if model.read_only_in(ctx) {
         return Err("the console is read-only".to_owned());
     }
     let Some(debate) = model.debate(&action.session_id) else {
