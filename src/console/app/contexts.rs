@@ -1,6 +1,6 @@
 //! The databases a console shows together, each a context: its name, how its link stands, what
-//! its role may do, the other consoles on it, whether it is locked read-only; and which of them
-//! the list shows (`:ctx NAME`, `:ctx all`). A console on one database has no contexts here:
+//! its role may do, the other consoles on it, whether it is locked read-only, its theme. A
+//! console on one database has no contexts here:
 //! everything is as [`super::Live`] says, and a debate's context is always 0.
 
 use crate::config::theme::Theme;
@@ -49,11 +49,6 @@ impl Context {
         }
     }
 
-    /// Its feed is not live: connecting or down, its rows not flowing.
-    pub fn stalled(&self) -> bool {
-        self.link != Link::Live
-    }
-
     /// Takes what the database now lets its role do.
     pub(crate) fn grant(&mut self, access: Access) {
         self.role = Some(access.role);
@@ -62,37 +57,33 @@ impl Context {
     }
 }
 
-/// The contexts of a console on several databases (none on one), and which the list shows.
+/// The contexts of a console on several databases (none on one). Which of them the list shows
+/// is the list's own business ([`super::Fleet::context`]).
 #[derive(Debug, Clone, Default)]
 pub struct Contexts {
     all: Vec<Context>,
-    /// The one context shown (`:ctx NAME`); `None`: every one (`:ctx all`).
-    shown: Option<Ctx>,
     /// The theme in force before `:ctx NAME` applied a context's own, for `:ctx all`.
     pub(crate) base_theme: Option<Theme>,
     /// Databases that said they have no debate by the id `:` looks up, since it was asked.
     unfound: usize,
+    /// The context of the debate the others were last told this console looks at.
+    pub(crate) told: Option<Ctx>,
 }
 
 impl Contexts {
-    /// The contexts `all`, every one shown.
+    /// The contexts `all`.
     pub fn new(all: Vec<Context>) -> Contexts {
         Contexts {
             all,
-            shown: None,
             base_theme: None,
             unfound: 0,
+            told: None,
         }
     }
 
     /// Whether the console shows several databases (else it has no contexts).
     pub fn several(&self) -> bool {
         self.all.len() > 1
-    }
-
-    /// Whether the list has a context column: several contexts, every one shown.
-    pub fn columned(&self) -> bool {
-        self.several() && self.shown.is_none()
     }
 
     pub fn get(&self, ctx: Ctx) -> Option<&Context> {
@@ -116,15 +107,6 @@ impl Contexts {
     /// The context name of `ctx`, `""` when there are no contexts.
     pub fn name(&self, ctx: Ctx) -> &str {
         self.get(ctx).map_or("", |c| c.name.as_str())
-    }
-
-    /// The one context shown, if one is.
-    pub fn shown(&self) -> Option<Ctx> {
-        self.shown
-    }
-
-    pub(crate) fn show(&mut self, shown: Option<Ctx>) {
-        self.shown = shown;
     }
 
     /// The link of the console as a whole, for what does not look at each context: live when

@@ -542,7 +542,12 @@ impl Model {
 
     /// Files a row of context `ctx`'s database (see [`Model::apply`]).
     pub fn apply_in(&mut self, ctx: Ctx, change: Change) {
-        self.reports.landed(&change);
+        if self.live.contexts.several() {
+            self.reports
+                .landed_in(self.live.contexts.name(ctx), &change);
+        } else {
+            self.reports.landed(&change);
+        }
         let filed = self.debates.apply_in(ctx, &change, &self.time.clock);
         let seq = filed.seq;
         self.screen.dirty |= filed.reordered
@@ -827,10 +832,14 @@ impl Model {
         self.settings.read_only || self.live.contexts.get(ctx).is_some_and(|c| c.read_only)
     }
 
+    /// Whether the list has a context column: several contexts, every one shown.
+    pub fn columned(&self) -> bool {
+        self.live.contexts.several() && self.debates.context().is_none()
+    }
+
     /// Lists only context `ctx`'s debates (`None`: every context's), in its own theme if it
     /// has one (every context's: the theme in force before).
     pub fn show_context(&mut self, ctx: Option<Ctx>) {
-        self.live.contexts.show(ctx);
         let own = ctx
             .and_then(|ctx| self.live.contexts.get(ctx))
             .and_then(|c| c.theme.clone());

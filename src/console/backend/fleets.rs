@@ -75,7 +75,6 @@ fn addressed(command: Command, count: usize) -> Vec<(Ctx, Command)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::app::Command;
 
     #[test]
     fn a_command_goes_where_it_is_addressed_or_to_every_database() {

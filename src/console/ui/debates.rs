@@ -59,7 +59,7 @@ pub(super) fn render(
         widths[1] = Constraint::Fill(1);
     }
     let contexts = &model.live.contexts;
-    let columned = contexts.columned();
+    let columned = model.columned();
     if columned {
         let longest = contexts.iter().map(|(_, c)| c.name.chars().count()).max();
         let width = longest.unwrap_or(0).max(5) + 2;

@@ -270,7 +270,17 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         };
         lines.push(Line::styled(alone, theme.muted()));
     }
-    for peer in &model.live.peers {
+    // On several databases, each peer under its context's name.
+    let contexts = &model.live.contexts;
+    let peers: Vec<(&str, &crate::domain::Peer)> = if contexts.several() {
+        contexts
+            .iter()
+            .flat_map(|(_, c)| c.peers.iter().map(move |p| (c.name.as_str(), p)))
+            .collect()
+    } else {
+        model.live.peers.iter().map(|p| ("", p)).collect()
+    };
+    for (context, peer) in peers {
         let since = peer.since.map_or_else(
             || "-".to_owned(),
             |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
@@ -279,6 +289,10 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             (Some(debate_type), _) => format!("editing the rollout of {}", one_line(debate_type)),
             (None, Some(id)) => one_line(id),
             (None, None) => "-".to_owned(),
+        };
+        let looking = match context {
+            "" => looking,
+            context => format!("{context}: {looking}"),
         };
         lines.push(Line::styled(
             format!(

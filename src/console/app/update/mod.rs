@@ -182,7 +182,10 @@ fn presence(model: &mut Model) -> Vec<Command> {
         .map(|s| &*s.id);
     let claim = desk::claim(model);
     let editing = rollout::editing(model);
-    let same = model.live.said.as_ref().is_some_and(|s| {
+    // On several databases the same id may be looked at in another.
+    let selected = model.nav.selected.map(|seq| model.ctx_of(seq));
+    let same = model.live.contexts.told == selected
+        && model.live.said.as_ref().is_some_and(|s| {
         s.looking.as_deref() == looking
             && s.operator == model.about.operator
             && s.claim == claim
@@ -198,12 +201,12 @@ fn presence(model: &mut Model) -> Vec<Command> {
         editing: editing.map(str::to_owned),
     };
     model.live.said = Some(status.clone());
+    model.live.contexts.told = selected;
     if !model.live.contexts.several() {
         return vec![Command::Present(status)];
     }
     // Each database hears of the debate looked at and the decision claimed only when they
     // are its own, and of the rollout edited only when it is the first database's.
-    let selected = model.nav.selected.map(|seq| model.ctx_of(seq));
     let said = model.live.contexts.iter().map(|(ctx, _)| {
         let own = selected == Some(ctx);
         let status = Status {
