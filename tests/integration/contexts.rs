@@ -128,12 +128,12 @@ fn a_context_down_is_marked_in_the_header_and_on_its_debates_while_the_others_fl
     insta::assert_snapshot!("contexts_one_down", screen_at(&model, 160, 48));
 
     // prod's rows still land, and staging's when it is back (its feed catches up).
-    let late = recorded_rows();
     let before = model.debates.len();
-    let mut fresh = late[0].clone();
-    if let Change::Session(session) = &mut fresh {
-        session.id = "prod-only".into();
-    }
+    let mut fresh = recorded_rows()
+        .into_iter()
+        .find(|row| matches!(row, Change::Session(_)))
+        .unwrap();
+    *fresh.session_id_mut() = "prod-only".into();
     update(&mut model, from(0, Event::Store(Box::new(fresh.clone()))));
     assert_eq!(model.debates.len(), before + 1);
     assert!(model.debates.seq_in(0, "prod-only").is_some());

@@ -16,7 +16,7 @@ use crate::simulate::Playback;
 use crate::text::one_line;
 
 use super::command_line::{Completion, History};
-use super::contexts::{Contexts, Ctx};
+use super::contexts::{Context, Contexts, Ctx};
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::geometry::Geometry;
@@ -673,10 +673,7 @@ impl Model {
         session_id: &str,
         round: u32,
     ) -> Option<(String, Duration)> {
-        let peers = match self.live.contexts.get(ctx) {
-            Some(context) if self.live.contexts.several() => &context.peers,
-            _ => &self.live.peers,
-        };
+        let peers = self.context(ctx).map_or(&self.live.peers, |c| &c.peers);
         let peer = peers.iter().find(|p| p.claims(session_id, round))?;
         let held = self
             .time
@@ -801,29 +798,29 @@ impl Model {
         self.debates.get(seq).map_or(0, |s| s.ctx)
     }
 
+    /// Context `ctx`, when the console is on several databases (on one, [`Live`] says all).
+    fn context(&self, ctx: Ctx) -> Option<&Context> {
+        let contexts = &self.live.contexts;
+        contexts.get(ctx).filter(|_| contexts.several())
+    }
+
     /// Why context `ctx`'s database refuses this console's actions, if it does (on one
     /// database, [`Live::denied`]).
     pub fn denied_in(&self, ctx: Ctx) -> Option<&str> {
-        match self.live.contexts.get(ctx) {
-            Some(context) if self.live.contexts.several() => context.denied.as_deref(),
-            _ => self.live.denied.as_deref(),
-        }
+        self.context(ctx)
+            .map_or(self.live.denied.as_deref(), |c| c.denied.as_deref())
     }
 
     /// Why context `ctx`'s database refuses this console's notes, if it does.
     pub fn unpinnable_in(&self, ctx: Ctx) -> Option<&str> {
-        match self.live.contexts.get(ctx) {
-            Some(context) if self.live.contexts.several() => context.unpinnable.as_deref(),
-            _ => self.live.unpinnable.as_deref(),
-        }
+        self.context(ctx)
+            .map_or(self.live.unpinnable.as_deref(), |c| c.unpinnable.as_deref())
     }
 
     /// The role context `ctx`'s database stamps this console's actions with.
     pub fn role_in(&self, ctx: Ctx) -> Option<&str> {
-        match self.live.contexts.get(ctx) {
-            Some(context) if self.live.contexts.several() => context.role.as_deref(),
-            _ => self.live.role.as_deref(),
-        }
+        self.context(ctx)
+            .map_or(self.live.role.as_deref(), |c| c.role.as_deref())
     }
 
     /// Whether actions on context `ctx`'s debates are locked until unlocked: the console is

@@ -58,7 +58,7 @@ async fn route(mut commands: UnboundedReceiver<Command>, databases: Vec<Unbounde
 /// looked up by id or what this console says to the others, to every one; the terminal's
 /// business (copy, page), nowhere; anything else (a settings version, playback) to the first.
 fn addressed(command: Command, count: usize) -> Vec<(Ctx, Command)> {
-    let every = |command: Command| {
+    let every = |command: Command| -> Vec<(Ctx, Command)> {
         (0..count)
             .filter_map(|ctx| Ctx::try_from(ctx).ok())
             .map(|ctx| (ctx, command.clone()))

@@ -1,13 +1,13 @@
 //! One console over two databases, each on a server of its own, holding the same debates: each
-//! debate listed once with its context, an accept on a debate of B landing in B only, and B's
-//! server stopped while A's rows flow on, B marked down, and all of B caught up once it is
-//! back.
+//! debate listed once with its context, an accept on a debate of B landing in B only; B's
+//! server stopped, or its feed's backend frozen, while A's rows flow on, B marked down, and all
+//! of B caught up once it is back.
 
 use super::*;
 use gavel::console::app::{Ctx, Model};
 use gavel::store::postgres::{LocalServer, Target};
 
-use common::pg::{action_count, decide, resumed, stopped};
+use common::pg::{Frozen, action_count, decide, resumed, stopped};
 
 /// Database `fleet` on `server`, migrated, with the gated debates d1 and d2, each with a
 /// decision waiting on round 1: the same rows wherever it is made.
@@ -113,4 +113,41 @@ async fn a_database_down_holds_up_none_of_the_others_and_catches_up_when_back() 
         .await;
     assert_eq!(console.model.live.link, Some(Link::Live));
     assert!(!held(&console.model, 1, "a-later") && !held(&console.model, 0, "b-later"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_frozen_holds_up_none_of_the_others() {
+    let (a, b) = (server(), server());
+    let ((target_a, client_a), (target_b, client_b)) = (seeded(&a).await, seeded(&b).await);
+    let mut console = both(target_a, target_b).await;
+
+    // b's feed's backend stops answering, as on a frozen host; the server goes on.
+    let listener = client_b
+        .query_one(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'gavel' \
+             AND datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap();
+    let frozen = Frozen::backend(listener.get::<_, i32>(0) as u32);
+    client_a.execute(SESSION, &[&"a-later"]).await.unwrap();
+    console
+        .until("a's new debate, b frozen", |m| held(m, 0, "a-later"))
+        .await;
+    client_b.execute(SESSION, &[&"b-later"]).await.unwrap();
+    console
+        .until("b marked down by its keepalive", |m| {
+            matches!(link(m, 1), Link::Down { .. })
+        })
+        .await;
+    assert_eq!(link(&console.model, 0), Link::Live, "a is still live");
+    assert!(!held(&console.model, 1, "b-later"));
+
+    drop(frozen);
+    console
+        .until("b live again and caught up", |m| {
+            link(m, 1) == Link::Live && held(m, 1, "b-later")
+        })
+        .await;
 }

@@ -5,7 +5,7 @@
 use crate::config::keys::Action;
 use crate::config::theme::Theme;
 use crate::console::app::command_line;
-use crate::console::app::contexts::Ctx;
+use crate::console::app::contexts::{Context, Ctx};
 use crate::console::app::event::{Command, Link};
 use crate::console::app::model::{CHECKING_ACCESS, Model};
 use crate::console::pager;
@@ -114,22 +114,18 @@ pub(super) fn on_context_access(model: &mut Model, ctx: Ctx, access: Access) {
         }
         None => {}
     }
-    // The console's own fields say whether any context lets it act.
+    // The console's own fields say whether any context lets it act, and pin notes.
+    model.live.denied = refused_everywhere(model, |c| &c.denied);
+    model.live.unpinnable = refused_everywhere(model, |c| &c.unpinnable);
+}
+
+/// The first context's reason when every context refuses what `refusal` says; `None` when
+/// one allows it.
+fn refused_everywhere(model: &Model, refusal: impl Fn(&Context) -> &Option<String>) -> Option<String> {
     let contexts = &model.live.contexts;
-    let acts = contexts.iter().any(|(_, c)| c.denied.is_none());
-    model.live.denied = (!acts).then(|| {
-        contexts
-            .iter()
-            .find_map(|(_, c)| c.denied.clone())
-            .unwrap_or_default()
-    });
-    let pins = contexts.iter().any(|(_, c)| c.unpinnable.is_none());
-    model.live.unpinnable = (!pins).then(|| {
-        contexts
-            .iter()
-            .find_map(|(_, c)| c.unpinnable.clone())
-            .unwrap_or_default()
-    });
+    let mut reasons = contexts.iter().map(|(_, c)| refusal(c));
+    let first = reasons.next()?.clone()?;
+    reasons.all(Option::is_some).then_some(first)
 }
 
 /// The other consoles on one database of several: its own, and all of them for `:who`.
