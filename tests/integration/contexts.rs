@@ -14,6 +14,7 @@ use gavel::config::Config;
 use gavel::console::app::{Command, Context, Contexts, Ctx, Event, Link, Model, update};
 use gavel::console::reports::ReportsWorker;
 use gavel::domain::{Access, Change, OperatorAction, Status};
+use gavel::store::ResolveError;
 use gavel::simulate::{DebateRun, Fixture, Ids};
 
 /// The first rows of every bundled recording, as one orchestrator writes them: the same rows
@@ -198,6 +199,32 @@ fn an_accept_goes_to_its_debates_own_database() {
     assert!(!model.debates.get(staging).unwrap().waiting());
     assert!(model.debates.get(prod).unwrap().waiting());
     assert_eq!(model.debates.waiting(), 3);
+}
+
+#[test]
+fn a_failed_action_is_retried_on_its_own_database_whatever_is_selected() {
+    let mut model = two_contexts();
+    select_in(&mut model, 1, "fasting-insulin-0412");
+    update(&mut model, char('a'));
+    let sent = update(&mut model, char('y'));
+    let resolved = resolves(&sent);
+    let [(Some(1), action)] = resolved.as_slice() else {
+        panic!("an accept addressed to staging, not {sent:?}");
+    };
+    let failed = ResolveError::Failed {
+        action: Box::new(action.clone()),
+        error: "connection refused".into(),
+    };
+    update(&mut model, from(1, Event::Resolved(Err(failed))));
+    assert!(common::flash(&model).ends_with("press r to retry"));
+
+    // The same id selected in prod: `r` still retries on staging.
+    select_in(&mut model, 0, "fasting-insulin-0412");
+    let sent = update(&mut model, char('r'));
+    assert!(
+        matches!(resolves(&sent).as_slice(), [(Some(1), _)]),
+        "{sent:?}"
+    );
 }
 
 #[test]

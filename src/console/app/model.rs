@@ -408,6 +408,8 @@ pub struct Desk {
     pub flash: Option<Flash>,
     /// An action whose write failed, kept for `r` (retry).
     pub retry: Option<OperatorAction>,
+    /// The context of [`Desk::retry`]'s database (0 on one database).
+    pub retry_in: Ctx,
     /// The note of a dialog closed because its decision was resolved elsewhere, offered again
     /// in the next note.
     pub kept_note: Option<String>,

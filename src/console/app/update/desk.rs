@@ -5,10 +5,13 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::config::keys::Action;
+use crate::console::app::contexts::Ctx;
 use crate::console::app::event::Command;
 use crate::console::app::model::{Chooser, Intent, Model, Overlay};
 use crate::console::app::prompt::{Prompt, Typed};
-use crate::domain::{ActionKind, Claim, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported};
+use crate::domain::{
+    ActionKind, Claim, Debate, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported,
+};
 use crate::store::ResolveError;
 use crate::text::one_line;
 
@@ -45,20 +48,25 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
             };
             model.flash(why, true);
         }
-        Action::Retry => match model.desk.retry.take() {
-            None => model.flash("nothing to retry", true),
-            Some(action) if landed(model, &action) => {
-                model.flash(recorded("recorded after all", &action), false);
-            }
-            Some(action) => match may_send(model, &action) {
-                Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
-                Ok(()) => {
-                    model.flash("retrying ...", false);
-                    let ctx = model.ctx_of_id(&action.session_id);
-                    return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
+        Action::Retry => {
+            // The action's own database, whichever debate is selected now.
+            let ctx = model.desk.retry_in;
+            match model.desk.retry.take() {
+                None => model.flash("nothing to retry", true),
+                Some(action) if landed(model, ctx, &action) => {
+                    model.flash(recorded("recorded after all", &action), false);
                 }
-            },
-        },
+                Some(action) => match may_send(model, ctx, &action) {
+                    Err(why) => {
+                        model.flash(format!("not retried, nothing was recorded: {why}"), true);
+                    }
+                    Ok(()) => {
+                        model.flash("retrying ...", false);
+                        return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
+                    }
+                },
+            }
+        }
         Action::NextWaiting => match model.debates.next_waiting_where(model.nav.selected, |s| {
             s.pending()
                 .is_none_or(|round| model.deciding(&s.id, round).is_none())
@@ -129,7 +137,8 @@ fn open_decision_dialog(model: &mut Model, action: ActionKind) {
                 persona: pending.signals.escalate_persona.clone(),
                 note: None,
             };
-            match may_send(model, &intent.clone().into_action(&model.about.operator)) {
+            let action = intent.clone().into_action(&model.about.operator);
+            match may_send(model, model.selected_ctx(), &action) {
                 Ok(()) => model.desk.overlay = Some(Overlay::Confirm(intent)),
                 Err(why) => model.flash(format!("cannot accept: {why}"), true),
             }
@@ -186,7 +195,8 @@ pub(super) fn on_confirm_key(
         }
         KeyCode::Char('y') => {
             let action = intent.into_action(&model.about.operator);
-            if let Err(why) = may_send(model, &action) {
+            let ctx = model.ctx_of_id(&action.session_id);
+            if let Err(why) = may_send(model, ctx, &action) {
                 model.flash(format!("not sent, nothing was recorded: {why}"), true);
                 return Vec::new();
             }
@@ -194,7 +204,6 @@ pub(super) fn on_confirm_key(
                 format!("sending {} {} ...", action.action, action.decision),
                 false,
             );
-            let ctx = model.ctx_of_id(&action.session_id);
             return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
         }
         _ => model.flash("cancelled: nothing was recorded", false),
@@ -307,28 +316,30 @@ pub(super) fn recorded(what: &str, action: &OperatorAction) -> String {
     )
 }
 
-/// Whether the decision `action` resolves is on screen as resolved by `action` itself, written
-/// by this console's role: an attempt that was not answered did land.
-pub(super) fn landed(model: &Model, action: &OperatorAction) -> bool {
-    model
-        .debate(&action.session_id)
+/// The full rows of the debate `id` of context `ctx`, if held.
+fn debate_in<'m>(model: &'m Model, ctx: Ctx, id: &str) -> Option<&'m Debate> {
+    model.held(model.debates.seq_in(ctx, id)?)
+}
+
+/// Whether the decision `action` resolves (on context `ctx`'s database) is on screen as
+/// resolved by `action` itself, written by this console's role there: an attempt that was not
+/// answered did land.
+pub(super) fn landed(model: &Model, ctx: Ctx, action: &OperatorAction) -> bool {
+    debate_in(model, ctx, &action.session_id)
         .and_then(|debate| debate.actions.get(&action.round_index))
-        .is_some_and(|row| {
-            action.is_recorded_as(row, model.role_in(model.ctx_of_id(&action.session_id)))
-        })
+        .is_some_and(|row| action.is_recorded_as(row, model.role_in(ctx)))
 }
 
 /// Whether `action` may be sent, as far as the console knows: not read-only, its debate on
 /// screen, its decision not yet resolved and still open (the store checks again when it writes).
-pub(super) fn may_send(model: &Model, action: &OperatorAction) -> Result<(), String> {
-    let ctx = model.ctx_of_id(&action.session_id);
+pub(super) fn may_send(model: &Model, ctx: Ctx, action: &OperatorAction) -> Result<(), String> {
     if let Some(why) = model.denied_in(ctx) {
         return Err(why.to_owned());
     }
     if model.read_only_in(ctx) {
         return Err("the console is read-only".to_owned());
     }
-    let Some(debate) = model.debate(&action.session_id) else {
+    let Some(debate) = debate_in(model, ctx, &action.session_id) else {
         return Err(format!("no debate {} on screen", action.session_id));
     };
     if let Some(existing) = debate.actions.get(&action.round_index) {

@@ -70,21 +70,27 @@ pub(super) fn on_access(model: &mut Model, access: Access) {
     }
 }
 
-/// One database of several connected, went down or is trying again: its own link, and the
-/// console's as a whole (live when every one is). One going down says so; its debates stay
-/// listed, marked, and its feed catches up when it is back.
+/// One database of several connected, went down or is trying again: its own link (down until
+/// it is live again, through its retries), and the console's as a whole (live when every one
+/// is). One going down says so once; its debates stay listed, marked, and its feed catches up
+/// when it is back.
 pub(super) fn on_context_link(model: &mut Model, ctx: Ctx, link: Link) {
     let Some(context) = model.live.contexts.get_mut(ctx) else {
         return;
     };
-    let went_down = matches!(link, Link::Down { .. }) && !matches!(context.link, Link::Down { .. });
+    let was_down = matches!(context.link, Link::Down { .. });
+    // Trying again after a failure, it is still down until it is live: its mark stays put.
+    if was_down && link == Link::Connecting {
+        return;
+    }
+    let went_down = matches!(link, Link::Down { .. }) && !was_down;
     context.link = link;
     if went_down {
-        let name = context.name.clone();
-        model.flash(
-            format!("{name} is down: its debates are marked, the others flow on"),
-            true,
+        let said = format!(
+            "{} is down: its debates are marked, the others flow on",
+            context.name
         );
+        model.flash(said, true);
     }
     model.live.link = Some(model.live.contexts.overall());
 }
@@ -136,8 +142,13 @@ pub(super) fn on_context_presence(model: &mut Model, ctx: Ctx, peers: Vec<Peer>)
     }
 }
 
-/// The outcome of an operator action sent: recorded, failed (kept for a retry) or refused.
-pub(super) fn on_resolved(model: &mut Model, outcome: Result<OperatorAction, ResolveError>) {
+/// The outcome of an operator action sent (to context `ctx`'s database): recorded, failed
+/// (kept for a retry there) or refused.
+pub(super) fn on_resolved(
+    model: &mut Model,
+    ctx: Ctx,
+    outcome: Result<OperatorAction, ResolveError>,
+) {
     match outcome {
         Ok(action) => {
             model.desk.retry = None;
@@ -152,6 +163,7 @@ pub(super) fn on_resolved(model: &mut Model, outcome: Result<OperatorAction, Res
                 true,
             );
             model.desk.retry = Some(*action);
+            model.desk.retry_in = ctx;
         }
         Err(refused) => {
             model.desk.retry = None;

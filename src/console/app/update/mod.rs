@@ -66,7 +66,7 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
             Some(ctx) => events::on_context_access(model, ctx, access),
             None => events::on_access(model, access),
         },
-        Event::Resolved(outcome) => events::on_resolved(model, outcome),
+        Event::Resolved(outcome) => events::on_resolved(model, ctx.unwrap_or(0), outcome),
         Event::Noted(outcome) => events::on_noted(model, outcome),
         Event::Theme(theme) => events::on_theme(model, theme),
         Event::Paged(outcome) => events::on_paged(model, outcome),
