@@ -152,3 +152,61 @@ impl Contexts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contexts(links: &[Link]) -> Contexts {
+        Contexts::new(
+            links
+                .iter()
+                .enumerate()
+                .map(|(at, link)| Context {
+                    link: link.clone(),
+                    ..Context::new(format!("c{at}"), false, None)
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_console_is_live_when_every_context_is_and_down_when_one_is() {
+        let down = Link::Down {
+            error: "refused".into(),
+            retry_in: std::time::Duration::from_secs(1),
+        };
+        assert_eq!(contexts(&[Link::Live, Link::Live]).overall(), Link::Live);
+        assert_eq!(
+            contexts(&[Link::Live, Link::Connecting]).overall(),
+            Link::Connecting
+        );
+        assert_eq!(
+            contexts(&[Link::Connecting, down.clone()]).overall(),
+            down
+        );
+    }
+
+    #[test]
+    fn a_command_is_addressed_only_on_several_databases() {
+        let history = Command::LoadHistory("d".into());
+        assert_eq!(
+            contexts(&[Link::Live]).to(0, history.clone()),
+            history
+        );
+        assert_eq!(
+            contexts(&[Link::Live, Link::Live]).to(1, history.clone()),
+            Command::In(1, Box::new(history))
+        );
+    }
+
+    #[test]
+    fn a_lookup_is_missing_once_every_database_said_so() {
+        let mut contexts = contexts(&[Link::Live, Link::Live]);
+        contexts.look_up();
+        assert!(!contexts.unfound_everywhere());
+        assert!(contexts.unfound_everywhere());
+        contexts.look_up();
+        assert!(!contexts.unfound_everywhere());
+    }
+}
