@@ -155,7 +155,10 @@ fn fleet(contexts: u16, held: usize) -> (Model, Duration) {
                 .collect(),
         );
         for ctx in 0..contexts {
-            update(&mut model, Event::In(ctx, Box::new(Event::Link(Link::Live))));
+            update(
+                &mut model,
+                Event::In(ctx, Box::new(Event::Link(Link::Live))),
+            );
         }
     }
     let mut reports = ReportsWorker::of(&config);

@@ -112,12 +112,7 @@ fn several(wanted: Vec<Wanted>, console: &Console, config: Config) -> Result<Exi
 /// The databases asked for: each `--db` (a `[[contexts]]` entry's name, or `[NAME=]URL`), else
 /// the config's `[[contexts]]`; none leaves the choice to DATABASE_URL and the environment.
 fn wanted(db: &[String], config: &Config) -> Result<Vec<Wanted>> {
-    let configured = |name: &str| {
-        config
-            .contexts
-            .iter()
-            .find(|c| c.name.get_ref() == name)
-    };
+    let configured = |name: &str| config.contexts.iter().find(|c| c.name.get_ref() == name);
     let mut wanted = Vec::new();
     if db.is_empty() {
         for context in &config.contexts {
@@ -149,7 +144,8 @@ fn wanted(db: &[String], config: &Config) -> Result<Vec<Wanted>> {
             }
             None => {
                 let (name, url) = split_named(raw);
-                let which = name.map_or_else(|| format!("--db #{}", at + 1), |n| format!("--db {n}"));
+                let which =
+                    name.map_or_else(|| format!("--db #{}", at + 1), |n| format!("--db {n}"));
                 let target = if db.len() == 1 && name.is_none() {
                     // As ever: warned of by `target`.
                     target(Some(url))?

@@ -468,7 +468,9 @@ fn check_contexts(contexts: &[ContextConfig], text: &str, origin: &str) -> Resul
             format!("context name {name:?} is given twice")
         } else {
             match (&context.db, &context.service) {
-                (Some(_), Some(_)) => format!("context {name}: db and service both given; give one"),
+                (Some(_), Some(_)) => {
+                    format!("context {name}: db and service both given; give one")
+                }
                 (None, None) => format!("context {name}: give db (a connection string) or service"),
                 _ => continue,
             }

@@ -14,8 +14,8 @@ use gavel::config::Config;
 use gavel::console::app::{Command, Context, Contexts, Ctx, Event, Link, Model, update};
 use gavel::console::reports::ReportsWorker;
 use gavel::domain::{Access, Change, OperatorAction, Status};
-use gavel::store::ResolveError;
 use gavel::simulate::{DebateRun, Fixture, Ids};
+use gavel::store::ResolveError;
 
 /// The first rows of every bundled recording, as one orchestrator writes them: the same rows
 /// go to each database.
@@ -193,7 +193,10 @@ fn an_accept_goes_to_its_debates_own_database() {
     let action = action.clone();
 
     // Its answer comes back from staging: recorded there, prod's debate still waits.
-    update(&mut model, from(1, Event::Store(Box::new(Change::Action(action)))));
+    update(
+        &mut model,
+        from(1, Event::Store(Box::new(Change::Action(action)))),
+    );
     let staging = model.debates.seq_in(1, "fasting-insulin-0412").unwrap();
     let prod = model.debates.seq_in(0, "fasting-insulin-0412").unwrap();
     assert!(!model.debates.get(staging).unwrap().waiting());

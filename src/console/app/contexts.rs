@@ -101,7 +101,9 @@ impl Contexts {
 
     /// The context called `name`.
     pub fn find(&self, name: &str) -> Option<Ctx> {
-        self.iter().find(|(_, c)| c.name == name).map(|(ctx, _)| ctx)
+        self.iter()
+            .find(|(_, c)| c.name == name)
+            .map(|(ctx, _)| ctx)
     }
 
     /// The context name of `ctx`, `""` when there are no contexts.
@@ -128,7 +130,10 @@ impl Contexts {
 
     /// Every context's peers, one after the other (for `:who` and the header's count).
     pub fn peers(&self) -> Vec<Peer> {
-        self.all.iter().flat_map(|c| c.peers.iter().cloned()).collect()
+        self.all
+            .iter()
+            .flat_map(|c| c.peers.iter().cloned())
+            .collect()
     }
 
     /// A debate is looked up by id in every database: none has said it lacks it yet.
@@ -181,19 +186,13 @@ mod tests {
             contexts(&[Link::Live, Link::Connecting]).overall(),
             Link::Connecting
         );
-        assert_eq!(
-            contexts(&[Link::Connecting, down.clone()]).overall(),
-            down
-        );
+        assert_eq!(contexts(&[Link::Connecting, down.clone()]).overall(), down);
     }
 
     #[test]
     fn a_command_is_addressed_only_on_several_databases() {
         let history = Command::LoadHistory("d".into());
-        assert_eq!(
-            contexts(&[Link::Live]).to(0, history.clone()),
-            history
-        );
+        assert_eq!(contexts(&[Link::Live]).to(0, history.clone()), history);
         assert_eq!(
             contexts(&[Link::Live, Link::Live]).to(1, history.clone()),
             Command::In(1, Box::new(history))

@@ -105,12 +105,24 @@ mod tests {
             split_named("b=host=h dbname=d"),
             (Some("b"), "host=h dbname=d")
         );
-        assert_eq!(split_named("staging=service=st"), (Some("staging"), "service=st"));
+        assert_eq!(
+            split_named("staging=service=st"),
+            (Some("staging"), "service=st")
+        );
         assert_eq!(split_named("host=h dbname=d"), (None, "host=h dbname=d"));
         assert_eq!(split_named("service=prod"), (None, "service=prod"));
-        assert_eq!(split_named("postgresql://h/db?a=b"), (None, "postgresql://h/db?a=b"));
-        assert_eq!(split_named("9x=postgresql://h"), (None, "9x=postgresql://h"));
-        assert_eq!(split_named("all=postgresql://h"), (None, "all=postgresql://h"));
+        assert_eq!(
+            split_named("postgresql://h/db?a=b"),
+            (None, "postgresql://h/db?a=b")
+        );
+        assert_eq!(
+            split_named("9x=postgresql://h"),
+            (None, "9x=postgresql://h")
+        );
+        assert_eq!(
+            split_named("all=postgresql://h"),
+            (None, "all=postgresql://h")
+        );
         assert_eq!(split_named(""), (None, ""));
     }
 

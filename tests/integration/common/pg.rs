@@ -217,8 +217,7 @@ impl Console {
                 .collect(),
         );
         let sides = contexts.into_iter().map(|(_, t)| Sides::one(t)).collect();
-        let commands =
-            gavel::console::backend::fleets::start(sides, sender, Default::default());
+        let commands = gavel::console::backend::fleets::start(sides, sender, Default::default());
         Console {
             model,
             events,

@@ -36,11 +36,14 @@ fn link(model: &Model, ctx: Ctx) -> Link {
 async fn both(a: Target, b: Target) -> Console {
     let mut console = Console::attach_all(vec![("a", a), ("b", b)]);
     console
-        .until("both live, their rights known, their four debates in", |m| {
-            m.live.link == Some(Link::Live)
-                && m.live.contexts.iter().all(|(_, c)| c.role.is_some())
-                && m.debates.len() == 4
-        })
+        .until(
+            "both live, their rights known, their four debates in",
+            |m| {
+                m.live.link == Some(Link::Live)
+                    && m.live.contexts.iter().all(|(_, c)| c.role.is_some())
+                    && m.debates.len() == 4
+            },
+        )
         .await;
     console
 }
@@ -55,7 +58,11 @@ async fn the_same_debates_in_two_databases_are_listed_apart_and_an_accept_lands_
             assert!(held(&console.model, ctx, id), "{id} of context {ctx}");
         }
     }
-    assert_eq!(console.model.debates.waiting(), 4, "the counts run across both");
+    assert_eq!(
+        console.model.debates.waiting(),
+        4,
+        "the counts run across both"
+    );
 
     let seq = console.model.debates.seq_in(1, "d1").unwrap();
     console.model.select(seq);
@@ -75,7 +82,10 @@ async fn the_same_debates_in_two_databases_are_listed_apart_and_an_accept_lands_
         })
         .await;
     let a_d1 = console.model.debates.seq_in(0, "d1").unwrap();
-    assert!(console.model.debates.get(a_d1).unwrap().waiting(), "a's d1 still waits");
+    assert!(
+        console.model.debates.get(a_d1).unwrap().waiting(),
+        "a's d1 still waits"
+    );
     assert_eq!(console.model.debates.waiting(), 3);
 }
 

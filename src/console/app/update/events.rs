@@ -127,7 +127,10 @@ pub(super) fn on_context_access(model: &mut Model, ctx: Ctx, access: Access) {
 
 /// The first context's reason when every context refuses what `refusal` says; `None` when
 /// one allows it.
-fn refused_everywhere(model: &Model, refusal: impl Fn(&Context) -> &Option<String>) -> Option<String> {
+fn refused_everywhere(
+    model: &Model,
+    refusal: impl Fn(&Context) -> &Option<String>,
+) -> Option<String> {
     let contexts = &model.live.contexts;
     let mut reasons = contexts.iter().map(|(_, c)| refusal(c));
     let first = reasons.next()?.clone()?;

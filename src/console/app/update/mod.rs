@@ -186,11 +186,11 @@ fn presence(model: &mut Model) -> Vec<Command> {
     let selected = model.nav.selected.map(|seq| model.ctx_of(seq));
     let same = model.live.contexts.told == selected
         && model.live.said.as_ref().is_some_and(|s| {
-        s.looking.as_deref() == looking
-            && s.operator == model.about.operator
-            && s.claim == claim
-            && s.editing.as_deref() == editing
-    });
+            s.looking.as_deref() == looking
+                && s.operator == model.about.operator
+                && s.claim == claim
+                && s.editing.as_deref() == editing
+        });
     if same {
         return Vec::new();
     }
