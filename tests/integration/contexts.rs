@@ -54,12 +54,7 @@ fn two_contexts_reporting() -> (Model, ReportsWorker) {
     ]);
     for ctx in [0, 1] {
         update(&mut model, from(ctx, Event::Link(Link::Live)));
-        let access = Access {
-            role: "alice".into(),
-            actions: None,
-            notes: None,
-        };
-        update(&mut model, from(ctx, Event::Access(access)));
+        update(&mut model, from(ctx, Event::Access(operator())));
     }
     let rows = recorded_rows();
     for ctx in [0, 1] {
@@ -70,6 +65,22 @@ fn two_contexts_reporting() -> (Model, ReportsWorker) {
     }
     model.prepare_frame();
     (model, reports)
+}
+
+/// What a database lets an operator's role do: everything.
+fn operator() -> Access {
+    Access {
+        role: "alice".into(),
+        actions: None,
+        notes: None,
+    }
+}
+
+/// The actions sent by `a` then `y` (accept, confirmed) on the selected debate, each with the
+/// context it is addressed to.
+fn accept(model: &mut Model) -> Vec<(Option<Ctx>, OperatorAction)> {
+    update(model, char('a'));
+    resolves(&update(model, char('y')))
 }
 
 /// The debate `id` of context `ctx`, selected.
@@ -208,11 +219,9 @@ fn an_accept_goes_to_its_debates_own_database() {
 fn a_failed_action_is_retried_on_its_own_database_whatever_is_selected() {
     let mut model = two_contexts();
     select_in(&mut model, 1, "fasting-insulin-0412");
-    update(&mut model, char('a'));
-    let sent = update(&mut model, char('y'));
-    let resolved = resolves(&sent);
+    let resolved = accept(&mut model);
     let [(Some(1), action)] = resolved.as_slice() else {
-        panic!("an accept addressed to staging, not {sent:?}");
+        panic!("an accept addressed to staging, not {resolved:?}");
     };
     let failed = ResolveError::Failed {
         action: Box::new(action.clone()),
@@ -245,11 +254,10 @@ fn each_database_has_its_own_rights() {
     assert!(common::flash(&model).contains("may only watch"));
 
     select_in(&mut model, 1, "fasting-insulin-0412");
-    update(&mut model, char('a'));
-    let sent = update(&mut model, char('y'));
+    let resolved = accept(&mut model);
     assert!(
-        matches!(resolves(&sent).as_slice(), [(Some(1), _)]),
-        "{sent:?}"
+        matches!(resolved.as_slice(), [(Some(1), _)]),
+        "{resolved:?}"
     );
 }
 
@@ -261,12 +269,7 @@ fn a_context_locked_read_only_refuses_until_unlocked() {
         Context::new("staging".into(), false, None),
     ]);
     for ctx in [0, 1] {
-        let access = Access {
-            role: "alice".into(),
-            actions: None,
-            notes: None,
-        };
-        update(&mut model, from(ctx, Event::Access(access)));
+        update(&mut model, from(ctx, Event::Access(operator())));
     }
     select_in(&mut model, 0, "fasting-insulin-0412");
     update(&mut model, char('a'));
@@ -274,11 +277,10 @@ fn a_context_locked_read_only_refuses_until_unlocked() {
     assert!(common::flash(&model).starts_with("read-only"));
     update(&mut model, char('U'));
     update(&mut model, char('y'));
-    update(&mut model, char('a'));
-    let sent = update(&mut model, char('y'));
+    let resolved = accept(&mut model);
     assert!(
-        matches!(resolves(&sent).as_slice(), [(Some(0), _)]),
-        "{sent:?}"
+        matches!(resolved.as_slice(), [(Some(0), _)]),
+        "{resolved:?}"
     );
 }
 
@@ -339,12 +341,8 @@ fn a_console_on_one_database_addresses_nothing() {
     let (mut model, _) = common::demo_model();
     assert!(!model.live.contexts.several());
     common::select(&mut model, "fasting-insulin-0412");
-    update(&mut model, char('a'));
-    let sent = update(&mut model, char('y'));
-    assert!(
-        matches!(resolves(&sent).as_slice(), [(None, _)]),
-        "{sent:?}"
-    );
+    let resolved = accept(&mut model);
+    assert!(matches!(resolved.as_slice(), [(None, _)]), "{resolved:?}");
     run(&mut model, "ctx prod");
     assert_eq!(
         common::flash(&model),
