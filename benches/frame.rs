@@ -1,5 +1,6 @@
 //! `cargo bench --bench frame`: what one frame of the console costs at 200x60 with 10 debates
-//! held (the baseline) and with 100,000, drawn on the console's own screen (crossterm)
+//! held (the baseline), with 100,000, and with two databases of 50,000 each (the same ids in
+//! both, every one shown: the list's context column), drawn on the console's own screen (crossterm)
 //! into a sink: the whole screen anew in the views an operator uses most, and the frame after a
 //! round lands in the selected debate (the table scrolls); and what filing a row costs. Prints
 //! a table of medians and p99s and the ratio to the baseline; nothing is asserted (a bench, not
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use gavel::config::Config;
-use gavel::console::app::{Event, Model, SortOrder, update};
+use gavel::console::app::{Context, Contexts, Event, Link, Model, SortOrder, update};
 use gavel::console::reports::ReportsWorker;
 use gavel::console::screen::Screen;
 use gavel::domain::{
@@ -21,21 +22,22 @@ use gavel::domain::{
 const FRAMES: usize = 400;
 
 fn main() {
-    let sizes: Vec<usize> = std::env::var("GAVEL_BENCH_HELD")
-        .map(|raw| {
-            raw.split(',')
-                .map(|n| n.trim().parse().expect("a count"))
-                .collect()
-        })
-        .unwrap_or_else(|_| vec![10, 100_000]);
+    // Each size is a count of debates held, or CxN: C databases of N debates each.
+    let sizes: Vec<String> = std::env::var("GAVEL_BENCH_HELD")
+        .map(|raw| raw.split(',').map(|n| n.trim().to_owned()).collect())
+        .unwrap_or_else(|_| vec!["10".into(), "100000".into(), "2x50000".into()]);
     println!("frame cost at 200x60 ({FRAMES} frames each; median / p99)");
     println!(
         "{:<34} {:>9} {:>16} {:>16} {:>8}",
         "view", "held", "median", "p99", "ratio"
     );
     let mut baseline: Vec<Duration> = Vec::new();
-    for (n, &held) in sizes.iter().enumerate() {
-        let (mut model, filing) = fleet(held);
+    for (n, held) in sizes.iter().enumerate() {
+        let (contexts, each) = match held.split_once('x') {
+            Some((contexts, each)) => (contexts.parse().expect("a count"), each),
+            None => (1, held.as_str()),
+        };
+        let (mut model, filing) = fleet(contexts, each.parse().expect("a count"));
         for (i, (name, setup)) in views().into_iter().enumerate() {
             setup(&mut model);
             let (median, p99) = if i + 1 == views().len() {
@@ -140,20 +142,41 @@ fn timed(
     (times[times.len() / 2], times[times.len() * 99 / 100])
 }
 
-/// A console holding `held` debates, most finished, a tenth running with a decision pending,
-/// the one in the middle selected; and the mean cost of filing one of their rows.
-fn fleet(held: usize) -> (Model, Duration) {
+/// A console holding `held` debates in each of `contexts` databases (the same ids in each;
+/// one database: no contexts), most finished, a tenth running with a decision pending, the one
+/// in the middle selected; and the mean cost of filing one of their rows.
+fn fleet(contexts: u16, held: usize) -> (Model, Duration) {
     let config = Config::default();
     let mut model = Model::new("bench".into(), "alice".into(), &config);
+    if contexts > 1 {
+        model.live.contexts = Contexts::new(
+            (0..contexts)
+                .map(|c| Context::new(format!("db-{c}"), false, None))
+                .collect(),
+        );
+        for ctx in 0..contexts {
+            update(
+                &mut model,
+                Event::In(ctx, Box::new(Event::Link(Link::Live))),
+            );
+        }
+    }
     let mut reports = ReportsWorker::of(&config);
     update(&mut model, Event::Resize(200, 60));
     let started = Instant::now();
     let mut rows = 0u32;
     for n in 0..held {
-        for change in debate(n, n % 10 == 0) {
-            update(&mut model, Event::Store(Box::new(change)));
-            reports.relieve(&mut model);
-            rows += 1;
+        for ctx in 0..contexts {
+            for change in debate(n, n % 10 == 0) {
+                let row = Event::Store(Box::new(change));
+                let event = match contexts {
+                    1 => row,
+                    _ => Event::In(ctx, Box::new(row)),
+                };
+                update(&mut model, event);
+                reports.relieve(&mut model);
+                rows += 1;
+            }
         }
     }
     let filing = started.elapsed() / rows.max(1);

@@ -100,10 +100,15 @@ pub enum Commands {
         #[command(subcommand)]
         command: SettingsCommand,
     },
-    /// The console on a live database.
+    /// The console on a live database, or on several at once.
     Watch {
-        #[command(flatten)]
-        db: Db,
+        /// A connection string, as psql takes it (a URL or key=value pairs; see the other
+        /// commands' --db), else DATABASE_URL; repeat for several databases in one console,
+        /// each a context named NAME when given as NAME=URL, else after its database (made
+        /// unique). A NAME of the config's [[contexts]] alone picks that context. Without
+        /// --db, the config's [[contexts]] when it has some.
+        #[arg(long, value_name = "[NAME=]URL|CONNINFO")]
+        db: Vec<String>,
         /// Read from this database instead: a subscriber of --db's (`gavel migrate
         /// --subscribe-to`), so that the primary has no listener of this console's. The feed,
         /// catch-up, histories, searches and the others' presence are read here; actions, notes,

@@ -234,13 +234,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             db,
             read_from,
             console,
-        } => commands::watch::run(
-            db.db.as_deref(),
-            read_from.as_deref(),
-            &console,
-            config,
-            &log_dir,
-        ),
+        } => commands::watch::run(&db, read_from.as_deref(), &console, config, &log_dir),
         Commands::Demo {
             fixtures,
             console,

@@ -89,6 +89,39 @@ pub struct Config {
     /// Key bindings: the bundled defaults with the `[keys]` table's actions rebound.
     #[serde(skip)]
     pub keys: Keymap,
+    /// The databases `gavel watch` shows together when no `--db` is given (`[[contexts]]`).
+    pub contexts: Vec<ContextConfig>,
+}
+
+/// One database of several a console shows: `[[contexts]]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// What the console calls it (its column in the debates list, `:ctx NAME`).
+    pub name: toml::Spanned<String>,
+    /// A connection string, as `--db` takes it.
+    pub db: Option<String>,
+    /// A service of the service file (`pg_service.conf`): the same as `db = "service=NAME"`.
+    pub service: Option<String>,
+    /// Actions on its debates refused until unlocked, whatever its role may do.
+    #[serde(default)]
+    pub read_only: bool,
+    /// The theme `:ctx NAME` shows it in: a bundled theme's name or a theme file.
+    pub theme: Option<String>,
+}
+
+impl ContextConfig {
+    /// The connection string: `db`, or the service named.
+    pub fn connection(&self) -> String {
+        match (&self.db, &self.service) {
+            (Some(db), _) => db.clone(),
+            (None, Some(service)) => format!(
+                "service='{}'",
+                service.replace('\\', "\\\\").replace('\'', "\\'")
+            ),
+            (None, None) => String::new(),
+        }
+    }
 }
 
 /// Which similarity the controller's first signal measures: `[signals]`.
@@ -382,6 +415,7 @@ impl Config {
             .map(drop)
             .map_err(|e| format!("[calibration] grid: {e}")),
         ];
+        check_contexts(&config.contexts, text, origin)?;
         for check in checks {
             if let Err(problem) = check {
                 return Err(Error::Value {
@@ -421,6 +455,34 @@ impl Config {
                 format!("uid {}", unsafe { libc::geteuid() })
             })
     }
+}
+
+/// Each `[[contexts]]` entry: a valid name no other entry has, and one of `db` or `service`;
+/// an error names the entry's line.
+fn check_contexts(contexts: &[ContextConfig], text: &str, origin: &str) -> Result<()> {
+    for (at, context) in contexts.iter().enumerate() {
+        let name = context.name.get_ref();
+        let problem = if let Err(why) = crate::store::postgres::check_name(name) {
+            why
+        } else if contexts[..at].iter().any(|c| c.name.get_ref() == name) {
+            format!("context name {name:?} is given twice")
+        } else {
+            match (&context.db, &context.service) {
+                (Some(_), Some(_)) => {
+                    format!("context {name}: db and service both given; give one")
+                }
+                (None, None) => format!("context {name}: give db (a connection string) or service"),
+                _ => continue,
+            }
+        };
+        return Err(Error::Invalid {
+            origin: origin.to_owned(),
+            line: Some(line_at(text, context.name.span().start)),
+            what: "configuration",
+            message: format!("[[contexts]] {problem}"),
+        });
+    }
+    Ok(())
 }
 
 /// The text of the file at `path`, read as a `what` (`config`, `theme`).

@@ -76,6 +76,19 @@ impl Change {
         }
     }
 
+    /// The id of the debate this row belongs to, to be renamed (a console on several
+    /// databases tells the same id in two of them apart in its reports).
+    pub fn session_id_mut(&mut self) -> &mut String {
+        match self {
+            Change::Session(s) => &mut s.id,
+            Change::Turn(t) => &mut t.session_id,
+            Change::Decision(d) => &mut d.session_id,
+            Change::Judgment(j) => &mut j.session_id,
+            Change::Action(a) => &mut a.session_id,
+            Change::Note(n) => &mut n.session_id,
+        }
+    }
+
     /// The round this row belongs to, for a row of a round (a turn, a decision, a judgment, an
     /// action).
     pub fn round(&self) -> Option<u32> {

@@ -282,3 +282,58 @@ fn the_help_lists_every_action_with_its_default_keys() {
         assert!(!keymap.keys(*action).is_empty());
     }
 }
+
+#[test]
+fn contexts_are_read_with_their_connection_rights_and_theme() {
+    let text = r#"
+[[contexts]]
+name = "prod"
+service = "prod"
+read_only = true
+theme = "high-contrast"
+
+[[contexts]]
+name = "staging"
+db = "postgresql://gavel@staging.example/debates"
+"#;
+    let config = Config::parse(text, "c.toml").unwrap();
+    let [prod, staging] = config.contexts.as_slice() else {
+        panic!("two contexts: {:?}", config.contexts);
+    };
+    assert_eq!(prod.name.get_ref(), "prod");
+    assert_eq!(prod.connection(), "service='prod'");
+    assert!(prod.read_only);
+    assert_eq!(prod.theme.as_deref(), Some("high-contrast"));
+    assert_eq!(
+        staging.connection(),
+        "postgresql://gavel@staging.example/debates"
+    );
+    assert!(!staging.read_only);
+}
+
+#[test]
+fn a_context_wrong_is_named_at_its_line() {
+    let error = |text: &str| format!("{:#}", Config::parse(text, "c.toml").unwrap_err());
+    let two = "[[contexts]]\nname = \"a\"\ndb = \"x\"\n\n[[contexts]]\nname = \"a\"\ndb = \"y\"\n";
+    assert_eq!(
+        error(two),
+        "c.toml:6: invalid configuration: [[contexts]] context name \"a\" is given twice"
+    );
+    assert_eq!(
+        error("[[contexts]]\nname = \"a\"\n"),
+        "c.toml:2: invalid configuration: [[contexts]] context a: give db (a connection string) or service"
+    );
+    assert_eq!(
+        error("[[contexts]]\nname = \"a\"\ndb = \"x\"\nservice = \"s\"\n"),
+        "c.toml:2: invalid configuration: [[contexts]] context a: db and service both given; give one"
+    );
+    assert!(
+        error("[[contexts]]\nname = \"all\"\ndb = \"x\"\n")
+            .starts_with("c.toml:2: invalid configuration: [[contexts]] context name \"all\"")
+    );
+    assert!(
+        error("[[contexts]]\nname = \"a b\"\ndb = \"x\"\n")
+            .starts_with("c.toml:2: invalid configuration: [[contexts]] context name \"a b\"")
+    );
+    assert!(error("[[contexts]]\nname = \"a\"\nhost = \"x\"\n").contains("unknown field `host`"));
+}

@@ -15,6 +15,7 @@ mod completions;
 mod config;
 mod connect;
 mod console;
+mod contexts;
 mod controller;
 mod convergence;
 mod copy;

@@ -28,6 +28,9 @@ pub enum Colon {
     Quit,
     /// `:<debate id>` (or a unique part of one): select that debate.
     Jump(String),
+    /// `:ctx NAME`: list only that database's debates, of several; `:ctx all` (`None`): every
+    /// database's.
+    Context(Option<String>),
 }
 
 /// The commands: their names (the first offered by completion, the others also understood),
@@ -119,6 +122,15 @@ pub fn usages() -> Vec<(String, &'static str)> {
     commands.chain(std::iter::once(id)).collect()
 }
 
+/// `:ctx`'s usage, for the help of a console on several databases (one on a single database
+/// has nothing to pick).
+pub fn context_usage() -> (String, &'static str) {
+    (
+        ":ctx <name|all>".to_owned(),
+        "list only that database's debates; all: every database's",
+    )
+}
+
 /// What the console says of a word that names no command: short enough for an 80-column
 /// footer.
 pub(crate) fn no_command(name: &str) -> String {
@@ -132,6 +144,13 @@ pub fn parse(text: &str) -> Result<Option<Colon>, String> {
         return Ok(None);
     };
     let args: Vec<&str> = words.collect();
+    if name == "ctx" {
+        return match args.as_slice() {
+            ["all"] => Ok(Some(Colon::Context(None))),
+            [context] => Ok(Some(Colon::Context(Some((*context).to_owned())))),
+            _ => Err("ctx takes a context's name, or all".to_owned()),
+        };
+    }
     let Some((command, argument)) = command(name) else {
         return match args.as_slice() {
             [] => Ok(Some(Colon::Jump(name.to_owned()))),

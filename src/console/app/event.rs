@@ -52,6 +52,10 @@ pub enum Event {
     History { id: String, found: bool },
     /// A [`Command::Page`] ended: the pager ran, or why it could not.
     Paged(Result<(), pager::Error>),
+    /// What one database of several said (a console on several databases: its feed's rows,
+    /// link, rights, presence and histories, the outcomes of what it was asked), tagged with
+    /// its context.
+    In(super::contexts::Ctx, Box<Event>),
 }
 
 impl From<Feed> for Event {
@@ -93,4 +97,8 @@ pub enum Command {
     /// Show this text in the operator's pager, the console's terminal modes left meanwhile. The
     /// draw loop does it, not a backend.
     Page { title: String, text: String },
+    /// This command for one database of several (its context's): an action, a note, a claim
+    /// or a history goes to the debate's own database. Unaddressed, a search, a history looked
+    /// up by id and presence go to every database, anything else to the first.
+    In(super::contexts::Ctx, Box<Command>),
 }

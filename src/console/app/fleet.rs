@@ -17,6 +17,7 @@ use crate::domain::{
 };
 use crate::text::one_line;
 
+use super::contexts::Ctx;
 use super::filter::{Filter, Subject};
 
 /// A debate's number in the order debates first appeared: never reused, never moved.
@@ -61,6 +62,8 @@ impl RowKey {
 pub struct Summary {
     pub seq: Seq,
     pub id: Arc<str>,
+    /// The database it is in, of several (0 on one): with its id, who it is.
+    pub ctx: Ctx,
     /// The question on one line, cut to `QUESTION_CHARS`.
     pub question: Box<str>,
     pub status: Reported<SessionStatus>,
@@ -144,10 +147,11 @@ fn insert_sorted(set: &mut Box<[u32]>, value: u32) {
 }
 
 impl Summary {
-    fn new(seq: Seq, id: Arc<str>) -> Summary {
+    fn new(seq: Seq, ctx: Ctx, id: Arc<str>) -> Summary {
         Summary {
             seq,
             id,
+            ctx,
             question: Box::default(),
             status: SessionStatus::Running.into(),
             mode: Reported::Unknown(Box::default()),
@@ -475,7 +479,10 @@ impl Summaries {
 #[derive(Debug, Clone)]
 pub struct Fleet {
     summaries: Summaries,
-    by_id: HashMap<Arc<str>, Seq>,
+    /// Each context's debates by id (the same id may be a debate in two databases).
+    by_id: Vec<HashMap<Arc<str>, Seq>>,
+    /// The one context the list shows (`:ctx NAME`); `None`: every one.
+    context: Option<Ctx>,
     names: Names,
     next_seq: Seq,
     sort: SortOrder,
@@ -498,7 +505,8 @@ impl Fleet {
     pub fn new(keep_finished: usize) -> Fleet {
         Fleet {
             summaries: Summaries::default(),
-            by_id: HashMap::new(),
+            by_id: vec![HashMap::new()],
+            context: None,
             names: Names::default(),
             next_seq: 0,
             sort: SortOrder::default(),
@@ -515,15 +523,24 @@ impl Fleet {
     /// Files a row under its debate, creating the debate on first sight; a decision's time is
     /// read on `clock`.
     pub fn apply(&mut self, change: &Change, clock: &WaitClock) -> Filed {
+        self.apply_in(0, change, clock)
+    }
+
+    /// Files a row of context `ctx`'s database under its debate there (see [`Fleet::apply`]).
+    pub fn apply_in(&mut self, ctx: Ctx, change: &Change, clock: &WaitClock) -> Filed {
         let id = change.session_id();
-        let (seq, created) = match self.by_id.get(id) {
+        let at = usize::from(ctx);
+        if self.by_id.len() <= at {
+            self.by_id.resize_with(at + 1, HashMap::new);
+        }
+        let (seq, created) = match self.by_id[at].get(id) {
             Some(&seq) => (seq, false),
             None => {
                 let seq = self.next_seq;
                 self.next_seq += 1;
                 let id: Arc<str> = id.into();
-                self.by_id.insert(id.clone(), seq);
-                self.summaries.insert(Summary::new(seq, id));
+                self.by_id[at].insert(id.clone(), seq);
+                self.summaries.insert(Summary::new(seq, ctx, id));
                 (seq, true)
             }
         };
@@ -550,8 +567,10 @@ impl Fleet {
     fn relist(&mut self, seq: Seq) -> bool {
         self.match_new_names();
         let sort = self.sort;
+        let context = self.context;
         let summary = self.summaries.get_mut(seq).expect("held");
-        let class = summary.matches(&self.filter).then(|| sort.class(summary));
+        let class = (context.is_none_or(|c| c == summary.ctx) && summary.matches(&self.filter))
+            .then(|| sort.class(summary));
         if summary.class == class {
             return false;
         }
@@ -612,7 +631,9 @@ impl Fleet {
         let Some(summary) = self.summaries.remove(seq) else {
             return;
         };
-        self.by_id.remove(&summary.id);
+        if let Some(ids) = self.by_id.get_mut(usize::from(summary.ctx)) {
+            ids.remove(&summary.id);
+        }
         self.count(seq, Pending::of(&summary), -1);
         if let Some(class) = summary.class {
             self.listed -= 1;
@@ -629,12 +650,33 @@ impl Fleet {
         }
         self.sort = sort;
         self.filter = Filter::parse(filter);
+        self.rearrange();
+    }
+
+    /// The one context the list shows (`:ctx NAME`), or `None`: every one.
+    pub fn context(&self) -> Option<Ctx> {
+        self.context
+    }
+
+    /// Lists only context `ctx`'s debates, or (`None`) every context's.
+    pub fn show_context(&mut self, ctx: Option<Ctx>) {
+        if ctx != self.context {
+            self.context = ctx;
+            self.rearrange();
+        }
+    }
+
+    /// Every debate placed again in the list's order, filter and context.
+    fn rearrange(&mut self) {
+        let sort = self.sort;
+        let context = self.context;
         self.match_new_names();
-        let every = sort == SortOrder::Arrival && self.filter.is_empty();
+        let every = sort == SortOrder::Arrival && self.filter.is_empty() && context.is_none();
         let mut ordered = (!every).then(BTreeSet::new);
         self.listed = 0;
         for summary in self.summaries.values_mut() {
-            summary.class = summary.matches(&self.filter).then(|| sort.class(summary));
+            let shown = context.is_none_or(|c| c == summary.ctx);
+            summary.class = (shown && summary.matches(&self.filter)).then(|| sort.class(summary));
             if let (Some(ordered), Some(class)) = (&mut ordered, summary.class) {
                 ordered.insert(sort.key(class, summary));
             }
@@ -647,9 +689,14 @@ impl Fleet {
         self.summaries.get(seq)
     }
 
-    /// The debate with this id.
+    /// The debate with this id (of several databases, the first's that has one).
     pub fn seq(&self, id: &str) -> Option<Seq> {
-        self.by_id.get(id).copied()
+        self.by_id.iter().find_map(|ids| ids.get(id).copied())
+    }
+
+    /// The debate with this id in context `ctx`'s database.
+    pub fn seq_in(&self, ctx: Ctx, id: &str) -> Option<Seq> {
+        self.by_id.get(usize::from(ctx))?.get(id).copied()
     }
 
     /// Debates held.

@@ -8,6 +8,7 @@
 //! waits or locks.
 
 pub mod command_line;
+mod contexts;
 mod copy;
 mod event;
 pub mod filter;
@@ -23,6 +24,7 @@ mod update;
 mod wait_clock;
 
 pub use crate::config::keys::{Action, Key, KeyError, KeyOverrides, Keymap};
+pub use contexts::{Context, Contexts, Ctx};
 pub use copy::{COPY_LIMIT, capped, round_text};
 pub use event::{Command, Event, Link};
 pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};

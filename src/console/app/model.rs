@@ -16,6 +16,7 @@ use crate::simulate::Playback;
 use crate::text::one_line;
 
 use super::command_line::{Completion, History};
+use super::contexts::{Context, Contexts, Ctx};
 use super::event::Link;
 use super::fleet::{Fleet, Seq, SortOrder, Summary, Window};
 use super::geometry::Geometry;
@@ -336,8 +337,8 @@ struct Rows {
     held: HashMap<Seq, Held>,
     /// Counts rows landing, for [`Held::touched`].
     touches: u64,
-    /// The debate whose history to ask the backend for.
-    wanted: Option<String>,
+    /// The debate whose history to ask the backend for, and its context.
+    wanted: Option<(Ctx, String)>,
     /// Decisions that started waiting since the last announcement.
     arrivals: usize,
 }
@@ -407,6 +408,8 @@ pub struct Desk {
     pub flash: Option<Flash>,
     /// An action whose write failed, kept for `r` (retry).
     pub retry: Option<OperatorAction>,
+    /// The context of [`Desk::retry`]'s database (0 on one database).
+    pub retry_in: Ctx,
     /// The note of a dialog closed because its decision was resolved elsewhere, offered again
     /// in the next note.
     pub kept_note: Option<String>,
@@ -419,8 +422,9 @@ pub struct Desk {
 pub struct Live {
     /// Attached to a live database: its connection state, and pausing holds rows back.
     pub link: Option<Link>,
-    /// Rows that arrived while a live feed was paused, applied on resume.
-    pub held_back: Vec<Change>,
+    /// Rows that arrived while a live feed was paused (each with its context), applied on
+    /// resume.
+    pub held_back: Vec<(Ctx, Change)>,
     /// The other consoles on the live database, as presence last said.
     pub peers: Vec<Peer>,
     /// What this console last told the others.
@@ -436,6 +440,9 @@ pub struct Live {
     pub unpinnable: Option<String>,
     /// Reading a subscriber of the database written: where, and how it stands with the primary.
     pub reading: Option<Reading>,
+    /// The databases shown together, when there are several: each one's link, rights and
+    /// peers (the fields above then say the console's as a whole), and which the list shows.
+    pub contexts: Contexts,
 }
 
 /// The console's clocks.
@@ -532,14 +539,24 @@ impl Model {
     /// Files a row under its debate, creating the debate on first sight (the first debate seen
     /// is selected).
     pub fn apply(&mut self, change: Change) {
-        self.reports.landed(&change);
-        let filed = self.debates.apply(&change, &self.time.clock);
+        self.apply_in(0, change);
+    }
+
+    /// Files a row of context `ctx`'s database (see [`Model::apply`]).
+    pub fn apply_in(&mut self, ctx: Ctx, change: Change) {
+        if self.live.contexts.several() {
+            self.reports
+                .landed_in(self.live.contexts.name(ctx), &change);
+        } else {
+            self.reports.landed(&change);
+        }
+        let filed = self.debates.apply_in(ctx, &change, &self.time.clock);
         let seq = filed.seq;
         self.screen.dirty |= filed.reordered
             || self.nav.selected == Some(seq)
             || self.screen.drawn.rows.contains(&seq);
         self.rows.arrivals += usize::from(filed.waits);
-        self.close_resolved_dialog(&change);
+        self.close_resolved_dialog(seq, &change);
         self.rows.touches += 1;
         let whole = self.live.link.is_none();
         let held = self.rows.held.entry(seq).or_insert_with(|| Held {
@@ -561,7 +578,7 @@ impl Model {
             self.select(seq);
         }
         if let Some(id) = &self.nav.jump_to
-            && self.debates.seq(id) == Some(seq)
+            && self.debates.get(seq).is_some_and(|s| *s.id == **id)
         {
             self.nav.jump_to = None;
             self.jump(seq);
@@ -571,13 +588,13 @@ impl Model {
     /// Closes a dialog on a decision that `change` shows resolved: resolved (by another console,
     /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
     /// finished. Says by whom, and keeps the typed note for the next dialog.
-    fn close_resolved_dialog(&mut self, change: &Change) {
+    fn close_resolved_dialog(&mut self, seq: Seq, change: &Change) {
         let Some((session_id, round, note)) =
             self.desk.overlay.as_ref().and_then(Overlay::deciding)
         else {
             return;
         };
-        if change.session_id() != session_id {
+        if change.session_id() != session_id || self.seq_of(session_id) != Some(seq) {
             return;
         }
         let (session_id, note) = (session_id.to_owned(), note.map(str::to_owned));
@@ -648,11 +665,18 @@ impl Model {
     /// Another console deciding round `round` of debate `session_id`: who (its name, with the
     /// database role when that differs; not yet escaped) and for how long.
     pub fn deciding(&self, session_id: &str, round: u32) -> Option<(String, Duration)> {
-        let peer = self
-            .live
-            .peers
-            .iter()
-            .find(|p| p.claims(session_id, round))?;
+        self.deciding_in(self.ctx_of_id(session_id), session_id, round)
+    }
+
+    /// [`Model::deciding`] on context `ctx`'s database: another console there deciding.
+    pub fn deciding_in(
+        &self,
+        ctx: Ctx,
+        session_id: &str,
+        round: u32,
+    ) -> Option<(String, Duration)> {
+        let peers = self.context(ctx).map_or(&self.live.peers, |c| &c.peers);
+        let peer = peers.iter().find(|p| p.claims(session_id, round))?;
         let held = self
             .time
             .clock
@@ -698,11 +722,15 @@ impl Model {
         }
     }
 
-    /// Selects the debate `seq` for `:`, clearing a filter that hides it.
+    /// Selects the debate `seq` for `:`, clearing a filter that hides it (and showing every
+    /// context when it is another's).
     pub fn jump(&mut self, seq: Seq) {
         let hidden = !self.debates.is_listed(seq);
         if hidden {
             self.set_filter(String::new());
+            if !self.debates.is_listed(seq) {
+                self.show_context(None);
+            }
         }
         self.select(seq);
         self.nav.focus = Focus::Debates;
@@ -743,9 +771,90 @@ impl Model {
         std::mem::take(&mut self.screen.dirty)
     }
 
-    /// The full rows of the debate with this id, if held.
+    /// The full rows of the debate with this id, if held (see [`Model::seq_of`]).
     pub fn debate(&self, id: &str) -> Option<&Debate> {
-        self.held(self.debates.seq(id)?)
+        self.held(self.seq_of(id)?)
+    }
+
+    /// The debate with this id: the selected one when it has it (the dialogs, the notes and
+    /// the retries are about it), else the first context's that has one.
+    pub fn seq_of(&self, id: &str) -> Option<Seq> {
+        self.nav
+            .selected
+            .filter(|&seq| self.debates.get(seq).is_some_and(|s| &*s.id == id))
+            .or_else(|| self.debates.seq(id))
+    }
+
+    /// The context of the selected debate (0 with none).
+    pub fn selected_ctx(&self) -> Ctx {
+        self.nav.selected.map_or(0, |seq| self.ctx_of(seq))
+    }
+
+    /// The context of the debate with this id (see [`Model::seq_of`]; 0 when none is held).
+    pub fn ctx_of_id(&self, id: &str) -> Ctx {
+        self.seq_of(id).map_or(0, |seq| self.ctx_of(seq))
+    }
+
+    /// The context of the debate `seq` (0 on one database, or when it is not held).
+    pub fn ctx_of(&self, seq: Seq) -> Ctx {
+        self.debates.get(seq).map_or(0, |s| s.ctx)
+    }
+
+    /// Context `ctx`, when the console is on several databases (on one, [`Live`] says all).
+    fn context(&self, ctx: Ctx) -> Option<&Context> {
+        let contexts = &self.live.contexts;
+        contexts.get(ctx).filter(|_| contexts.several())
+    }
+
+    /// Why context `ctx`'s database refuses this console's actions, if it does (on one
+    /// database, [`Live::denied`]).
+    pub fn denied_in(&self, ctx: Ctx) -> Option<&str> {
+        self.context(ctx)
+            .map_or(self.live.denied.as_deref(), |c| c.denied.as_deref())
+    }
+
+    /// Why context `ctx`'s database refuses this console's notes, if it does.
+    pub fn unpinnable_in(&self, ctx: Ctx) -> Option<&str> {
+        self.context(ctx)
+            .map_or(self.live.unpinnable.as_deref(), |c| c.unpinnable.as_deref())
+    }
+
+    /// The role context `ctx`'s database stamps this console's actions with.
+    pub fn role_in(&self, ctx: Ctx) -> Option<&str> {
+        self.context(ctx)
+            .map_or(self.live.role.as_deref(), |c| c.role.as_deref())
+    }
+
+    /// Whether actions on context `ctx`'s debates are locked until unlocked: the console is
+    /// read-only, or that context is.
+    pub fn read_only_in(&self, ctx: Ctx) -> bool {
+        self.settings.read_only || self.live.contexts.get(ctx).is_some_and(|c| c.read_only)
+    }
+
+    /// Whether the list has a context column: several contexts, every one shown.
+    pub fn columned(&self) -> bool {
+        self.live.contexts.several() && self.debates.context().is_none()
+    }
+
+    /// Lists only context `ctx`'s debates (`None`: every context's), in its own theme if it
+    /// has one (every context's: the theme in force before).
+    pub fn show_context(&mut self, ctx: Option<Ctx>) {
+        let own = ctx
+            .and_then(|ctx| self.live.contexts.get(ctx))
+            .and_then(|c| c.theme.clone());
+        match own {
+            Some(theme) => {
+                let base = std::mem::replace(&mut self.settings.theme, theme);
+                self.live.contexts.base_theme.get_or_insert(base);
+            }
+            None => {
+                if let Some(base) = self.live.contexts.base_theme.take() {
+                    self.settings.theme = base;
+                }
+            }
+        }
+        self.debates.show_context(ctx);
+        self.screen.dirty = true;
     }
 
     /// When history played forward (`space` in the past) wants a tick of the wall clock: when
@@ -838,7 +947,7 @@ impl Model {
             self.nav.point_at_round(None);
             self.nav.detail_scroll = 0;
         }
-        let Some(id) = self.debates.get(seq).map(|s| s.id.clone()) else {
+        let Some((ctx, id)) = self.debates.get(seq).map(|s| (s.ctx, s.id.clone())) else {
             return;
         };
         self.rows.touches += 1;
@@ -850,13 +959,13 @@ impl Model {
         held.touched = self.rows.touches;
         if !held.whole {
             held.whole = true;
-            self.rows.wanted = Some(id.to_string());
+            self.rows.wanted = Some((ctx, id.to_string()));
         }
         self.let_go();
     }
 
-    /// The debate whose history the backend should load, once.
-    pub(crate) fn take_wanted(&mut self) -> Option<String> {
+    /// The debate whose history the backend should load, once, and its context.
+    pub(crate) fn take_wanted(&mut self) -> Option<(Ctx, String)> {
         self.rows.wanted.take()
     }
 

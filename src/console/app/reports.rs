@@ -134,6 +134,15 @@ impl Reports {
         self.rows.push(change.clone());
     }
 
+    /// A row landed in the database called `context`, of several: the reports know its debate
+    /// as `context/id`, so that the same id in two databases is two debates there too.
+    pub(super) fn landed_in(&mut self, context: &str, change: &Change) {
+        let mut change = change.clone();
+        let id = change.session_id_mut();
+        *id = format!("{context}/{id}");
+        self.rows.push(change);
+    }
+
     pub(super) fn set_figures(&mut self, figures: Figures) {
         self.figures = figures;
     }

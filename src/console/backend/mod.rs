@@ -5,6 +5,7 @@
 //! draw loop's business, never a backend's.
 
 pub mod demo;
+pub mod fleets;
 pub mod live;
 
 use std::future::Future;
@@ -58,6 +59,11 @@ pub async fn execute(
     events: UnboundedSender<Event>,
 ) {
     while let Some(command) = commands.recv().await {
+        // On one database, a command addressed to a context is that database's.
+        let command = match command {
+            Command::In(_, command) => *command,
+            command => command,
+        };
         match command {
             Command::Resolve(action) => {
                 let outcome = backend.resolve(action).await;
@@ -122,8 +128,9 @@ pub async fn execute(
                     playback.send_replace(setting);
                 }
             }
-            // The console's draw loop carries these out on its terminal.
-            Command::Copy(_) | Command::Page { .. } => {}
+            // The console's draw loop carries these out on its terminal; an addressed command
+            // was unwrapped above.
+            Command::Copy(_) | Command::Page { .. } | Command::In(..) => {}
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The debates list: a marker for a decision waiting for the operator (with the time it has
-//! left) or an advisory one, the id (`✎` when operators pinned notes to it, `⚠` when a row was
+//! left) or an advisory one, its database's name when several are shown together (marked
+//! when that database is down or connecting), the id (`✎` when operators pinned notes to it, `⚠` when a row was
 //! read with issues), the topic (on wide screens), mode and status badges, the
 //! round, and the last decision of a running debate or how a finished one ended; the title
 //! counts what is shown, waiting and advisory, and says the sort and the filter. Text cut to
@@ -18,7 +19,7 @@ use super::common::{
 };
 use super::grid::{Grid, Pen};
 use crate::config::theme::Theme;
-use crate::console::app::{Model, Summary};
+use crate::console::app::{Link, Model, Summary};
 use crate::console::kept::Kept;
 use crate::domain::{ControllerMode, Decision, Ending, Reported, SessionStatus};
 
@@ -57,16 +58,33 @@ pub(super) fn render(
         header.remove(2);
         widths[1] = Constraint::Fill(1);
     }
+    let contexts = &model.live.contexts;
+    let columned = model.columned();
+    if columned {
+        let longest = contexts.iter().map(|(_, c)| c.name.chars().count()).max();
+        let width = longest.unwrap_or(0).max(5) + 2;
+        widths.insert(1, Constraint::Length(width as u16));
+        header.insert(1, "context");
+    }
     let columns = column_widths(&widths, area);
-    let shown = if model.filter().is_empty() {
-        format!("{}", model.debates.len())
-    } else {
-        format!(
-            "{} of {} match /{}",
+    let within = model
+        .debates
+        .context()
+        .map(|ctx| format!(" in {}", one_line(contexts.name(ctx))))
+        .unwrap_or_default();
+    let shown = match (model.filter(), within.as_str()) {
+        ("", "") => format!("{}", model.debates.len()),
+        ("", within) => format!(
+            "{} of {}{within}",
+            model.debates.listed(),
+            model.debates.len()
+        ),
+        (filter, within) => format!(
+            "{} of {}{within} match /{}",
             model.debates.listed(),
             model.debates.len(),
-            one_line(model.filter())
-        )
+            one_line(filter)
+        ),
     };
     let title = format!(
         "debates ({shown}) · {} · sorted by {}",
@@ -83,7 +101,7 @@ pub(super) fn render(
     let summaries = window.rows.iter().filter_map(|&seq| model.debates.get(seq));
     for summary in summaries {
         let Some(mut pen) = grid.row() else { break };
-        row(&mut pen, model, summary, theme, wide, &columns);
+        row(&mut pen, model, summary, theme, (wide, columned), &columns);
     }
     grid.finish(buf, kept, window.selected, theme.selection());
 }
@@ -120,18 +138,19 @@ fn padded<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
         .map_or_else(|| Cow::Owned(format!(" {text} ")), |k| Cow::Borrowed(*k))
 }
 
-/// One debate's row, drawn with `pen` in `columns` (the question's left out when not `wide`).
+/// One debate's row, drawn with `pen` in `columns` (the question's left out when not `wide`;
+/// its database's name after the marker when `columned`).
 fn row(
     pen: &mut Pen,
     model: &Model,
     summary: &Summary,
     theme: &Theme,
-    wide: bool,
+    (wide, columned): (bool, bool),
     columns: &[usize],
 ) {
     let claimed = summary
         .pending()
-        .and_then(|round| model.deciding(&summary.id, round));
+        .and_then(|round| model.deciding_in(summary.ctx, &summary.id, round));
     let marker = match (model.time_left(summary), summary.pending()) {
         (Some(left), _) if left.is_zero() => Span::styled("● late", theme.danger()),
         (Some(left), _) if claimed.is_some() => {
@@ -190,25 +209,29 @@ fn row(
     round.push_str(&compact(summary.max_rounds.into()));
     let flag = if summary.flagged() { " ⚠" } else { "" };
     let noted = if summary.noted { " ✎" } else { "" };
+    let after = usize::from(columned);
     let id_width = columns
-        .get(1)
+        .get(1 + after)
         .copied()
         .unwrap_or(0)
         .saturating_sub(flag.chars().count() + noted.chars().count());
     let id = on_one_line(&summary.id);
     let id = fitted(&id, id_width);
     pen.left(0, [marker]);
+    if columned {
+        pen.left(1, [context(model, summary, theme)]);
+    }
     pen.left(
-        1,
+        1 + after,
         [
             Span::styled(id.as_ref(), theme.text()),
             Span::styled(noted, theme.accent()),
             Span::styled(flag, theme.danger()),
         ],
     );
-    let mut column = 2;
+    let mut column = 2 + after;
     if wide {
-        let question = fitted(&summary.question, columns.get(2).copied().unwrap_or(0));
+        let question = fitted(&summary.question, columns.get(column).copied().unwrap_or(0));
         pen.left(column, [Span::styled(question.as_ref(), theme.muted())]);
         column += 1;
     }
@@ -216,6 +239,19 @@ fn row(
     pen.left(column + 1, [status]);
     pen.right(column + 2, Span::raw(round));
     pen.left(column + 3, [last]);
+}
+
+/// The name of the debate's database, marked when its feed is not live (`✗` down: what the
+/// row shows may be stale; `◌` connecting).
+fn context<'m>(model: &'m Model, summary: &Summary, theme: &Theme) -> Span<'m> {
+    let Some(context) = model.live.contexts.get(summary.ctx) else {
+        return Span::raw("");
+    };
+    match context.link {
+        Link::Live => Span::styled(context.name.as_str(), theme.muted()),
+        Link::Connecting => Span::styled(format!("◌ {}", context.name), theme.warn()),
+        Link::Down { .. } => Span::styled(format!("✗ {}", context.name), theme.danger()),
+    }
 }
 
 /// How a finished debate's ending is coloured: an abort or a timeout stands out.

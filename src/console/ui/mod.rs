@@ -38,7 +38,9 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::config::theme::Theme;
-use crate::console::app::{DetailView, Focus, Geometry, Link, Model, Reading, Stall, table_rows};
+use crate::console::app::{
+    Contexts, DetailView, Focus, Geometry, Link, Model, Reading, Stall, table_rows,
+};
 use crate::console::kept::Kept;
 
 use common::one_line;
@@ -261,6 +263,7 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
         (None, false) => Span::styled(format!("│ ▶ {}x ", model.time.playback.speed), theme.ok()),
     };
     let link = match &model.live.link {
+        _ if model.live.contexts.several() => Span::raw(""),
         None => Span::raw(""),
         Some(Link::Live) => Span::styled("│ ● live ", theme.ok()),
         Some(Link::Connecting) => Span::styled("│ ◌ connecting ", theme.warn()),
@@ -301,6 +304,7 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
         link,
     ];
     spans.extend(reading);
+    spans.extend(contexts(&model.live.contexts, theme));
     spans.extend([
         others,
         access,
@@ -315,6 +319,36 @@ fn header(model: &Model, theme: &Theme, width: u16) -> Line<'static> {
         Span::styled(" │ ? help", theme.muted()),
     ]);
     fit_line(Line::from(spans), width.into())
+}
+
+/// Each database of several, how its feed stands: `│ ● prod ◌ staging ✗ qa down: why (retry
+/// in 1.2s) `; ` ro` after one locked read-only or whose role may not act.
+fn contexts(contexts: &Contexts, theme: &Theme) -> Vec<Span<'static>> {
+    if !contexts.several() {
+        return Vec::new();
+    }
+    let mut spans = vec![Span::styled("│", theme.muted())];
+    for (_, context) in contexts.iter() {
+        let name = one_line(&context.name);
+        let mut span = match &context.link {
+            Link::Live => Span::styled(format!(" ● {name}"), theme.ok()),
+            Link::Connecting => Span::styled(format!(" ◌ {name}"), theme.warn()),
+            Link::Down { error, retry_in } => Span::styled(
+                format!(
+                    " ✗ {name} down: {} (retry in {:.1}s)",
+                    fit(&one_line(error), 32),
+                    retry_in.as_secs_f64()
+                ),
+                theme.danger(),
+            ),
+        };
+        if context.read_only || context.denied.is_some() {
+            span.content.to_mut().push_str(" ro");
+        }
+        spans.push(span);
+    }
+    spans.push(Span::raw(" "));
+    spans
 }
 
 /// Where a console reading a subscriber reads, and whatever makes what it shows stale or its

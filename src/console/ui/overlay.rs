@@ -55,7 +55,10 @@ pub(super) fn render(
 
 /// The keys, then the `:` line's commands.
 fn help(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
-    let commands = command_line::usages();
+    let mut commands = command_line::usages();
+    if model.live.contexts.several() {
+        commands.push(command_line::context_usage());
+    }
     let area = centered(frame, 92, (Action::ALL.len() + commands.len()) as u16 + 5);
     let mut lines: Vec<Line> = Action::ALL
         .iter()
@@ -129,8 +132,7 @@ fn choose(model: &Model, chooser: &Chooser, theme: &Theme, frame: &mut Frame) {
 /// decision, nothing on another.
 fn countdown(model: &Model, session_id: &str) -> String {
     model
-        .debates
-        .seq(session_id)
+        .seq_of(session_id)
         .and_then(|seq| model.debates.get(seq))
         .and_then(|summary| model.time_left(summary))
         .map_or_else(String::new, |left| format!(" · {}", time_left(left)))
@@ -268,7 +270,17 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
         };
         lines.push(Line::styled(alone, theme.muted()));
     }
-    for peer in &model.live.peers {
+    // On several databases, each peer under its context's name.
+    let contexts = &model.live.contexts;
+    let peers: Vec<(&str, &crate::domain::Peer)> = if contexts.several() {
+        contexts
+            .iter()
+            .flat_map(|(_, c)| c.peers.iter().map(move |p| (c.name.as_str(), p)))
+            .collect()
+    } else {
+        model.live.peers.iter().map(|p| ("", p)).collect()
+    };
+    for (context, peer) in peers {
         let since = peer.since.map_or_else(
             || "-".to_owned(),
             |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
@@ -277,6 +289,10 @@ fn who(model: &Model, scroll: u16, theme: &Theme, frame: &mut Frame) {
             (Some(debate_type), _) => format!("editing the rollout of {}", one_line(debate_type)),
             (None, Some(id)) => one_line(id),
             (None, None) => "-".to_owned(),
+        };
+        let looking = match context {
+            "" => looking,
+            context => format!("{context}: {looking}"),
         };
         lines.push(Line::styled(
             format!(

@@ -349,9 +349,10 @@ fn keys(model: &Model, theme: &Theme, width: usize) -> Line<'static> {
             theme.pending(),
         )
     };
-    if let Some(why) = &model.live.denied {
+    let ctx = model.selected_ctx();
+    if let Some(why) = model.denied_in(ctx) {
         Line::styled(format!("read-only: {}", one_line(why)), theme.warn())
-    } else if model.settings.read_only {
+    } else if model.read_only_in(ctx) {
         Line::from(vec![
             Span::styled("read-only: ", theme.warn()),
             key(Action::Unlock),

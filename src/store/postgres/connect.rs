@@ -226,6 +226,11 @@ impl Target {
         warnings
     }
 
+    /// The database's name (the user's when none was given), as the server is asked for it.
+    pub fn dbname(&self) -> &str {
+        self.base.get_dbname().unwrap_or("")
+    }
+
     /// Where this connects, without secrets, for messages: `host:port,.../dbname`.
     pub fn describe(&self) -> String {
         let hosts: Vec<String> = self.endpoints.iter().map(Endpoint::describe).collect();

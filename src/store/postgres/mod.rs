@@ -9,6 +9,7 @@
 mod access;
 mod actions;
 mod connect;
+mod contexts;
 mod error;
 mod heartbeat;
 mod libpq;
@@ -33,6 +34,7 @@ mod tls;
 pub use access::access;
 pub use actions::{Observed, existing, observe, record, resolve, write_if_unchanged};
 pub use connect::Target;
+pub use contexts::{MAX_CONTEXT_NAME, check_name, default_name, split_named, unique_names};
 pub use error::{Error, Result};
 pub use listener::{START_WINDOW, Wanted, listen};
 pub use local::{LocalServer, REPLICATION};

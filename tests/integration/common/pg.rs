@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use gavel::console::app::{Command, Event, Link, Model, Reading, update};
+use gavel::console::app::{Command, Context, Contexts, Event, Link, Model, Reading, update};
 use gavel::store::postgres::{LocalServer, Sides, Target};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_postgres::Client;
@@ -193,6 +193,31 @@ impl Console {
         }
         let commands =
             gavel::console::backend::live::start(sides, sender, None, Default::default());
+        Console {
+            model,
+            events,
+            commands,
+            links: Vec::new(),
+        }
+    }
+
+    /// A console on several databases at once, each a context with the name given, acting as
+    /// the operator "alice".
+    pub fn attach_all(contexts: Vec<(&str, Target)>) -> Console {
+        let (sender, events) = unbounded_channel();
+        let mut model = Model::live(
+            "test".into(),
+            "alice".into(),
+            &gavel::config::Config::default(),
+        );
+        model.live.contexts = Contexts::new(
+            contexts
+                .iter()
+                .map(|(name, _)| Context::new((*name).to_owned(), false, None))
+                .collect(),
+        );
+        let sides = contexts.into_iter().map(|(_, t)| Sides::one(t)).collect();
+        let commands = gavel::console::backend::fleets::start(sides, sender, Default::default());
         Console {
             model,
             events,

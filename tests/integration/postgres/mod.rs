@@ -8,6 +8,7 @@ mod actions;
 mod commands;
 mod exact;
 mod feed;
+mod fleets;
 mod migrations;
 mod notify_rows;
 pub(crate) mod pair;

@@ -5,10 +5,13 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::config::keys::Action;
+use crate::console::app::contexts::Ctx;
 use crate::console::app::event::Command;
 use crate::console::app::model::{Chooser, Intent, Model, Overlay};
 use crate::console::app::prompt::{Prompt, Typed};
-use crate::domain::{ActionKind, Claim, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported};
+use crate::domain::{
+    ActionKind, Claim, Debate, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported,
+};
 use crate::store::ResolveError;
 use crate::text::one_line;
 
@@ -17,12 +20,14 @@ use super::prompt::type_into;
 /// Unlocking, and the actions on decisions: accept, override, escalate, retry, the next one
 /// waiting.
 pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Command> {
+    // Locks and rights are those of the selected debate's database.
+    let ctx = model.selected_ctx();
     match action {
-        Action::Unlock if model.live.denied.is_some() => {
-            let why = model.live.denied.clone().unwrap_or_default();
+        Action::Unlock if model.denied_in(ctx).is_some() => {
+            let why = model.denied_in(ctx).unwrap_or_default().to_owned();
             model.flash(format!("still read-only: {why}"), true);
         }
-        Action::Unlock if model.settings.read_only => model.desk.overlay = Some(Overlay::Unlock),
+        Action::Unlock if model.read_only_in(ctx) => model.desk.overlay = Some(Overlay::Unlock),
         Action::Unlock => model.flash("not read-only: actions are already on", false),
         Action::Accept | Action::Override | Action::Escalate if model.nav.past.is_some() => {
             let live = model.settings.keymap.keys(Action::Back);
@@ -32,9 +37,9 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
             );
         }
         Action::Accept | Action::Override | Action::Escalate | Action::Retry
-            if model.settings.read_only =>
+            if model.read_only_in(ctx) =>
         {
-            let why = match &model.live.denied {
+            let why = match model.denied_in(ctx) {
                 Some(why) => format!("read-only: nothing is recorded — {why}"),
                 None => {
                     let unlock = model.settings.keymap.keys(Action::Unlock);
@@ -43,19 +48,25 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
             };
             model.flash(why, true);
         }
-        Action::Retry => match model.desk.retry.take() {
-            None => model.flash("nothing to retry", true),
-            Some(action) if landed(model, &action) => {
-                model.flash(recorded("recorded after all", &action), false);
-            }
-            Some(action) => match may_send(model, &action) {
-                Err(why) => model.flash(format!("not retried, nothing was recorded: {why}"), true),
-                Ok(()) => {
-                    model.flash("retrying ...", false);
-                    return vec![Command::Resolve(action)];
+        Action::Retry => {
+            // The action's own database, whichever debate is selected now.
+            let ctx = model.desk.retry_in;
+            match model.desk.retry.take() {
+                None => model.flash("nothing to retry", true),
+                Some(action) if landed(model, ctx, &action) => {
+                    model.flash(recorded("recorded after all", &action), false);
                 }
-            },
-        },
+                Some(action) => match may_send(model, ctx, &action) {
+                    Err(why) => {
+                        model.flash(format!("not retried, nothing was recorded: {why}"), true);
+                    }
+                    Ok(()) => {
+                        model.flash("retrying ...", false);
+                        return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
+                    }
+                },
+            }
+        }
         Action::NextWaiting => match model.debates.next_waiting_where(model.nav.selected, |s| {
             s.pending()
                 .is_none_or(|round| model.deciding(&s.id, round).is_none())
@@ -126,7 +137,8 @@ fn open_decision_dialog(model: &mut Model, action: ActionKind) {
                 persona: pending.signals.escalate_persona.clone(),
                 note: None,
             };
-            match may_send(model, &intent.clone().into_action(&model.about.operator)) {
+            let action = intent.clone().into_action(&model.about.operator);
+            match may_send(model, model.selected_ctx(), &action) {
                 Ok(()) => model.desk.overlay = Some(Overlay::Confirm(intent)),
                 Err(why) => model.flash(format!("cannot accept: {why}"), true),
             }
@@ -183,7 +195,8 @@ pub(super) fn on_confirm_key(
         }
         KeyCode::Char('y') => {
             let action = intent.into_action(&model.about.operator);
-            if let Err(why) = may_send(model, &action) {
+            let ctx = model.ctx_of_id(&action.session_id);
+            if let Err(why) = may_send(model, ctx, &action) {
                 model.flash(format!("not sent, nothing was recorded: {why}"), true);
                 return Vec::new();
             }
@@ -191,7 +204,7 @@ pub(super) fn on_confirm_key(
                 format!("sending {} {} ...", action.action, action.decision),
                 false,
             );
-            return vec![Command::Resolve(action)];
+            return vec![model.live.contexts.to(ctx, Command::Resolve(action))];
         }
         _ => model.flash("cancelled: nothing was recorded", false),
     }
@@ -221,13 +234,13 @@ pub(super) fn on_note_key(model: &mut Model, mut intent: Intent, key: &KeyEvent)
 /// The waiting decision this console's open dialog claims: none for a console that may not
 /// act, or once the decision no longer waits (resolved, timed out, superseded).
 pub(super) fn claim(model: &Model) -> Option<Claim> {
-    if model.settings.read_only || model.live.denied.is_some() {
+    let (session_id, round, _) = model.desk.overlay.as_ref()?.deciding()?;
+    let ctx = model.ctx_of_id(session_id);
+    if model.read_only_in(ctx) || model.denied_in(ctx).is_some() {
         return None;
     }
-    let (session_id, round, _) = model.desk.overlay.as_ref()?.deciding()?;
     let waits = model
-        .debates
-        .seq(session_id)
+        .seq_of(session_id)
         .and_then(|seq| model.debates.get(seq));
     waits.filter(|s| s.waiting() && s.pending() == Some(round))?;
     Some(Claim {
@@ -240,12 +253,13 @@ pub(super) fn claim(model: &Model) -> Option<Claim> {
 /// the database's reason when its role may not, else the unlock it waits for when read-only
 /// (a role that may pin notes and not act pins them all the same).
 pub(super) fn open_note(model: &mut Model) {
-    if let Some(why) = &model.live.unpinnable {
+    let ctx = model.selected_ctx();
+    if let Some(why) = model.unpinnable_in(ctx) {
         let why = format!("cannot pin a note: {why}");
         model.flash(why, true);
         return;
     }
-    if model.settings.read_only && model.live.denied.is_none() {
+    if model.read_only_in(ctx) && model.denied_in(ctx).is_none() {
         let unlock = model.settings.keymap.keys(Action::Unlock);
         model.flash(
             format!("read-only: cannot pin a note — press {unlock} to unlock"),
@@ -284,7 +298,8 @@ pub(super) fn on_pin_key(model: &mut Model, session_id: String, key: &KeyEvent) 
                         format!("pinning a note to {} ...", one_line(&session_id)),
                         false,
                     );
-                    return vec![Command::Note(note)];
+                    let ctx = model.ctx_of_id(&session_id);
+                    return vec![model.live.contexts.to(ctx, Command::Note(note))];
                 }
                 Err(why) => model.flash(format!("not pinned: {why}"), true),
             }
@@ -301,25 +316,30 @@ pub(super) fn recorded(what: &str, action: &OperatorAction) -> String {
     )
 }
 
-/// Whether the decision `action` resolves is on screen as resolved by `action` itself, written
-/// by this console's role: an attempt that was not answered did land.
-pub(super) fn landed(model: &Model, action: &OperatorAction) -> bool {
-    model
-        .debate(&action.session_id)
+/// The full rows of the debate `id` of context `ctx`, if held.
+fn debate_in<'m>(model: &'m Model, ctx: Ctx, id: &str) -> Option<&'m Debate> {
+    model.held(model.debates.seq_in(ctx, id)?)
+}
+
+/// Whether the decision `action` resolves (on context `ctx`'s database) is on screen as
+/// resolved by `action` itself, written by this console's role there: an attempt that was not
+/// answered did land.
+pub(super) fn landed(model: &Model, ctx: Ctx, action: &OperatorAction) -> bool {
+    debate_in(model, ctx, &action.session_id)
         .and_then(|debate| debate.actions.get(&action.round_index))
-        .is_some_and(|row| action.is_recorded_as(row, model.live.role.as_deref()))
+        .is_some_and(|row| action.is_recorded_as(row, model.role_in(ctx)))
 }
 
 /// Whether `action` may be sent, as far as the console knows: not read-only, its debate on
 /// screen, its decision not yet resolved and still open (the store checks again when it writes).
-pub(super) fn may_send(model: &Model, action: &OperatorAction) -> Result<(), String> {
-    if let Some(why) = &model.live.denied {
-        return Err(why.clone());
+pub(super) fn may_send(model: &Model, ctx: Ctx, action: &OperatorAction) -> Result<(), String> {
+    if let Some(why) = model.denied_in(ctx) {
+        return Err(why.to_owned());
     }
-    if model.settings.read_only {
+    if model.read_only_in(ctx) {
         return Err("the console is read-only".to_owned());
     }
-    let Some(debate) = model.debate(&action.session_id) else {
+    let Some(debate) = debate_in(model, ctx, &action.session_id) else {
         return Err(format!("no debate {} on screen", action.session_id));
     };
     if let Some(existing) = debate.actions.get(&action.round_index) {

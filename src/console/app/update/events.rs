@@ -5,10 +5,11 @@
 use crate::config::keys::Action;
 use crate::config::theme::Theme;
 use crate::console::app::command_line;
-use crate::console::app::event::Command;
+use crate::console::app::contexts::{Context, Ctx};
+use crate::console::app::event::{Command, Link};
 use crate::console::app::model::{CHECKING_ACCESS, Model};
 use crate::console::pager;
-use crate::domain::{Access, Change, DebateNote, OperatorAction};
+use crate::domain::{Access, Change, DebateNote, OperatorAction, Peer};
 use crate::store::{NoteFailed, ResolveError};
 use crate::text::one_line;
 
@@ -16,14 +17,14 @@ use super::HELD_BACK;
 use super::desk::recorded;
 use super::time_travel::{play_history, resume};
 
-/// A row landed: filed, or held back while a live feed is paused (resuming the feed when it
-/// would hold more than [`HELD_BACK`]).
-pub(super) fn on_row(model: &mut Model, change: Change) -> Vec<Command> {
+/// A row of context `ctx` landed: filed, or held back while a live feed is paused (resuming
+/// the feed when it would hold more than [`HELD_BACK`]).
+pub(super) fn on_row(model: &mut Model, ctx: Ctx, change: Change) -> Vec<Command> {
     if model.live.link.is_none() || !model.time.playback.paused {
-        model.apply(change);
+        model.apply_in(ctx, change);
         return Vec::new();
     }
-    model.live.held_back.push(change);
+    model.live.held_back.push((ctx, change));
     if model.live.held_back.len() < HELD_BACK {
         return Vec::new();
     }
@@ -69,8 +70,88 @@ pub(super) fn on_access(model: &mut Model, access: Access) {
     }
 }
 
-/// The outcome of an operator action sent: recorded, failed (kept for a retry) or refused.
-pub(super) fn on_resolved(model: &mut Model, outcome: Result<OperatorAction, ResolveError>) {
+/// One database of several connected, went down or is trying again: its own link (down until
+/// it is live again, through its retries), and the console's as a whole (live when every one
+/// is). One going down says so once; its debates stay listed, marked, and its feed catches up
+/// when it is back.
+pub(super) fn on_context_link(model: &mut Model, ctx: Ctx, link: Link) {
+    let Some(context) = model.live.contexts.get_mut(ctx) else {
+        return;
+    };
+    let was_down = matches!(context.link, Link::Down { .. });
+    // Trying again after a failure, it is still down until it is live: its mark stays put.
+    if was_down && link == Link::Connecting {
+        return;
+    }
+    let went_down = matches!(link, Link::Down { .. }) && !was_down;
+    context.link = link;
+    if went_down {
+        let said = format!(
+            "{} is down: its debates are marked, the others flow on",
+            context.name
+        );
+        model.flash(said, true);
+    }
+    model.live.link = Some(model.live.contexts.overall());
+}
+
+/// What one database of several now lets this console do there: its rights are that
+/// context's alone (a role that may only watch it leaves the others' actions on).
+pub(super) fn on_context_access(model: &mut Model, ctx: Ctx, access: Access) {
+    let Some(context) = model.live.contexts.get_mut(ctx) else {
+        return;
+    };
+    let was_denied = context
+        .denied
+        .as_ref()
+        .is_some_and(|why| why != CHECKING_ACCESS);
+    context.grant(access);
+    // Locked while its role may not act, and left locked when it may again, until unlocked.
+    context.read_only |= context.denied.is_some();
+    let name = context.name.clone();
+    match context.denied.clone() {
+        Some(why) => model.flash(format!("{name} is read-only: {why}"), true),
+        None if was_denied => {
+            let unlock = model.settings.keymap.keys(Action::Unlock);
+            model.flash(
+                format!("this role may now record actions on {name}: press {unlock} to unlock"),
+                false,
+            );
+        }
+        None => {}
+    }
+    // The console's own fields say whether any context lets it act, and pin notes.
+    model.live.denied = refused_everywhere(model, |c| &c.denied);
+    model.live.unpinnable = refused_everywhere(model, |c| &c.unpinnable);
+}
+
+/// The first context's reason when every context refuses what `refusal` says; `None` when
+/// one allows it.
+fn refused_everywhere(
+    model: &Model,
+    refusal: impl Fn(&Context) -> &Option<String>,
+) -> Option<String> {
+    let contexts = &model.live.contexts;
+    let mut reasons = contexts.iter().map(|(_, c)| refusal(c));
+    let first = reasons.next()?.clone()?;
+    reasons.all(Option::is_some).then_some(first)
+}
+
+/// The other consoles on one database of several: its own, and all of them for `:who`.
+pub(super) fn on_context_presence(model: &mut Model, ctx: Ctx, peers: Vec<Peer>) {
+    if let Some(context) = model.live.contexts.get_mut(ctx) {
+        context.peers = peers;
+        model.live.peers = model.live.contexts.peers();
+    }
+}
+
+/// The outcome of an operator action sent (to context `ctx`'s database): recorded, failed
+/// (kept for a retry there) or refused.
+pub(super) fn on_resolved(
+    model: &mut Model,
+    ctx: Ctx,
+    outcome: Result<OperatorAction, ResolveError>,
+) {
     match outcome {
         Ok(action) => {
             model.desk.retry = None;
@@ -85,6 +166,7 @@ pub(super) fn on_resolved(model: &mut Model, outcome: Result<OperatorAction, Res
                 true,
             );
             model.desk.retry = Some(*action);
+            model.desk.retry_in = ctx;
         }
         Err(refused) => {
             model.desk.retry = None;
@@ -133,6 +215,17 @@ pub(super) fn on_history(model: &mut Model, id: &str, found: bool) {
             command_line::no_command(&id)
         );
         model.flash(said, true);
+    }
+}
+
+/// One database of several answered a debate looked up by id: said missing only once every
+/// database said it has none.
+pub(super) fn on_context_history(model: &mut Model, id: &str, found: bool) {
+    if model.nav.jump_to.as_deref() != Some(id) {
+        return;
+    }
+    if found || model.live.contexts.unfound_everywhere() {
+        on_history(model, id, found);
     }
 }
 

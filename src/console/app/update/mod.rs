@@ -39,6 +39,12 @@ pub const HELD_BACK: usize = 50_000;
 
 /// Applies one event; returns what the backend must do.
 pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
+    // What one database of several said: handled as the same event from one database, with
+    // its context.
+    let (ctx, event) = match event {
+        Event::In(ctx, event) => (Some(ctx), *event),
+        event => (None, event),
+    };
     let before = watched(model);
     let asks = matches!(event, Event::Key(_) | Event::Reports(_));
     model.screen.dirty |= match &event {
@@ -54,25 +60,41 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Key(key) => commands = on_key(model, key),
         Event::Mouse(mouse) if model.settings.mouse => keys::on_mouse(model, mouse),
         Event::Mouse(_) => {}
-        Event::Store(change) => commands = events::on_row(model, *change),
+        Event::Store(change) => commands = events::on_row(model, ctx.unwrap_or(0), *change),
         Event::Tick(wall) => events::on_tick(model, wall),
-        Event::Access(access) => events::on_access(model, access),
-        Event::Resolved(outcome) => events::on_resolved(model, outcome),
+        Event::Access(access) => match ctx {
+            Some(ctx) => events::on_context_access(model, ctx, access),
+            None => events::on_access(model, access),
+        },
+        Event::Resolved(outcome) => events::on_resolved(model, ctx.unwrap_or(0), outcome),
         Event::Noted(outcome) => events::on_noted(model, outcome),
         Event::Theme(theme) => events::on_theme(model, theme),
         Event::Paged(outcome) => events::on_paged(model, outcome),
         Event::Reports(figures) => rollout::on_reports(model, *figures),
-        Event::Settings(history) => rollout::on_settings(model, history),
+        // The settings' history and its rollouts are the first database's.
+        Event::Settings(history) if ctx.unwrap_or(0) == 0 => rollout::on_settings(model, history),
+        Event::Settings(_) => {}
         Event::Published(outcome) => rollout::on_published(model, outcome),
-        Event::Link(link) => model.live.link = Some(link),
-        Event::Presence(peers) => model.live.peers = peers,
+        Event::Link(link) => match ctx {
+            Some(ctx) => events::on_context_link(model, ctx, link),
+            None => model.live.link = Some(link),
+        },
+        Event::Presence(peers) => match ctx {
+            Some(ctx) => events::on_context_presence(model, ctx, peers),
+            None => model.live.peers = peers,
+        },
         Event::Replica(replica) => {
             if let Some(reading) = &mut model.live.reading {
                 reading.apply(replica);
             }
         }
         Event::Resize(width, height) => model.screen.size = (width, height),
+        Event::History { id, found } if ctx.is_some() => {
+            events::on_context_history(model, &id, found);
+        }
         Event::History { id, found } => events::on_history(model, &id, found),
+        // Unwrapped above: an event is tagged once.
+        Event::In(..) => {}
     }
     let rate = match (&model.live.link, model.time.playback.paused) {
         (Some(_), _) => 1.0,
@@ -85,7 +107,11 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
     if asks && let Some(Overlay::Calibration { cursor, .. }) = model.desk.overlay {
         model.reports.select(cursor);
     }
-    commands.extend(model.take_wanted().map(Command::LoadHistory));
+    commands.extend(
+        model
+            .take_wanted()
+            .map(|(ctx, id)| model.live.contexts.to(ctx, Command::LoadHistory(id))),
+    );
     commands.extend(presence(model));
     commands
 }
@@ -145,8 +171,10 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
 /// On a live database: what this console now tells the others (its operator, the debate
 /// selected, the waiting decision its open dialog claims, the rollout it is writing a version
 /// of), when that changed.
-fn presence(model: &mut Model) -> Option<Command> {
-    model.live.link.as_ref()?;
+fn presence(model: &mut Model) -> Vec<Command> {
+    if model.live.link.is_none() {
+        return Vec::new();
+    }
     let looking = model
         .nav
         .selected
@@ -154,14 +182,17 @@ fn presence(model: &mut Model) -> Option<Command> {
         .map(|s| &*s.id);
     let claim = desk::claim(model);
     let editing = rollout::editing(model);
-    let same = model.live.said.as_ref().is_some_and(|s| {
-        s.looking.as_deref() == looking
-            && s.operator == model.about.operator
-            && s.claim == claim
-            && s.editing.as_deref() == editing
-    });
+    // On several databases the same id may be looked at in another.
+    let selected = model.nav.selected.map(|seq| model.ctx_of(seq));
+    let same = model.live.contexts.told == selected
+        && model.live.said.as_ref().is_some_and(|s| {
+            s.looking.as_deref() == looking
+                && s.operator == model.about.operator
+                && s.claim == claim
+                && s.editing.as_deref() == editing
+        });
     if same {
-        return None;
+        return Vec::new();
     }
     let status = Status {
         operator: model.about.operator.clone(),
@@ -170,7 +201,23 @@ fn presence(model: &mut Model) -> Option<Command> {
         editing: editing.map(str::to_owned),
     };
     model.live.said = Some(status.clone());
-    Some(Command::Present(status))
+    model.live.contexts.told = selected;
+    if !model.live.contexts.several() {
+        return vec![Command::Present(status)];
+    }
+    // Each database hears of the debate looked at and the decision claimed only when they
+    // are its own, and of the rollout edited only when it is the first database's.
+    let said = model.live.contexts.iter().map(|(ctx, _)| {
+        let own = selected == Some(ctx);
+        let status = Status {
+            operator: status.operator.clone(),
+            looking: status.looking.clone().filter(|_| own),
+            claim: status.claim.clone().filter(|_| own),
+            editing: status.editing.clone().filter(|_| ctx == 0),
+        };
+        Command::In(ctx, Box::new(Command::Present(status)))
+    });
+    said.collect()
 }
 
 /// Whether a countdown is on screen: in the list, the decision panel or a dialog.
@@ -181,7 +228,7 @@ fn countdown_shown(model: &Model) -> bool {
         .overlay
         .as_ref()
         .and_then(Overlay::deciding)
-        .and_then(|(id, _, _)| model.debates.seq(id));
+        .and_then(|(id, _, _)| model.seq_of(id));
     model.drawn_rows().iter().any(|&seq| waits(seq))
         || model.nav.selected.is_some_and(waits)
         || dialog.is_some_and(waits)

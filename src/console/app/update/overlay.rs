@@ -13,6 +13,10 @@ use super::PAGE;
 pub(super) fn on_unlock_key(model: &mut Model, key: &KeyEvent) {
     if key.code == KeyCode::Char('y') {
         model.settings.read_only = false;
+        let ctx = model.selected_ctx();
+        if let Some(context) = model.live.contexts.get_mut(ctx) {
+            context.read_only = false;
+        }
         model.flash("unlocked: accept, override and escalate are on", false);
     } else {
         model.flash("still read-only: nothing changed", false);

@@ -190,8 +190,43 @@ pub(super) fn run_colon_line(model: &mut Model, line: &str) -> Vec<Command> {
             Err(why) => model.flash(format!("{why:#}"), true),
         },
         Colon::Jump(id) => return jump(model, &id),
+        Colon::Context(name) => show_context(model, name.as_deref()),
     }
     Vec::new()
+}
+
+/// `:ctx NAME`: lists only that database's debates, in its theme if it has one; `:ctx all`
+/// (`None`): every database's.
+fn show_context(model: &mut Model, name: Option<&str>) {
+    let contexts = &model.live.contexts;
+    if !contexts.several() {
+        model.flash("one database: there are no contexts to pick", true);
+        return;
+    }
+    let ctx = match name {
+        None => None,
+        Some(name) => match contexts.find(name) {
+            Some(ctx) => Some(ctx),
+            None => {
+                let names: Vec<&str> = contexts.iter().map(|(_, c)| c.name.as_str()).collect();
+                let said = format!(
+                    "no context {}: the contexts are {}, or all",
+                    one_line(name),
+                    names.join(", ")
+                );
+                model.flash(said, true);
+                return;
+            }
+        },
+    };
+    model.show_context(ctx);
+    keep_selection_visible(model);
+    let listed = model.debates.listed();
+    let said = match name {
+        None => format!("every context listed ({listed} debates)"),
+        Some(name) => format!("{name} listed ({listed} debates); :ctx all lists every one"),
+    };
+    model.flash(said, false);
 }
 
 /// Puts `term` in the filter in place of its terms on `field` (none: removes them), and says
@@ -236,6 +271,7 @@ pub(super) fn jump(model: &mut Model, text: &str) -> Vec<Command> {
         (Some(at), _) | (None, &[(at, _)]) => at,
         (None, []) if model.live.link.is_some() => {
             model.nav.jump_to = Some(text.to_owned());
+            model.live.contexts.look_up();
             model.flash(
                 format!("looking up {} in the database ...", one_line(text)),
                 false,

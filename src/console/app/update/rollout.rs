@@ -211,7 +211,7 @@ pub(super) fn publish_from_calibration(model: &mut Model, cursor: usize) {
 fn open_draft(model: &mut Model, publishing: Publishing, from_calibration: Option<usize>) {
     let refused = if model.live.link.is_none() {
         Some("rollouts live in a database: `gavel demo --postgres` or `gavel watch`".to_owned())
-    } else if model.settings.read_only && model.live.denied.is_none() {
+    } else if model.read_only_in(0) && model.denied_in(0).is_none() {
         let unlock = model.settings.keymap.keys(Action::Unlock);
         Some(format!("read-only — press {unlock} to unlock"))
     } else {

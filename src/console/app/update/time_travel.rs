@@ -119,8 +119,8 @@ pub(super) fn toggle_history(model: &mut Model) {
 /// Plays on, applying the rows held while paused.
 pub(super) fn resume(model: &mut Model) -> Vec<Command> {
     let commands = set_playback(model, model.time.playback.toggled());
-    for change in std::mem::take(&mut model.live.held_back) {
-        model.apply(change);
+    for (ctx, change) in std::mem::take(&mut model.live.held_back) {
+        model.apply_in(ctx, change);
     }
     commands
 }

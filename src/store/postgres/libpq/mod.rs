@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use super::error::{Error, Result};
 
-use conninfo::KEYWORDS;
+pub(super) use conninfo::KEYWORDS;
 
 /// The environment values are read from (the process's, or a test's).
 pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<String>;

@@ -1,0 +1,96 @@
+//! Several databases behind one console: each context runs the live backend of one database
+//! unchanged (its feed, catch-up and reconnects, its writer, its presence), its events tagged
+//! with its context on their way to the console ([`Event::In`]); the console's commands go to
+//! the database they are addressed to ([`Command::In`]), a search, a history looked up by id
+//! and presence to every one, anything else to the first. One database slow or down holds up
+//! none of the others.
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use crate::console::app::{Command, Ctx, Event};
+use crate::console::backend::live;
+use crate::domain::Limits;
+use crate::store::postgres::Sides;
+
+/// Starts following every database of `sides` (context 0 first, in their order); returns the
+/// sender for the console's commands. Rows are read, and actions checked, within `limits`.
+pub fn start(
+    sides: Vec<Sides>,
+    events: UnboundedSender<Event>,
+    limits: Limits,
+) -> UnboundedSender<Command> {
+    let databases: Vec<UnboundedSender<Command>> = (0..)
+        .zip(sides)
+        .map(|(ctx, sides)| {
+            let (tagged, said) = unbounded_channel();
+            tokio::spawn(tag(ctx, said, events.clone()));
+            live::start(sides, tagged, None, limits)
+        })
+        .collect();
+    let (commands, receiver) = unbounded_channel();
+    tokio::spawn(route(receiver, databases));
+    commands
+}
+
+/// Hands on what one database's backend says, tagged with its context, until the console is
+/// gone.
+async fn tag(ctx: Ctx, mut said: UnboundedReceiver<Event>, events: UnboundedSender<Event>) {
+    while let Some(event) = said.recv().await {
+        if events.send(Event::In(ctx, Box::new(event))).is_err() {
+            return;
+        }
+    }
+}
+
+/// Sends each of the console's commands to the databases it is for, until the console is gone.
+async fn route(mut commands: UnboundedReceiver<Command>, databases: Vec<UnboundedSender<Command>>) {
+    while let Some(command) = commands.recv().await {
+        for (ctx, command) in addressed(command, databases.len()) {
+            if let Some(database) = databases.get(usize::from(ctx)) {
+                // A database's backend ends only with the console.
+                let _ = database.send(command);
+            }
+        }
+    }
+}
+
+/// Where `command` goes among `count` databases: where it is addressed; a search, a history
+/// looked up by id or what this console says to the others, to every one; the terminal's
+/// business (copy, page), nowhere; anything else (a settings version, playback) to the first.
+fn addressed(command: Command, count: usize) -> Vec<(Ctx, Command)> {
+    let every = |command: Command| -> Vec<(Ctx, Command)> {
+        (0..count)
+            .filter_map(|ctx| Ctx::try_from(ctx).ok())
+            .map(|ctx| (ctx, command.clone()))
+            .collect()
+    };
+    match command {
+        Command::In(ctx, command) => vec![(ctx, *command)],
+        Command::Search(_) | Command::LoadHistory(_) | Command::Present(_) => every(command),
+        Command::Copy(_) | Command::Page { .. } => Vec::new(),
+        command => vec![(0, command)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_goes_where_it_is_addressed_or_to_every_database() {
+        let history = |id: &str| Command::LoadHistory(id.to_owned());
+        assert_eq!(
+            addressed(Command::In(1, Box::new(history("d"))), 3),
+            [(1, history("d"))]
+        );
+        assert_eq!(
+            addressed(history("d"), 3),
+            [(0, history("d")), (1, history("d")), (2, history("d"))]
+        );
+        let search = Command::Search("x".to_owned());
+        assert_eq!(addressed(search.clone(), 2).len(), 2);
+        assert_eq!(addressed(Command::Copy("t".to_owned()), 2), []);
+        let playback = Command::SetPlayback(crate::simulate::Playback::default());
+        assert_eq!(addressed(playback.clone(), 2), [(0, playback)]);
+    }
+}
