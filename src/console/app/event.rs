@@ -93,4 +93,8 @@ pub enum Command {
     /// Show this text in the operator's pager, the console's terminal modes left meanwhile. The
     /// draw loop does it, not a backend.
     Page { title: String, text: String },
+    /// The operator quit: take leave of the other consoles (a live database's presence row
+    /// deleted, so that they drop this console at once), then carry out nothing more. Sent by
+    /// the console's run as it ends, never by an update.
+    Leave,
 }
