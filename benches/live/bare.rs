@@ -111,7 +111,7 @@ fn is_marker(payload: &str, table: &str) -> bool {
 
 /// The bare listener as the harness runs it; killed when dropped.
 pub struct Bare {
-    kind: Kind,
+    who: Observer,
     child: Child,
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -119,6 +119,11 @@ pub struct Bare {
 impl Bare {
     /// Starts the listener on `url` and waits (10 s at most) until it listens.
     pub fn spawn(kind: Kind, url: &str, markers: Markers) -> Result<Bare> {
+        Bare::spawn_as(kind, url, markers, kind.observer())
+    }
+
+    /// The same, its receipts recorded as `who`'s.
+    pub fn spawn_as(kind: Kind, url: &str, markers: Markers, who: Observer) -> Result<Bare> {
         let mut command = match kind {
             Kind::Tokio => {
                 let mut command = Command::new(std::env::current_exe()?);
@@ -146,12 +151,12 @@ impl Bare {
         let (ready, listening) = mpsc::channel();
         let failed = failure.clone();
         std::thread::spawn(move || {
-            if let Err(e) = read_lines(BufReader::new(stdout), (&markers, kind.observer()), ready) {
+            if let Err(e) = read_lines(BufReader::new(stdout), (&markers, who), ready) {
                 *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{e:#}"));
             }
         });
         let bare = Bare {
-            kind,
+            who,
             child,
             failure,
         };
@@ -167,7 +172,7 @@ impl Bare {
 
     /// Who it is among the markers' observers.
     pub fn observer(&self) -> Observer {
-        self.kind.observer()
+        self.who
     }
 
     /// Fails if the listener printed something unreadable or went away.

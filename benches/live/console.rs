@@ -1,4 +1,5 @@
-//! gavel as a black box: `gavel watch --db URL` on a pseudo-terminal of 160x48 (its
+//! gavel as a black box: `gavel watch --db URL` (or with `--read-from SUBSCRIBER`) on a
+//! pseudo-terminal of 160x48 (its
 //! controlling terminal), its output read on a thread into a vt100 screen emulator. What counts
 //! is the emulated screen, never the byte stream (ratatui writes only the cells that changed).
 //!
@@ -71,6 +72,29 @@ impl Console {
         who: Observer,
         config: &str,
     ) -> Result<Console> {
+        Console::launch(bin, &["--db", url], markers, who, config)
+    }
+
+    /// `bin watch --db primary --read-from subscriber`: reading the subscriber, writing the
+    /// primary.
+    pub fn spawn_reading(
+        bin: &str,
+        (primary, subscriber): (&str, &str),
+        markers: Markers,
+        who: Observer,
+    ) -> Result<Console> {
+        let databases = ["--db", primary, "--read-from", subscriber];
+        Console::launch(bin, &databases, markers, who, "")
+    }
+
+    /// `bin watch` with `databases` (`--db URL`, and `--read-from URL`).
+    fn launch(
+        bin: &str,
+        databases: &[&str],
+        markers: Markers,
+        who: Observer,
+        config: &str,
+    ) -> Result<Console> {
         let (master, slave) = open_pty()?;
         let scratch = std::env::temp_dir().join(format!(
             "gavel-bench-live-{}-{}",
@@ -87,7 +111,8 @@ impl Console {
         command
             .arg("--log-dir")
             .arg(&scratch)
-            .args(["watch", "--db", url])
+            .arg("watch")
+            .args(databases)
             .env("TERM", "xterm-256color")
             // No configuration of this machine's user: the defaults.
             .env("XDG_CONFIG_HOME", &scratch)

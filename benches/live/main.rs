@@ -27,7 +27,9 @@
 //!   minutes and the server restarted once;
 //! - `subscriber` ([`subscriber`]): writers' throughput, commit latency and the primary's CPU
 //!   per commit with 0 to 100 listeners on the primary against the same on a subscriber fed
-//!   by logical replication, and the notification's latency through the subscriber.
+//!   by logical replication, and the notification's latency through the subscriber;
+//! - `through` ([`through`]): commit-to-screen of `gavel watch --read-from SUBSCRIBER` against
+//!   `gavel watch` on the primary in the same run, beside a bare listener on each server.
 
 mod bare;
 mod console;
@@ -42,6 +44,7 @@ mod scenario;
 mod soak;
 mod subscriber;
 mod system;
+mod through;
 
 use anyhow::{Context, Result, bail};
 use gavel::store::postgres::LocalServer;
@@ -68,7 +71,7 @@ fn main() -> Result<()> {
         settings.push(("shared_preload_libraries", "pg_stat_statements"));
     }
     // A primary and a subscriber, with room for a hundred listeners besides the writers.
-    if scenario == "subscriber" {
+    if scenario == "subscriber" || scenario == "through" {
         settings.extend(gavel::store::postgres::REPLICATION);
         settings.push(("max_connections", "300"));
     }
@@ -82,8 +85,10 @@ fn main() -> Result<()> {
         "presence" => runtime.block_on(presence::run(&server, &new)),
         "soak" => runtime.block_on(soak::run(&mut server, &new)),
         "subscriber" => runtime.block_on(subscriber::run(&server, &settings)),
+        "through" => runtime.block_on(through::run(&server, &new, &settings)),
         other => bail!(
-            "no scenario {other}: scale, orchestrated, consoles, presence, soak or subscriber"
+            "no scenario {other}: scale, orchestrated, consoles, presence, soak, subscriber or \
+             through"
         ),
     }
 }

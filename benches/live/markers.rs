@@ -30,10 +30,12 @@ impl Observer {
     pub const BARE: Observer = Observer(1);
     /// The bare psycopg listener.
     pub const PSYCOPG: Observer = Observer(2);
+    /// The bare tokio-postgres listener on a subscriber (the `through` scenario).
+    pub const BARE_SUBSCRIBER: Observer = Observer(3);
 
     /// Console `n` (from 0) of a run with several.
     pub fn console(n: usize) -> Observer {
-        Observer(3 + n)
+        Observer(4 + n)
     }
 }
 

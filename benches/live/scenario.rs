@@ -398,7 +398,7 @@ pub async fn send_markers(
                 .collect();
             println!(
                 "live:    {} markers; {} debates written; ms behind (0 gavel, 1 bare, 2 psycopg, \
-                 3.. consoles): {}",
+                 3 bare on a subscriber, 4.. consoles): {}",
                 markers.sent(),
                 debates.next() - 1,
                 behind.join(", ")

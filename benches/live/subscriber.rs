@@ -232,7 +232,7 @@ async fn runs(
 
 /// Migrates `subscriber_url`'s database and subscribes it to the primary's publication, as
 /// `gavel migrate --subscribe-to` does, then waits for the first copy.
-async fn subscribe_to(primary_url: &str, subscriber_url: &str) -> Result<()> {
+pub(super) async fn subscribe_to(primary_url: &str, subscriber_url: &str) -> Result<()> {
     let publisher = check_publisher(&load::connect(primary_url).await?).await?;
     let mut client = load::connect(subscriber_url).await?;
     migrate(&mut client).await?;

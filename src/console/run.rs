@@ -2,7 +2,7 @@
 //! [`crate::console::terminal`]: restored on quit, error, panic and signal, suspended by Ctrl-Z); keys
 //! read on their own thread; the active theme file watched for edits; the reports worker
 //! ([`crate::console::reports`]), handed the rows landed once a frame, its figures coming back
-//! as events; the draw loop.
+//! as events; the draw loop; on quitting, leave taken of the other consoles.
 //!
 //! The loop never awaits I/O: it waits for the next event (or signal), drains every event
 //! already queued, applies them all, and draws once, at most 60 times a second on average (see
@@ -42,6 +42,10 @@ const OUTPUT_BUFFER: usize = 1 << 18;
 
 /// How long a failed draw waits for the hangup that may have caused it.
 const HANGUP_GRACE: Duration = Duration::from_secs(1);
+
+/// How long a console that quits waits, at most, for its backend to take leave of the other
+/// consoles (its presence row deleted), after the terminal is restored.
+const GOODBYE: Duration = Duration::from_secs(2);
 
 /// The terminal the console draws on.
 type Screen = screen::Screen<BufWriter<Stdout>>;
@@ -123,6 +127,7 @@ pub async fn run(
     reports.wake(sender.clone());
     let reading = Arc::new(Reading::default());
     let reader = spawn_key_reader(sender, stop.clone(), reading.clone());
+    let leaving = commands.clone();
     let result = match entered {
         Ok(()) => {
             let parts = Parts {
@@ -148,6 +153,10 @@ pub async fn run(
         Ended::Panicked => Ok(Ended::Panicked),
         Ended::Quit => {
             let _ = reader.join();
+            // The backend ends once it took leave; a backend already gone has nothing to take.
+            if leaving.send(Command::Leave).is_ok() {
+                let _ = tokio::time::timeout(GOODBYE, leaving.closed()).await;
+            }
             left.map(|()| Ended::Quit).map_err(Into::into)
         }
     }

@@ -43,8 +43,9 @@ impl OperatorAction {
     }
 
     /// Whether this action may be recorded on a decision in `state`: the debate still runs, the
-    /// decision is its latest pending one (no newer decision without an action), and there is a decision to let stand (for accept: the one still
-    /// on record). Who resolved it first is the store's to say.
+    /// decision is on record (any decision of a running debate without an action is pending,
+    /// the contract says, not only the latest), and there is a decision to let stand (for
+    /// accept: the one still on record). Who resolved it first is the store's to say.
     pub fn check_open(&self, state: &DecisionState) -> Result<(), NotOpen> {
         let round = self.round_index;
         match &state.status {
@@ -59,9 +60,6 @@ impl OperatorAction {
         let Some(controller) = state.decision.as_deref() else {
             return Err(NotOpen::Missing { round });
         };
-        if let Some(latest) = state.latest.filter(|&latest| latest > round) {
-            return Err(NotOpen::Superseded { round, latest });
-        }
         let accept = self.action == Reported::Known(ActionKind::Accept);
         if self.decision.to_wire().trim().is_empty() || (accept && controller.trim().is_empty()) {
             return Err(NotOpen::Empty { round });
@@ -117,9 +115,6 @@ pub struct DecisionState {
     pub status: Option<Reported<SessionStatus>>,
     /// The controller's decision for the round as written (`""` for NULL); `None` without a row.
     pub decision: Option<String>,
-    /// The debate's latest decided round that no action resolved: its pending decision (any
-    /// decision without an action is pending; a newer one is acted on first).
-    pub latest: Option<u32>,
 }
 
 /// Why a decision cannot be resolved now; nothing is written.
@@ -131,8 +126,6 @@ pub enum NotOpen {
     Finished { status: String },
     #[error("there is no controller decision for round {round}")]
     Missing { round: u32 },
-    #[error("round {round} is no longer the latest pending decision: round {latest} is")]
-    Superseded { round: u32, latest: u32 },
     #[error("the controller's decision for round {round} is empty: nothing to accept")]
     Empty { round: u32 },
     #[error("the controller's decision for round {round} is now {now:?}, not what was confirmed")]

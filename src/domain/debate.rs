@@ -341,6 +341,15 @@ impl Debate {
             .find(|d| !self.actions.contains_key(&d.round_index))
     }
 
+    /// The decision of `round` while it is pending (the debate runs, and no action resolved
+    /// it): an operator may act on it, whether or not a newer decision is pending too.
+    pub fn pending_at(&self, round: u32) -> Option<&ControllerDecision> {
+        if !self.session.is_running() || self.actions.contains_key(&round) {
+            return None;
+        }
+        self.decisions.get(&round)
+    }
+
     /// Whether the pending decision waits for an operator: the orchestrator holds a gated debate
     /// until it is resolved or its wait runs out. Elsewhere a pending decision is advisory.
     pub fn waiting(&self) -> bool {
@@ -372,12 +381,6 @@ impl Debate {
         DecisionState {
             status: Some(self.session.status.clone()),
             decision: self.decisions.get(&round).map(|d| d.decision.to_wire()),
-            latest: self
-                .decisions
-                .keys()
-                .rev()
-                .find(|round| !self.actions.contains_key(round))
-                .copied(),
         }
     }
 

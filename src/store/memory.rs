@@ -86,13 +86,6 @@ impl Tables {
                 .decisions
                 .get(&(session.clone(), action.round_index))
                 .map(|d| d.decision.to_wire()),
-            latest: self
-                .decisions
-                .range((session.clone(), 0)..=(session.clone(), u32::MAX))
-                .rev()
-                .map(|(key, _)| key)
-                .find(|key| !self.actions.contains_key(*key))
-                .map(|(_, round)| *round),
         }
     }
 

@@ -47,6 +47,9 @@ pub enum Replica {
     Subscriptions(Result<Vec<Subscription>, String>),
     /// The primary, where actions, notes, claims and settings are written.
     Primary(Link),
+    /// The replication slots of those subscriptions on the primary, as the primary reports them
+    /// (what it keeps for each subscriber), or why it would not say.
+    Slots(Result<Vec<Slot>, String>),
 }
 
 /// A subscription of the database a console reads, as that database reports it
@@ -61,6 +64,39 @@ pub struct Subscription {
     /// Errors its apply and table synchronisation workers met since its statistics were reset
     /// (`None` where the server does not count them: before PostgreSQL 15).
     pub errors: Option<i64>,
+    /// The name of its replication slot on the primary (`None`: it has none, `slot_name =
+    /// NONE`).
+    pub slot: Option<String>,
+}
+
+/// A subscription's replication slot on the primary, as the primary reports it
+/// (`pg_replication_slots`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub name: String,
+    pub standing: SlotStanding,
+}
+
+/// How a replication slot stands on the primary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotStanding {
+    /// The primary has no slot of that name: dropped there, or the subscriber subscribes to
+    /// another server than the one the console writes.
+    Missing,
+    /// The WAL the slot needed was removed (`wal_status = 'lost'`, past
+    /// `max_slot_wal_keep_size`): its subscriber can never catch up.
+    Lost,
+    /// The slot holds WAL for its subscriber.
+    Held {
+        /// A WAL sender streams it now (its subscriber is connected).
+        active: bool,
+        /// WAL the primary keeps for it, in whole MiB: from its `restart_lsn` to the primary's
+        /// current position.
+        kept_mib: u64,
+        /// It keeps more than `max_slot_wal_keep_size` allows (`wal_status = 'unreserved'`):
+        /// lost at the next checkpoint unless its subscriber catches up first.
+        unreserved: bool,
+    },
 }
 
 /// The state of the connection to a live database.

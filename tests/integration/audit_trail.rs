@@ -22,7 +22,8 @@ use tokio_postgres::Client;
 
 use crate::common;
 use common::pg::{
-    Console, SESSION, action_count, database, decide, server, table_count, target_as, texts,
+    Console, SESSION, action_count, database, decide, redecide, server, table_count, target_as,
+    texts,
 };
 use common::rows::{action, decision, session};
 use common::screen;
@@ -165,16 +166,29 @@ fn a_live_console_holds_actions_until_the_database_says_what_its_role_may_do() {
 }
 
 #[test]
-fn r_refuses_a_failed_accept_once_a_newer_decision_is_pending() {
+fn r_retries_a_failed_accept_though_a_newer_decision_is_pending_and_not_once_it_changed() {
+    // Any decision without an action is pending (the contract), not only the latest.
     let mut model = failed_accept();
     store(
         &mut model,
         Change::Decision(decision("s", 6, Decision::ContinueBaseline.into())),
     );
+    let retried = sent(&update(&mut model, char('r')));
+    assert_eq!(
+        (retried.round_index, retried.decision),
+        (5, Decision::StopConverged.into())
+    );
+
+    // Decided again under the accept: the retry would accept what nobody confirmed.
+    let mut model = failed_accept();
+    store(
+        &mut model,
+        Change::Decision(decision("s", 5, Decision::StopSafety.into())),
+    );
     refused_key(
         &mut model,
         'r',
-        "not retried, nothing was recorded: round 5 is no longer the latest pending decision: round 6 is",
+        "not retried, nothing was recorded: the controller's decision for round 5 is now \"stop_safety\", not what was confirmed",
     );
     assert!(model.desk.retry.is_none(), "and nothing is left to retry");
 }
@@ -215,14 +229,26 @@ fn a_confirmation_that_went_stale_closes_itself_and_y_sends_nothing() {
         Event::Key(crossterm::event::KeyCode::Enter.into()),
     );
     assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
+    // A newer decision leaves round 5 pending: the confirmation stays, and so does the same
+    // decision read again.
     store(
         &mut model,
         Change::Decision(decision("s", 6, Decision::ContinueBaseline.into())),
     );
+    store(
+        &mut model,
+        Change::Decision(decision("s", 5, Decision::StopConverged.into())),
+    );
+    assert!(matches!(model.desk.overlay, Some(Overlay::Confirm(_))));
+    // Round 5 decided again otherwise: stale.
+    store(
+        &mut model,
+        Change::Decision(decision("s", 5, Decision::StopSafety.into())),
+    );
     assert_eq!(model.desk.overlay, None);
     assert_eq!(
         flash(&model),
-        "closed s round 5: superseded: round 6 was decided"
+        "closed s round 5: decided again: now stop_safety"
     );
     let sent = update(&mut model, char('y'));
     assert!(
@@ -346,16 +372,23 @@ fn the_memory_store_records_only_actions_on_open_decisions() {
         2,
         Reported::Unknown(Box::default()),
     )));
-    let stale = action(
+    // Round 1 stays pending beside round 2: accepted as it stands, not as it stood.
+    let changed = action("s", 1, ActionKind::Accept, Decision::StopSafety.into());
+    assert_eq!(
+        refused(store.resolve_open(changed)),
+        "the controller's decision for round 1 is now \"continue_baseline\", not what was confirmed"
+    );
+    let older = action(
         "s",
         1,
         ActionKind::Accept,
         Decision::ContinueBaseline.into(),
     );
-    assert_eq!(
-        refused(store.resolve_open(stale)),
-        "round 1 is no longer the latest pending decision: round 2 is"
-    );
+    assert_eq!(store.resolve_open(older.clone()).unwrap().round_index, 1);
+    assert!(matches!(
+        store.resolve_open(older),
+        Err(ResolveError::AlreadyResolved(_))
+    ));
     let empty = action(
         "s",
         2,
@@ -682,48 +715,49 @@ async fn a_decision_landing_between_the_check_and_the_write_writes_nothing() {
     let server = server();
     let (_, owner) = audited(&server, "between").await;
     let bob = connect_as(&server, "between", "bob").await;
-    let limits = Limits::default();
     let accept = action(
         "s",
         1,
         ActionKind::Accept,
         Decision::ContinueBaseline.into(),
     );
-    let observed = observe(&bob, &accept, &limits).await.unwrap();
+    let observed = observe(&bob, &accept).await.unwrap();
     assert_eq!(accept.check_open(&observed.state), Ok(()));
     assert_eq!(observed.role, "bob");
-    // The orchestrator's next decision lands after the check, before the write.
+    // The orchestrator's next decision lands after the check: round 1 stays pending.
     decide(&owner, "s", 2, Some("stop_converged")).await;
+    assert_eq!(observe(&bob, &accept).await.unwrap(), observed);
+    // Round 1 decided again after the check, before the write.
+    redecide(&owner, "s", 1, "stop_safety").await;
     assert_eq!(
-        write_if_unchanged(&bob, &accept, &observed, &limits)
-            .await
-            .unwrap(),
+        write_if_unchanged(&bob, &accept, &observed).await.unwrap(),
         None
     );
     assert_eq!(
         refused(resolve(&bob, &accept).await.unwrap()),
-        "round 1 is no longer the latest pending decision: round 2 is"
+        "the controller's decision for round 1 is now \"stop_safety\", not what was confirmed"
     );
     // The same for the debate finishing.
     let accept = action("s", 2, ActionKind::Accept, Decision::StopConverged.into());
-    let observed = observe(&bob, &accept, &limits).await.unwrap();
+    let observed = observe(&bob, &accept).await.unwrap();
     assert_eq!(accept.check_open(&observed.state), Ok(()));
     owner
         .batch_execute("UPDATE debate_sessions SET status = 'completed' WHERE id = 's'")
         .await
         .unwrap();
-    let written = write_if_unchanged(&bob, &accept, &observed, &limits).await;
+    let written = write_if_unchanged(&bob, &accept, &observed).await;
     assert_eq!(written.unwrap(), None);
     assert_eq!(action_count(&owner).await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn racing_decisions_never_let_a_superseded_round_be_resolved() {
+async fn racing_decisions_leave_each_older_round_pending_and_resolved_once() {
     let server = server();
     let (_, owner) = audited(&server, "race").await;
     let bob = connect_as(&server, "race", "bob").await;
     // Each round, the orchestrator's next decision and the operator's accept of the current one
-    // race: the accept is recorded on its round, or refused as superseded, never anything else.
+    // race: the newer decision leaves the current one pending, so every accept is recorded on
+    // its own round.
     for round in 1..=30 {
         let accept = action(
             "s",
@@ -735,18 +769,9 @@ async fn racing_decisions_never_let_a_superseded_round_be_resolved() {
             resolve(&bob, &accept),
             decide(&owner, "s", round as i32 + 1, Some("continue_baseline"))
         );
-        match answer.unwrap() {
-            Ok(row) => assert_eq!(row.round_index, round),
-            Err(ResolveError::Refused { reason, .. }) => {
-                assert!(reason.contains("no longer the latest"), "{reason}")
-            }
-            Err(other) => panic!("round {round}: {other:?}"),
-        }
+        assert_eq!(answer.unwrap().unwrap().round_index, round);
     }
-    assert!(
-        action_count(&owner).await <= 30,
-        "at most one action a round"
-    );
+    assert_eq!(action_count(&owner).await, 30, "one action a round");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1006,7 +1031,7 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
 
     // Round 1's accept fails while the server is down ...
     let server = console.act_while_down(server, "ay").await;
-    // ... and round 2's decision lands before the operator retries.
+    // ... round 2's decision lands (round 1 stays pending beside it) ...
     let owner = connect_as(&server, "stale", "postgres").await;
     decide(&owner, "s", 2, None).await;
     console
@@ -1014,10 +1039,19 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
             m.debate("s").is_some_and(|d| d.decisions.contains_key(&2))
         })
         .await;
+    // ... and round 1's decision is decided again before the operator retries.
+    redecide(&owner, "s", 1, "stop_safety").await;
+    console
+        .until("round 1 decided again", |m| {
+            m.debate("s")
+                .and_then(|d| d.decisions.get(&1))
+                .is_some_and(|d| d.decision == Decision::StopSafety.into())
+        })
+        .await;
     console.press("r");
     assert_eq!(
         console.flash(),
-        "not retried, nothing was recorded: round 1 is no longer the latest pending decision: round 2 is"
+        "not retried, nothing was recorded: the controller's decision for round 1 is now \"stop_safety\", not what was confirmed"
     );
     console.press("a");
     assert!(
@@ -1035,7 +1069,7 @@ async fn a_stale_retry_an_empty_accept_and_a_finished_debate_write_nothing() {
     );
     assert_eq!(
         refused(resolve(&owner, &stale).await.unwrap()),
-        "round 1 is no longer the latest pending decision: round 2 is"
+        "the controller's decision for round 1 is now \"stop_safety\", not what was confirmed"
     );
     let empty = action(
         "s",

@@ -31,6 +31,7 @@ mod judge;
 mod kept;
 mod layers;
 mod notes;
+mod older_rounds;
 mod operator_desk;
 mod postgres;
 mod presence;

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
-use gavel::console::app::{Event, Overlay, update};
+use gavel::console::app::{Command, Event, Overlay, update};
 use gavel::domain::{Claim, Peer, Status};
 use gavel::store::postgres::{CHANNEL, HEARTBEAT, LINGER, Sides};
 
@@ -406,5 +406,70 @@ async fn a_console_whose_role_may_not_write_presence_watches_on_unseen() {
         presence_backends().await,
         before,
         "the same connections a heartbeat later: not failing and reconnecting"
+    );
+}
+
+/// A console that quits (the console's run sends [`Command::Leave`] on a clean exit) deletes
+/// its row: the others drop it at once, long before its time would be up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_that_quits_deletes_its_row_and_the_others_drop_it_at_once() {
+    let database = common::pg::migrated_database("presence_leaving").await;
+    let mut alice = Console::live(database.target.clone()).await;
+    let mut bob = Console::attach_to(Sides::one(database.target.clone()), "bob");
+    bob.until("bob's feed live", |m| {
+        m.live.link == Some(gavel::console::app::Link::Live)
+    })
+    .await;
+    alice
+        .until("bob", |m| {
+            m.live.peers.iter().any(|p| p.status.operator == "bob")
+        })
+        .await;
+    let rows = "SELECT count(*) FROM gavel_presence";
+    assert_eq!(common::pg::table_count(&database.client, rows).await, 2);
+
+    let quit = Instant::now();
+    bob.commands.send(Command::Leave).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), bob.commands.closed())
+        .await
+        .expect("bob's backend ends once it took leave");
+    assert_eq!(
+        common::pg::table_count(&database.client, rows).await,
+        1,
+        "bob's row deleted before his backend ended"
+    );
+    alice.until("bob gone", |m| m.live.peers.is_empty()).await;
+    assert!(
+        quit.elapsed() < LINGER - HEARTBEAT,
+        "dropped {:?} after the quit, not when his time was up",
+        quit.elapsed()
+    );
+}
+
+/// The same with the built binary: `q` in `gavel watch` leaves no presence row behind.
+#[test]
+fn gavel_watch_quit_with_q_leaves_no_presence_row() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let database = runtime.block_on(common::pg::migrated_database("presence_quit"));
+    let tmux = common::tmux::Tmux::new();
+    tmux.start(&format!(
+        "{} watch --db '{}' --operator carol --log-dir {}; echo gavel-exited-$?; sleep 30",
+        env!("CARGO_BIN_EXE_gavel"),
+        database.url,
+        tmux.dir.join("logs").display()
+    ));
+    tmux.wait_for("live", |s| s.contains("● live"));
+    let rows = "SELECT count(*) FROM gavel_presence";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while runtime.block_on(common::pg::table_count(&database.client, rows)) == 0 {
+        assert!(Instant::now() < deadline, "carol's row never written");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.keys("q");
+    tmux.wait_for("the exit", |s| s.contains("gavel-exited-0"));
+    assert_eq!(
+        runtime.block_on(common::pg::table_count(&database.client, rows)),
+        0,
+        "the row deleted before the process ended"
     );
 }

@@ -4,17 +4,21 @@
 //! transactions, every row shown once); the subscription disabled (the header says so and how
 //! far behind, and clears once it is enabled and the rows have come); the primary stopped
 //! (reads go on, an action says why it was not written and lands once on retry after the
-//! primary is back).
+//! primary is back); the subscription's slot on the primary, read as a viewer, inactive and
+//! keeping more and more WAL, streamed again and cleared, then lost past
+//! `max_slot_wal_keep_size`.
 
 use std::time::Duration;
 
-use gavel::console::app::{Command, Event, Link, Model, Stall};
+use gavel::console::app::{Command, Event, KEPT_SHOWN_MIB, Link, Model, SlotTrouble, Stall};
 use gavel::store::postgres::{LocalServer, Target};
 
 use crate::common;
 use crate::postgres::pair::{Pair, Side, migrated_pair, subscribed};
 use crate::read_apart::switch_subscription;
-use common::pg::{Console, SESSION, action_count, decide, resumed, stopped, write_turns};
+use common::pg::{
+    Console, SESSION, action_count, decide, resumed, stopped, target_as, write_turns,
+};
 
 /// A primary and a subscriber of the test's own, database `name` on each, migrated, the
 /// subscriber subscribed and done copying.
@@ -214,5 +218,138 @@ async fn with_the_primary_stopped_reads_go_on_and_a_write_says_why_then_lands_on
         .await;
     let own = pair.primary.target.connect_driven().await.unwrap();
     assert_eq!(action_count(&own).await, 1, "landed once");
+    drop((pair, subscriber_server, primary_server));
+}
+
+/// What the primary says of the subscription's slot, as `model`'s header has it.
+fn slot_trouble(model: &Model) -> Option<SlotTrouble<'_>> {
+    model.live.reading.as_ref().and_then(|r| r.slot_trouble())
+}
+
+/// Whether the primary reported the subscription's slot, streamed and keeping little WAL.
+fn slot_well(model: &Model) -> bool {
+    model.live.reading.as_ref().is_some_and(|r| {
+        matches!(&r.slots, Some(Ok(slots)) if slots.len() == 1) && r.slot_trouble().is_none()
+    })
+}
+
+/// Writes `segments` WAL segments' worth of position on `primary` (a row of a table nobody
+/// publishes, then a switch to the next segment, each time).
+async fn grow_wal(primary: &tokio_postgres::Client, segments: usize) {
+    primary
+        .batch_execute("CREATE TABLE IF NOT EXISTS wal_filler (n int)")
+        .await
+        .unwrap();
+    for _ in 0..segments {
+        primary
+            .batch_execute("INSERT INTO wal_filler VALUES (1); SELECT pg_switch_wal();")
+            .await
+            .unwrap();
+    }
+}
+
+/// A console of login role `watcher` (a viewer, made so on both servers) reading `pair`'s
+/// subscriber and writing its primary.
+async fn watching(servers: [&LocalServer; 2], pair: &Pair) -> Console {
+    for side in [&pair.primary, &pair.subscriber] {
+        side.client
+            .batch_execute("CREATE ROLE watcher LOGIN")
+            .await
+            .unwrap();
+        gavel::store::postgres::grant(&side.client, &["watcher".to_owned()], &[])
+            .await
+            .unwrap();
+    }
+    let [primary, subscriber] = servers;
+    Console::reading(
+        &target_as(primary, &pair.primary.name, "watcher", "console"),
+        &target_as(subscriber, &pair.subscriber.name, "watcher", "console"),
+        "alice",
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slot_inactive_keeping_wal_then_lost_is_said_as_a_viewer_reads_it_and_clears_when_back() {
+    let (primary_server, subscriber_server, pair) = own_pair("slots").await;
+    let mut console = watching([&primary_server, &subscriber_server], &pair).await;
+    // Read as a viewer: the slot is there, streamed, keeping little.
+    console.until("the slot streamed", slot_well).await;
+
+    // The subscription disabled: no WAL sender streams the slot, and the WAL it keeps grows
+    // with every write on the primary.
+    let name = switch_subscription(&pair.subscriber.client, "DISABLE").await;
+    console
+        .until("the slot inactive", |m| {
+            matches!(slot_trouble(m), Some(SlotTrouble::Inactive(..)))
+        })
+        .await;
+    grow_wal(&pair.primary.client, 5).await;
+    console
+        .until("the WAL it keeps said", |m| {
+            matches!(slot_trouble(m), Some(SlotTrouble::Inactive(_, kept)) if kept >= KEPT_SHOWN_MIB)
+        })
+        .await;
+    let header = common::screen_at(&console.model, 240, 10);
+    assert!(header.contains("│ ⚠ slot inactive, keeps "), "{header}");
+
+    // Enabled again: streamed, and what it kept is let go once the subscriber confirms it (a
+    // checkpoint logs where decoding may restart): cleared.
+    switch_subscription(&pair.subscriber.client, "ENABLE").await;
+    let nudging = {
+        let primary = pair.primary.target.connect_driven().await.unwrap();
+        tokio::spawn(async move {
+            loop {
+                let _ = primary.batch_execute("CHECKPOINT").await;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        })
+    };
+    console.until("the slot well again", slot_well).await;
+    nudging.abort();
+
+    // Past max_slot_wal_keep_size while the subscriber is away: the primary gives the WAL up at
+    // its next checkpoint, and the slot is lost for good.
+    for sql in [
+        "ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'",
+        "SELECT pg_reload_conf()",
+    ] {
+        pair.primary.client.batch_execute(sql).await.unwrap();
+    }
+    switch_subscription(&pair.subscriber.client, "DISABLE").await;
+    console
+        .until("the slot inactive again", |m| {
+            matches!(slot_trouble(m), Some(SlotTrouble::Inactive(..)))
+        })
+        .await;
+    grow_wal(&pair.primary.client, 3).await;
+    pair.primary
+        .client
+        .batch_execute("CHECKPOINT")
+        .await
+        .unwrap();
+    console
+        .until("the slot lost", |m| {
+            slot_trouble(m) == Some(SlotTrouble::Lost(&name))
+        })
+        .await;
+    let header = common::screen_at(&console.model, 240, 10);
+    assert!(
+        header.contains("│ ✗ slot lost: rebuild the subscriber │"),
+        "{header}"
+    );
+
+    // The subscription dropped (its lost slot with it): no slot to say, and the header says
+    // the subscriber subscribes to nothing instead.
+    pair.subscriber
+        .client
+        .batch_execute(&format!("DROP SUBSCRIPTION {name}"))
+        .await
+        .unwrap();
+    console
+        .until("the lost slot gone with its subscription", |m| {
+            slot_trouble(m).is_none() && stall(m) == Some(Stall::Unsubscribed)
+        })
+        .await;
     drop((pair, subscriber_server, primary_server));
 }

@@ -101,4 +101,8 @@ pub enum Command {
     /// or a history goes to the debate's own database. Unaddressed, a search, a history looked
     /// up by id and presence go to every database, anything else to the first.
     In(super::contexts::Ctx, Box<Command>),
+    /// The operator quit: take leave of the other consoles (a live database's presence row
+    /// deleted, so that they drop this console at once), then carry out nothing more. Sent by
+    /// the console's run as it ends, never by an update.
+    Leave,
 }

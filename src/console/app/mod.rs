@@ -33,7 +33,7 @@ pub use model::{
     About, Chooser, Desk, DetailView, Flash, Focus, HELD_DEBATES, Intent, Live, Model, Navigation,
     Overlay, Past, Screen, Settings, Time, worst_ruling,
 };
-pub use reading::{Reading, Stall};
+pub use reading::{KEPT_SHOWN_MIB, Reading, SlotTrouble, Stall, wal_size};
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
 pub use rollout::{Draft, MAX_SHARE, Publishing, Rollouts, SettingsChange, Step, Tripped};
 pub use update::{HELD_BACK, MAX_LINE, update};

@@ -585,9 +585,9 @@ impl Model {
         }
     }
 
-    /// Closes a dialog on a decision that `change` shows resolved: resolved (by another console,
-    /// an operator elsewhere, or a timeout), superseded by a later decision, or its debate
-    /// finished. Says by whom, and keeps the typed note for the next dialog.
+    /// Closes a dialog on a decision that `change` shows resolved or changed: resolved (by
+    /// another console, an operator elsewhere, or a timeout), decided again otherwise, or its
+    /// debate finished. Says by whom, and keeps the typed note for the next dialog.
     fn close_resolved_dialog(&mut self, seq: Seq, change: &Change) {
         let Some((session_id, round, note)) =
             self.desk.overlay.as_ref().and_then(Overlay::deciding)
@@ -605,8 +605,16 @@ impl Model {
                 a.action,
                 a.decision
             ),
-            Change::Decision(d) if d.round_index > round => {
-                format!("superseded: round {} was decided", d.round_index)
+            // A newer decision leaves this one pending (the contract): only its own round
+            // decided again, otherwise than the dialog was opened on, closes it.
+            Change::Decision(d)
+                if d.round_index == round
+                    && self
+                        .debate(&session_id)
+                        .and_then(|debate| debate.decisions.get(&round))
+                        .is_some_and(|was| was.decision != d.decision) =>
+            {
+                format!("decided again: now {}", d.decision)
             }
             Change::Session(s) if !s.is_running() => format!("the debate is {}", s.status),
             _ => return,

@@ -45,17 +45,25 @@ async fn tag(ctx: Ctx, mut said: UnboundedReceiver<Event>, events: UnboundedSend
 /// Sends each of the console's commands to the databases it is for, until the console is gone.
 async fn route(mut commands: UnboundedReceiver<Command>, databases: Vec<UnboundedSender<Command>>) {
     while let Some(command) = commands.recv().await {
+        let leaving = command == Command::Leave;
         for (ctx, command) in addressed(command, databases.len()) {
             if let Some(database) = databases.get(usize::from(ctx)) {
-                // A database's backend ends only with the console.
+                // A database's backend ends only with the console, or once it took leave.
                 let _ = database.send(command);
             }
+        }
+        if leaving {
+            // The console has taken leave once every database's backend has.
+            for database in &databases {
+                database.closed().await;
+            }
+            return;
         }
     }
 }
 
 /// Where `command` goes among `count` databases: where it is addressed; a search, a history
-/// looked up by id or what this console says to the others, to every one; the terminal's
+/// looked up by id, what this console says to the others or its leave, to every one; the terminal's
 /// business (copy, page), nowhere; anything else (a settings version, playback) to the first.
 fn addressed(command: Command, count: usize) -> Vec<(Ctx, Command)> {
     let every = |command: Command| -> Vec<(Ctx, Command)> {
@@ -66,7 +74,9 @@ fn addressed(command: Command, count: usize) -> Vec<(Ctx, Command)> {
     };
     match command {
         Command::In(ctx, command) => vec![(ctx, *command)],
-        Command::Search(_) | Command::LoadHistory(_) | Command::Present(_) => every(command),
+        Command::Search(_) | Command::LoadHistory(_) | Command::Present(_) | Command::Leave => {
+            every(command)
+        }
         Command::Copy(_) | Command::Page { .. } => Vec::new(),
         command => vec![(0, command)],
     }
@@ -90,6 +100,10 @@ mod tests {
         let search = Command::Search("x".to_owned());
         assert_eq!(addressed(search.clone(), 2).len(), 2);
         assert_eq!(addressed(Command::Copy("t".to_owned()), 2), []);
+        assert_eq!(
+            addressed(Command::Leave, 2),
+            [(0, Command::Leave), (1, Command::Leave)]
+        );
         let playback = Command::SetPlayback(crate::simulate::Playback::default());
         assert_eq!(addressed(playback.clone(), 2), [(0, playback)]);
     }

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio_postgres::Client;
 
 use crate::console::app::{Command, Event, Publishing, SettingsChange};
@@ -43,14 +43,16 @@ pub fn start(
         !sides.reads_elsewhere(),
     ));
     let (presence, said) = watch::channel(None);
+    let (gone, left) = oneshot::channel();
     let target = sides.write().clone();
-    tokio::spawn(present(sides, said, events.clone(), heard));
+    tokio::spawn(present(sides, said, events.clone(), heard, gone));
     let (commands, receiver) = unbounded_channel();
     let database = Database {
         target,
         writer: None,
         wants,
         presence,
+        left,
         limits,
     };
     tokio::spawn(execute(receiver, database, playback, events));
@@ -67,6 +69,8 @@ struct Database {
     wants: UnboundedSender<Wanted>,
     /// What this console says to the others (on presence's own connection).
     presence: watch::Sender<Option<Status>>,
+    /// Closed once presence has deleted this console's row, after `presence` closed.
+    left: oneshot::Receiver<()>,
     limits: Limits,
 }
 
@@ -94,6 +98,14 @@ impl Backend for Database {
 
     fn search(&mut self, text: String) {
         let _ = self.wants.send(Wanted::Search(text));
+    }
+
+    /// Closes what this console says: presence deletes its row ([`postgres::LEAVE`] at most),
+    /// and the others drop it at once.
+    async fn leave(self) {
+        let Database { presence, left, .. } = self;
+        drop(presence);
+        let _ = tokio::time::timeout(postgres::LEAVE, left).await;
     }
 }
 

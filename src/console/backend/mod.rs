@@ -1,8 +1,8 @@
 //! The console's commands carried out against a backend, in one loop for every backend (the
 //! demo's memory store, a live database): an operator's action recorded once and its outcome
 //! sent back, a note pinned, a settings version written, a debate's rows brought back, a
-//! search, playback steered. Copy and page are the
-//! draw loop's business, never a backend's.
+//! search, playback steered, leave taken of the other consoles on quitting. Copy and page are
+//! the draw loop's business, never a backend's.
 
 pub mod demo;
 pub mod fleets;
@@ -48,6 +48,15 @@ pub trait Backend: Send {
 
     /// Brings back the debates that match `text`, as the console's filter confirmed it.
     fn search(&mut self, text: String);
+
+    /// Takes leave of the other consoles as this one quits (a backend without others has
+    /// nothing to do).
+    fn leave(self) -> impl Future<Output = ()> + Send
+    where
+        Self: Sized,
+    {
+        async {}
+    }
 }
 
 /// Carries out `commands` against `backend` until the console is gone; `playback`, when
@@ -127,6 +136,10 @@ pub async fn execute(
                 if let Some(playback) = &playback {
                     playback.send_replace(setting);
                 }
+            }
+            Command::Leave => {
+                backend.leave().await;
+                return;
             }
             // The console's draw loop carries these out on its terminal; an addressed command
             // was unwrapped above.

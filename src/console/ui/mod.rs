@@ -39,7 +39,8 @@ use ratatui::text::{Line, Span};
 
 use crate::config::theme::Theme;
 use crate::console::app::{
-    Contexts, DetailView, Focus, Geometry, Link, Model, Reading, Stall, table_rows,
+    Contexts, DetailView, Focus, Geometry, Link, Model, Reading, SlotTrouble, Stall, table_rows,
+    wal_size,
 };
 use crate::console::kept::Kept;
 
@@ -351,9 +352,54 @@ fn contexts(contexts: &Contexts, theme: &Theme) -> Vec<Span<'static>> {
     spans
 }
 
+/// What the primary keeps for the subscriber, when an operator should know: `│ ✗ slot lost:
+/// rebuild the subscriber `, `│ ⚠ slot inactive, keeps 80 MB `, `│ ⚠ slot keeps 1.2 GB of WAL `
+/// (the slot named when there are several).
+fn slot(reading: &Reading, theme: &Theme) -> Option<Span<'static>> {
+    let trouble = reading.slot_trouble()?;
+    let slot = |name: &str| {
+        if reading.several_slots() {
+            format!("slot {}", fit(&one_line(name), 40))
+        } else {
+            "slot".to_owned()
+        }
+    };
+    let keeps = |mib: u64| match mib {
+        0 => String::new(),
+        mib => format!(", keeps {}", wal_size(mib)),
+    };
+    let (text, style) = match trouble {
+        SlotTrouble::Unknown(why) => (
+            format!("⚠ slot unknown: {}", fit(&one_line(why), 40)),
+            theme.warn(),
+        ),
+        SlotTrouble::Lost(name) => (
+            format!("✗ {} lost: rebuild the subscriber", slot(name)),
+            theme.danger(),
+        ),
+        SlotTrouble::Missing(name) => (
+            format!("✗ {} missing on the primary", slot(name)),
+            theme.danger(),
+        ),
+        SlotTrouble::Unreserved(name, mib) => (
+            format!("✗ {} about to be lost{}", slot(name), keeps(mib)),
+            theme.danger(),
+        ),
+        SlotTrouble::Inactive(name, mib) => (
+            format!("⚠ {} inactive{}", slot(name), keeps(mib)),
+            theme.warn(),
+        ),
+        SlotTrouble::Keeping(name, mib) => (
+            format!("⚠ {} keeps {} of WAL", slot(name), wal_size(mib)),
+            theme.warn(),
+        ),
+    };
+    Some(Span::styled(format!("│ {text} "), style))
+}
+
 /// Where a console reading a subscriber reads, and whatever makes what it shows stale or its
 /// writes fail: `│ reading replica-1:5432/debates │ behind 0:04 `, `│ ✗ subscription gavel
-/// disabled `, `│ ✗ primary: why (writes fail) `.
+/// disabled `, `│ ✗ primary: why (writes fail) `, and what the primary keeps for it.
 fn reading(reading: &Reading, theme: &Theme) -> Vec<Span<'static>> {
     let mut spans = vec![Span::styled(
         format!("│ reading {} ", fit(&one_line(&reading.from), 56)),
@@ -400,5 +446,6 @@ fn reading(reading: &Reading, theme: &Theme) -> Vec<Span<'static>> {
             theme.warn(),
         ));
     }
+    spans.extend(slot(reading, theme));
     spans
 }

@@ -114,54 +114,36 @@ pub async fn existing(
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observed {
     pub state: DecisionState,
-    /// `(status, decision, latest)` as read, compared again by [`write_if_unchanged`].
-    raw: (Option<String>, Option<String>, Option<i32>),
+    /// `(status, decision)` as read, compared again by [`write_if_unchanged`].
+    raw: (Option<String>, Option<String>),
     /// The role an action written on this connection is stamped with (`session_user`).
     pub role: String,
 }
 
-/// The decision's state, as one query with `$1` the session, `$2` the round and `max_round`
-/// (a parameter) the highest round the readers accept: a decision row outside `1..=max_round`
-/// is in no round, for the store as for the console. `latest` is the latest decision without
-/// an action: the pending one.
-fn state_query(max_round: &str) -> String {
-    format!(
-        "SELECT (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1::text) AS status, \
-            (SELECT coalesce(decision, '') FROM debate_round_decisions \
-                WHERE session_id = $1::text AND round_index = $2::int4) AS decision, \
-            (SELECT max(d.round_index) FROM debate_round_decisions d \
-                WHERE d.session_id = $1::text AND d.round_index BETWEEN 1 AND {max_round}::int4 \
-                AND NOT EXISTS (SELECT FROM debate_operator_actions a \
-                    WHERE a.session_id = d.session_id AND a.round_index = d.round_index)) \
-                AS latest, \
-            session_user::text AS role"
-    )
-}
+/// The decision's state, as one query with `$1` the session and `$2` the round: the debate's
+/// status, the round's decision, and this connection's role. Any decision of a running debate
+/// without an action is pending (the contract), so no other round is read.
+const STATE_QUERY: &str = "SELECT \
+        (SELECT coalesce(status, '') FROM debate_sessions WHERE id = $1::text) AS status, \
+        (SELECT coalesce(decision, '') FROM debate_round_decisions \
+            WHERE session_id = $1::text AND round_index = $2::int4) AS decision, \
+        session_user::text AS role";
 
 /// Reads what the database says now of the decision `action` resolves.
-pub async fn observe(
-    client: &Client,
-    action: &OperatorAction,
-    limits: &Limits,
-) -> Result<Observed> {
+pub async fn observe(client: &Client, action: &OperatorAction) -> Result<Observed> {
     let round = column("round_index", action.round_index)?;
-    let max_round = column("max_round", limits.max_round)?;
     let row = client
-        .query_one(
-            &state_query("$3"),
-            &[&action.session_id, &round, &max_round],
-        )
+        .query_one(STATE_QUERY, &[&action.session_id, &round])
         .await
         .doing("reading the decision acted on")?;
-    let raw: (Option<String>, Option<String>, Option<i32>) = (row.get(0), row.get(1), row.get(2));
+    let raw: (Option<String>, Option<String>) = (row.get(0), row.get(1));
     Ok(Observed {
         state: DecisionState {
             status: raw.0.as_deref().map(Reported::parse),
             decision: raw.1.clone(),
-            latest: raw.2.and_then(|l| u32::try_from(l).ok()),
         },
         raw,
-        role: row.get(3),
+        role: row.get(2),
     })
 }
 
@@ -173,23 +155,13 @@ pub async fn write_if_unchanged(
     client: &Client,
     action: &OperatorAction,
     observed: &Observed,
-    limits: &Limits,
 ) -> Result<Option<OperatorAction>> {
-    let max_round = column("max_round", limits.max_round)?;
-    let (status, decision, latest) = &observed.raw;
-    let with = format!("WITH state AS ({})", state_query("$8"));
+    let (status, decision) = &observed.raw;
+    let with = format!("WITH state AS ({STATE_QUERY})");
     let source = "SELECT $1::text, $2::int4, $3::text, $4::text, $5::text, $6::text, $7::text \
         FROM state \
-        WHERE (state.status, state.decision, state.latest) \
-            IS NOT DISTINCT FROM ($9::text, $10::text, $11::int4)";
-    insert(
-        client,
-        action,
-        &with,
-        source,
-        &[&max_round, status, decision, latest],
-    )
-    .await
+        WHERE (state.status, state.decision) IS NOT DISTINCT FROM ($8::text, $9::text)";
+    insert(client, action, &with, source, &[status, decision]).await
 }
 
 /// How often a write whose decision changed under it is checked again before giving up.
@@ -207,11 +179,15 @@ pub async fn resolve(
     action: &OperatorAction,
     limits: &Limits,
 ) -> Result<Result<OperatorAction, ResolveError>> {
-    if i32::try_from(action.round_index).is_err() {
+    // A decision row outside the readers' rounds is in no round, for the store as for the
+    // console.
+    if !(1..=limits.max_round).contains(&action.round_index)
+        || i32::try_from(action.round_index).is_err()
+    {
         let why = format!("round {} is out of range", action.round_index);
         return Ok(Err(ResolveError::refused(action, why)));
     }
-    match attempt(client, action, limits).await {
+    match attempt(client, action).await {
         Ok(answer) => Ok(answer),
         Err(e) => match refusal(&e) {
             Some(reason) => Ok(Err(ResolveError::refused(action, reason))),
@@ -223,11 +199,10 @@ pub async fn resolve(
 async fn attempt(
     client: &Client,
     action: &OperatorAction,
-    limits: &Limits,
 ) -> Result<Result<OperatorAction, ResolveError>> {
     let round = column("round_index", action.round_index)?;
     for _ in 0..ATTEMPTS {
-        let observed = observe(client, action, limits).await?;
+        let observed = observe(client, action).await?;
         if let Some(winner) = existing(client, &action.session_id, round).await? {
             return Ok(if action.is_recorded_as(&winner, Some(&observed.role)) {
                 Ok(winner)
@@ -238,7 +213,7 @@ async fn attempt(
         if let Err(why) = action.check_open(&observed.state) {
             return Ok(Err(ResolveError::refused(action, why)));
         }
-        if let Some(recorded) = write_if_unchanged(client, action, &observed, limits).await? {
+        if let Some(recorded) = write_if_unchanged(client, action, &observed).await? {
             return Ok(Ok(recorded));
         }
     }

@@ -6,9 +6,14 @@
 //! ([`Spoken`]), which times its way back to the database read (see `replica::Echoes`).
 //!
 //! When the console reads another database (a subscriber), this connection is also its link
-//! to the primary: what the role may write is asked on it at every connect (`access`), and its
-//! state is the primary's as the console shows it. (A console on one database is told its
-//! rights by its feed, before the feed is live.)
+//! to the primary: what the role may write is asked on it at every connect (`access`), its
+//! state is the primary's as the console shows it, and the subscriptions' replication slots
+//! (their names as the subscriber reports them) are read there once per [`SLOT_WATCH`], what
+//! the primary keeps for the subscriber and whether it still can (`replica::slots`). (A
+//! console on one database is told its rights by its feed, before the feed is live.)
+//!
+//! A console that quits deletes its row ([`LEAVE`] at most), so that the others drop it at once
+//! rather than when its time is up.
 
 use std::time::Duration;
 
@@ -22,11 +27,16 @@ use super::access::access;
 use super::actions::refusal;
 use super::connect::{Target, retry_in};
 use super::error::{Doing, Error, Result, answered};
+use super::replica::slots;
 use crate::domain::Status;
-use crate::store::{Feed, Link, Replica};
+use crate::store::{Feed, Link, Replica, Slot};
 
 /// How often a console says it is here.
 pub const HEARTBEAT: Duration = Duration::from_secs(3);
+/// How often a console reading a subscriber reads its subscriptions' slots on the primary.
+pub(super) const SLOT_WATCH: Duration = Duration::from_secs(2);
+/// How long a console that quits waits for its row's deletion, at most.
+pub const LEAVE: Duration = Duration::from_secs(1);
 
 /// A write of this console's row, as the hearing side is told of it.
 #[derive(Debug)]
@@ -55,23 +65,29 @@ pub(super) fn draw() -> i64 {
     (i64::from_le_bytes(bytes) & i64::MAX).max(1)
 }
 
+/// Where a console reading a subscriber looks on the primary: the subscriptions' slots, named
+/// as the subscriber reports them (by the hearing side).
+pub(super) type SlotNames = watch::Receiver<Vec<String>>;
+
 /// Keeps this console's row on `target` as `status` says, from key `console` on, until the
-/// console is gone (`status` closed). Nothing is written before the console says what it is.
-/// `apart`: the console reads another database, and this is its link to the primary (what the
-/// role may write there, and this connection's state, go to `events`).
+/// console is gone (`status` closed: then its row is deleted). Nothing is written before the
+/// console says what it is. `apart`: the console reads another database, and this is its link
+/// to the primary (what the role may write there, this connection's state, and the slots
+/// `slots` names, go to `events`).
 pub(super) async fn speak<E: From<Feed>>(
     target: Target,
     apart: bool,
     mut status: watch::Receiver<Option<Status>>,
     events: UnboundedSender<E>,
     spoken: mpsc::Sender<Spoken>,
+    slots: SlotNames,
     mut console: i64,
 ) {
     let mut failures: u32 = 0;
     loop {
         let outcome = speaking(
             &target,
-            apart,
+            (apart, &slots),
             &mut status,
             &events,
             &spoken,
@@ -102,14 +118,25 @@ pub(super) async fn speak<E: From<Feed>>(
                 return;
             }
         }
-        tokio::time::sleep(wait).await;
+        // A console that quits meanwhile has no row it could delete: it goes at once. (What
+        // it says meanwhile is said on the next connection's first heartbeat.)
+        let retry = tokio::time::sleep(wait);
+        tokio::pin!(retry);
+        loop {
+            tokio::select! {
+                () = &mut retry => break,
+                gone = status.changed() => if gone.is_err() {
+                    return;
+                },
+            }
+        }
     }
 }
 
 /// One connection's life: `Ok` when the console is gone.
 async fn speaking<E: From<Feed>>(
     target: &Target,
-    apart: bool,
+    (apart, slot_names): (bool, &SlotNames),
     status: &mut watch::Receiver<Option<Status>>,
     events: &UnboundedSender<E>,
     spoken: &mpsc::Sender<Spoken>,
@@ -135,6 +162,9 @@ async fn speaking<E: From<Feed>>(
     let mut claimed = None;
     // Why the database last refused this console's row, said once until it changes.
     let mut refused = None;
+    let mut slot_watch = tokio::time::interval(SLOT_WATCH);
+    // The slots as last told on this connection.
+    let mut told = None;
     loop {
         tokio::select! {
             _ = heartbeat.tick() => {
@@ -146,6 +176,7 @@ async fn speaking<E: From<Feed>>(
             }
             gone = status.changed() => {
                 if gone.is_err() {
+                    leave(&client, *console).await;
                     return Ok(());
                 }
                 // A console's first word, a claim taken or let go, or a rollout's editing
@@ -161,7 +192,47 @@ async fn speaking<E: From<Feed>>(
                     said_or_refused(&client, console, &said, spoken, &mut refused).await?;
                 }
             }
+            _ = slot_watch.tick(), if apart => {
+                tell_slots(&client, slot_names, events, &mut told).await?;
+            }
         }
+    }
+}
+
+/// Reads the slots `names` names on the primary, and tells them when they changed since `told`.
+async fn tell_slots<E: From<Feed>>(
+    client: &Client,
+    names: &SlotNames,
+    events: &UnboundedSender<E>,
+    told: &mut Option<std::result::Result<Vec<Slot>, String>>,
+) -> Result<()> {
+    let names = names.borrow().clone();
+    let now = if names.is_empty() {
+        Ok(Vec::new())
+    } else {
+        answered("the read of the slots", HEARTBEAT, slots(client, &names)).await??
+    };
+    if told.as_ref() == Some(&now) {
+        return Ok(());
+    }
+    *told = Some(now.clone());
+    events
+        .send(Feed::Replica(Replica::Slots(now)).into())
+        .map_err(|_| Error::ConsoleGone)
+}
+
+/// Deletes this console's row (`console`), within [`LEAVE`]: the others drop it at once
+/// (a failure only leaves it to expire).
+async fn leave(client: &Client, console: i64) {
+    let deleted = answered(
+        "the deletion of this console's presence",
+        LEAVE,
+        client.execute("DELETE FROM gavel_presence WHERE console = $1", &[&console]),
+    )
+    .await
+    .and_then(|deleted| deleted.doing("deleting this console's presence"));
+    if let Err(e) = deleted {
+        tracing::debug!("this console's presence row stays until it expires: {e}");
     }
 }
 

@@ -43,7 +43,7 @@ pub use notes::pin;
 pub use notifications::{Notifications, Pump};
 pub use orchestrator::{Orchestrator, write_decision, write_judgment, write_session, write_turn};
 pub use payload::Notice;
-pub use presence::{BURST, CHANNEL, HEARTBEAT, LINGER, REFILL, hearing, present};
+pub use presence::{BURST, CHANNEL, HEARTBEAT, LEAVE, LINGER, REFILL, hearing, present};
 pub use queries::{audit_rows, finished_debates, history};
 pub use replication::{
     LOCAL_ONLY, PUBLICATION, Publisher, Subscribed, Sync, check_publisher, keep_local, subscribe,

@@ -16,14 +16,16 @@
 //! queue), and a row read again without a newer write keeps nobody listed.
 //!
 //! Reading a subscriber, this console's own row read back times how far behind the primary the
-//! subscriber is, and its subscriptions are read once a second (see `replica`).
+//! subscriber is, and its subscriptions are read once a second (see `replica`); their slots'
+//! names go to the speaking side, which reads the slots on the primary (see `heartbeat`).
+//! A console that quits deletes its row: the others hear of it, find no row, and drop it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::{self, UnboundedSender};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tokio_postgres::{Client, Row};
 
@@ -36,7 +38,7 @@ use super::sides::Sides;
 use crate::domain::{MAX_PEERS, Peer, Status};
 use crate::store::{Feed, Replica, Subscription};
 
-pub use super::heartbeat::HEARTBEAT;
+pub use super::heartbeat::{HEARTBEAT, LEAVE};
 
 /// The channel presence travels on.
 pub const CHANNEL: &str = "gavel_presence";
@@ -75,30 +77,31 @@ pub fn hearing() -> (Beside, mpsc::Receiver<(i32, String)>) {
 /// reads), until the console is gone (`status` closed, or `heard` with the feed). Nothing is
 /// said before the console says what it is. While either connection is down the others go from
 /// the list as their time is up. Reading apart from the primary, also tells `events` how the
-/// subscriber stands with it ([`Feed::Replica`]) and what the role may write there.
+/// subscriber stands with it ([`Feed::Replica`]) and what the role may write there. `gone`
+/// closes once the console is gone and its row deleted (see `heartbeat::LEAVE`).
 pub async fn present<E: From<Feed>>(
     sides: Sides,
     status: watch::Receiver<Option<Status>>,
     events: UnboundedSender<E>,
     heard: mpsc::Receiver<(i32, String)>,
+    gone: oneshot::Sender<()>,
 ) {
     let console = draw();
     let apart = sides.reads_elsewhere();
     let (spoken, said) = mpsc::channel(SPOKEN);
-    let speaking = heartbeat::speak(
-        sides.write().clone(),
-        apart,
-        status,
-        events.clone(),
-        spoken,
-        console,
-    );
+    let (slot_names, slots) = watch::channel(Vec::new());
+    let (write, told) = (sides.write().clone(), events.clone());
+    let speaking = async move {
+        heartbeat::speak(write, apart, status, told, spoken, slots, console).await;
+        drop(gone);
+    };
     let listening = Hearing {
         apart,
         own: console,
         peers: BTreeMap::new(),
         echoes: Echoes::default(),
         shown: Shown::default(),
+        slot_names,
     }
     .hear(sides.read().clone(), events, heard, said);
     tokio::join!(speaking, listening);
@@ -147,6 +150,8 @@ struct Hearing {
     peers: BTreeMap<i64, Heard>,
     echoes: Echoes,
     shown: Shown,
+    /// The subscriptions' slots, named for the speaking side, which reads them on the primary.
+    slot_names: watch::Sender<Vec<String>>,
 }
 
 impl Hearing {
@@ -443,6 +448,17 @@ impl Hearing {
         .await??;
         if self.shown.subscriptions.as_ref() == Some(&now) {
             return Ok(());
+        }
+        if let Ok(subscriptions) = &now {
+            let names: Vec<String> = subscriptions
+                .iter()
+                .filter_map(|s| s.slot.clone())
+                .collect();
+            self.slot_names.send_if_modified(|named| {
+                let changed = *named != names;
+                *named = names;
+                changed
+            });
         }
         self.shown.subscriptions = Some(now.clone());
         events

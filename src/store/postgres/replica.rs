@@ -1,6 +1,7 @@
 //! How a subscriber that a console reads stands with the primary it writes: the subscriptions
-//! the subscriber reports ([`subscriptions`]), and how far behind the primary it is
-//! ([`Echoes`]).
+//! the subscriber reports ([`subscriptions`]), their replication slots as the primary reports
+//! them ([`slots`]: what the primary keeps for them, and whether it still can), and how far
+//! behind the primary the subscriber is ([`Echoes`]).
 //!
 //! The lag is timed on the console's own clock: each heartbeat presence writes on the primary
 //! (its `said_at` as the primary stamped it) is timed from its sending until its row is read
@@ -23,7 +24,7 @@ use tokio_postgres::Client;
 
 use super::error::{Doing, Result};
 use super::replication::PUBLICATION;
-use crate::store::Subscription;
+use crate::store::{Slot, SlotStanding, Subscription};
 
 /// Heartbeats written and not yet read back that are timed, at most: beyond them (over three
 /// minutes of a stall) the oldest, which says how far behind, is kept, and newer ones are not
@@ -110,7 +111,7 @@ pub(super) async fn subscriptions(
         "SELECT s.subname::text, s.subenabled, \
                 EXISTS (SELECT FROM pg_stat_subscription w \
                         WHERE w.subid = s.oid AND w.relid IS NULL AND w.pid IS NOT NULL), \
-                {errors} \
+                {errors}, s.subslotname::text \
          FROM pg_subscription s \
          WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
            AND $1 = ANY (s.subpublications) \
@@ -128,6 +129,54 @@ pub(super) async fn subscriptions(
                 enabled: row.get(1),
                 applying: row.get(2),
                 errors: row.get(3),
+                slot: row.get(4),
+            })
+            .collect())),
+        Err(e) => match e.database().and_then(|d| d.as_db_error()) {
+            Some(db) => Ok(Err(db.message().to_owned())),
+            None => Err(e),
+        },
+    }
+}
+
+/// The replication slots `names` on the primary `client` is connected to, in that order, as it
+/// reports them; `Ok(Err(why))` when it refused to say (the server's words), `Err` when the
+/// connection failed. Any role may read `pg_replication_slots` and the primary's WAL position.
+pub(super) async fn slots(
+    client: &Client,
+    names: &[String],
+) -> Result<std::result::Result<Vec<Slot>, String>> {
+    // `wal_status` came with PostgreSQL 13: read through the row as JSON, it is NULL before.
+    let query = "SELECT n.name, s.slot_name IS NOT NULL, coalesce(s.active, false), \
+                greatest(pg_wal_lsn_diff(pg_current_wal_lsn(), s.restart_lsn), 0)::int8 \
+                    / 1048576, \
+                to_jsonb(s) ->> 'wal_status' \
+         FROM unnest($1::text[]) WITH ORDINALITY AS n(name, at) \
+         LEFT JOIN pg_replication_slots s ON s.slot_name = n.name \
+         ORDER BY n.at";
+    match client
+        .query(query, &[&names])
+        .await
+        .doing("reading the subscriptions' slots on the primary")
+    {
+        Ok(rows) => Ok(Ok(rows
+            .iter()
+            .map(|row| {
+                let (found, active): (bool, bool) = (row.get(1), row.get(2));
+                let (kept, wal): (Option<i64>, Option<String>) = (row.get(3), row.get(4));
+                let standing = match (found, wal.as_deref()) {
+                    (false, _) => SlotStanding::Missing,
+                    (true, Some("lost")) => SlotStanding::Lost,
+                    (true, wal) => SlotStanding::Held {
+                        active,
+                        kept_mib: kept.map_or(0, |k| k.unsigned_abs()),
+                        unreserved: wal == Some("unreserved"),
+                    },
+                };
+                Slot {
+                    name: row.get(0),
+                    standing,
+                }
             })
             .collect())),
         Err(e) => match e.database().and_then(|d| d.as_db_error()) {

@@ -422,6 +422,18 @@ pub async fn decide(client: &Client, session: &str, round: i32, decision: Option
         .unwrap();
 }
 
+/// Writes round `round` of `session` decided again as `decision` (an orchestrator's UPDATE).
+pub async fn redecide(client: &Client, session: &str, round: i32, decision: &str) {
+    client
+        .execute(
+            "UPDATE debate_round_decisions SET decision = $3 \
+             WHERE session_id = $1 AND round_index = $2",
+            &[&session, &round, &decision],
+        )
+        .await
+        .unwrap();
+}
+
 /// Sends `signal` to `pids`; whether every one of them was there to receive it.
 fn signal(pids: &[u32], signal: &str) -> bool {
     std::process::Command::new("kill")

@@ -10,7 +10,8 @@ use crate::console::app::event::Command;
 use crate::console::app::model::{Chooser, Intent, Model, Overlay};
 use crate::console::app::prompt::{Prompt, Typed};
 use crate::domain::{
-    ActionKind, Claim, Debate, DebateNote, Decision, MAX_NOTE, OperatorAction, Reported,
+    ActionKind, Claim, ControllerDecision, Debate, DebateNote, Decision, MAX_NOTE, OperatorAction,
+    Reported,
 };
 use crate::store::ResolveError;
 use crate::text::one_line;
@@ -104,23 +105,31 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
 /// Opens the dialog of `action`, first asking whether to take over when another console is
 /// deciding the decision (claims are advice: the database still decides every race).
 pub(super) fn ask_or_open(model: &mut Model, action: ActionKind) {
-    let claimed = model
-        .selected_debate()
-        .and_then(|d| d.pending())
-        .and_then(|p| model.deciding(&p.session_id, p.round_index));
+    let claimed = acted_on(model).and_then(|p| model.deciding(&p.session_id, p.round_index));
     match claimed {
         Some(_) => model.desk.overlay = Some(Overlay::TakeOver(action)),
         None => open_decision_dialog(model, action),
     }
 }
 
-/// Opens the confirmation (accept) or the pick list (override, escalate) for the selected
-/// debate's pending decision.
+/// The decision an action goes to on the selected debate: the one of the round picked in the
+/// rounds table while it is pending, else the latest pending one (any decision of a running
+/// debate without an action is pending, the contract says).
+fn acted_on(model: &Model) -> Option<&ControllerDecision> {
+    let debate = model.selected_debate()?;
+    model
+        .selected_round()
+        .and_then(|round| debate.pending_at(round))
+        .or_else(|| debate.pending())
+}
+
+/// Opens the confirmation (accept) or the pick list (override, escalate) for the decision
+/// [`acted_on`].
 fn open_decision_dialog(model: &mut Model, action: ActionKind) {
     let Some(debate) = model.selected_debate() else {
         return;
     };
-    let Some(pending) = debate.pending() else {
+    let Some(pending) = acted_on(model) else {
         let id = debate.session.id.clone();
         model.flash(format!("no pending decision on {id}"), true);
         return;
