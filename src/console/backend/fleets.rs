@@ -107,4 +107,26 @@ mod tests {
         let playback = Command::SetPlayback(crate::simulate::Playback::default());
         assert_eq!(addressed(playback.clone(), 2), [(0, playback)]);
     }
+
+    /// The console's leave goes to every database, and is over (the console's sender closed)
+    /// only once every database's backend has taken it and gone.
+    #[tokio::test]
+    async fn leave_is_taken_by_every_database_before_the_console_goes() {
+        let (first, mut first_hears) = unbounded_channel();
+        let (second, mut second_hears) = unbounded_channel();
+        let (commands, receiver) = unbounded_channel();
+        let routing = tokio::spawn(route(receiver, vec![first, second]));
+        commands.send(Command::Leave).unwrap();
+        assert_eq!(first_hears.recv().await, Some(Command::Leave));
+        drop(first_hears);
+        assert_eq!(second_hears.recv().await, Some(Command::Leave));
+        tokio::task::yield_now().await;
+        assert!(
+            !commands.is_closed(),
+            "the second database has not gone yet"
+        );
+        drop(second_hears);
+        routing.await.unwrap();
+        assert!(commands.is_closed());
+    }
 }
