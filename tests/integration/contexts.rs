@@ -13,7 +13,7 @@ use crossterm::event::KeyCode;
 use gavel::config::Config;
 use gavel::console::app::{Command, Context, Contexts, Ctx, Event, Link, Model, update};
 use gavel::console::reports::ReportsWorker;
-use gavel::domain::{Access, Change, OperatorAction, Status};
+use gavel::domain::{Access, Change, Claim, OperatorAction, Peer, Status};
 use gavel::simulate::{DebateRun, Fixture, Ids};
 use gavel::store::ResolveError;
 
@@ -295,6 +295,51 @@ fn p_goes_to_the_waiting_decisions_of_every_context() {
     }
     seen.sort_unstable();
     assert_eq!(seen, [0, 0, 1, 1]);
+}
+
+/// A decision another console claims on one database is skipped by `p` there only: the same
+/// debate's decision on the other database still waits for this operator.
+#[test]
+fn p_skips_a_decision_claimed_on_its_own_database_only() {
+    let mut model = two_contexts();
+    let mut waiting = Vec::new();
+    for _ in 0..4 {
+        update(&mut model, char('p'));
+        let seq = model.nav.selected.unwrap();
+        let summary = model.debates.get(seq).unwrap();
+        waiting.push((
+            summary.ctx,
+            summary.id.to_string(),
+            summary.pending().unwrap(),
+        ));
+    }
+    let (_, id, round) = waiting.iter().find(|(ctx, ..)| *ctx == 0).unwrap().clone();
+    let mut model = two_contexts();
+    let peer = Peer {
+        console: 7,
+        role: "bob".into(),
+        status: Status {
+            operator: "bob".into(),
+            looking: Some(id.clone()),
+            claim: Some(Claim {
+                session_id: id.clone(),
+                round,
+            }),
+            editing: None,
+        },
+        since: None,
+        claimed_at: None,
+    };
+    update(&mut model, from(0, Event::Presence(vec![peer])));
+    let mut offered = Vec::new();
+    for _ in 0..3 {
+        update(&mut model, char('p'));
+        let seq = model.nav.selected.unwrap();
+        let summary = model.debates.get(seq).unwrap();
+        offered.push((summary.ctx, summary.id.to_string()));
+    }
+    assert!(!offered.contains(&(0, id.clone())), "{offered:?}");
+    assert!(offered.contains(&(1, id.clone())), "{offered:?}");
 }
 
 #[test]

@@ -70,7 +70,7 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
         }
         Action::NextWaiting => match model.debates.next_waiting_where(model.nav.selected, |s| {
             s.pending()
-                .is_none_or(|round| model.deciding(&s.id, round).is_none())
+                .is_none_or(|round| model.deciding_in(s.ctx, &s.id, round).is_none())
         }) {
             None => model.flash("no decision waits for you", false),
             Some(seq) => {
@@ -80,7 +80,7 @@ pub(super) fn on_decision_action(model: &mut Model, action: Action) -> Vec<Comma
                     let waiting = model.debates.waiting();
                     let round = summary.pending().unwrap_or_default();
                     let claimed = model
-                        .deciding(&summary.id, round)
+                        .deciding_in(summary.ctx, &summary.id, round)
                         .map(|(who, _)| format!("; {} deciding", one_line(&who)))
                         .unwrap_or_default();
                     model.flash(
