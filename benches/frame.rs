@@ -2,7 +2,8 @@
 //! held (the baseline), with 100,000, and with two databases of 50,000 each (the same ids in
 //! both, every one shown: the list's context column), drawn on the console's own screen (crossterm)
 //! into a sink: the whole screen anew in the views an operator uses most, and the frame after a
-//! round lands in the selected debate (the table scrolls); and what filing a row costs. Prints
+//! round lands in the selected debate (the table scrolls), and after one lands in another debate
+//! listed (its row alone changes: what a live marker's frame costs); and what filing a row costs. Prints
 //! a table of medians and p99s and the ratio to the baseline; nothing is asserted (a bench, not
 //! a timed test).
 
@@ -40,10 +41,10 @@ fn main() {
         let (mut model, filing) = fleet(contexts, each.parse().expect("a count"));
         for (i, (name, setup)) in views().into_iter().enumerate() {
             setup(&mut model);
-            let (median, p99) = if i + 1 == views().len() {
-                landing(&mut model)
-            } else {
-                frames(&mut model)
+            let (median, p99) = match name {
+                SELECTED => landing(&mut model, Landing::Selected),
+                ANOTHER => landing(&mut model, Landing::Another),
+                _ => frames(&mut model),
             };
             if n == 0 {
                 baseline.push(median);
@@ -80,10 +81,22 @@ fn views() -> Vec<(&'static str, Setup)> {
             m.set_filter(String::new());
             update(m, Event::Key(crossterm::event::KeyCode::Char('2').into()));
         }),
-        ("a round lands in the selected one", |m| {
+        (SELECTED, |m| {
             update(m, Event::Key(crossterm::event::KeyCode::Char('1').into()));
         }),
+        (ANOTHER, |_| {}),
     ]
+}
+
+const SELECTED: &str = "a round lands in the selected one";
+const ANOTHER: &str = "a round lands in another listed";
+
+/// Where the rounds land.
+enum Landing {
+    /// In the selected debate: its rounds table follows them.
+    Selected,
+    /// In the first debate listed, not the selected one.
+    Another,
 }
 
 /// The area frames are drawn in.
@@ -93,14 +106,25 @@ fn screen() -> Screen<std::io::Sink> {
     Screen::of(std::io::sink(), AREA).unwrap()
 }
 
-/// The median and p99 of the frame after each of `FRAMES` rounds lands in the selected debate,
-/// one turn each, as a live debate's do: the rounds table follows the latest.
-fn landing(model: &mut Model) -> (Duration, Duration) {
-    let id = model.selected_debate().unwrap().session.id.clone();
-    let first = model.selected_debate().unwrap().latest_round() + 1;
-    let mut n = 0;
+/// The median and p99 of the frame after each of `FRAMES` rounds lands in a debate, one turn
+/// each, as a live debate's do: in the selected debate, the rounds table follows the latest.
+fn landing(model: &mut Model, into: Landing) -> (Duration, Duration) {
+    let id = match into {
+        Landing::Selected => model.selected_debate().unwrap().session.id.clone(),
+        Landing::Another => {
+            let first = model.debates.window(None, 1).rows[0];
+            model.debates.get(first).unwrap().id.to_string()
+        }
+    };
+    let ids = match into {
+        Landing::Selected => 900_000_000,
+        Landing::Another => 950_000_000,
+    };
+    let mut n = 0u32;
     timed(model, |model, _| {
-        let mut turn = turn(&id, 900_000_000 + u64::from(n), first + n, "theorist");
+        let seq = model.debates.seq(&id).unwrap();
+        let first = model.debates.get(seq).unwrap().latest_round + 1;
+        let mut turn = turn(&id, ids + u64::from(n), first, "theorist");
         turn.content = "VERDICT: yes".into();
         update(model, Event::Store(Box::new(Change::Turn(turn))));
         n += 1;

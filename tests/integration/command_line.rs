@@ -115,7 +115,7 @@ proptest! {
     /// Completions always extend the word typed.
     #[test]
     fn completions_extend_the_word(line in "(mode |sort |theme )?[a-z]{0,3}") {
-        let completion = complete(&line, |_, _| Vec::new());
+        let completion = complete(&line, &[], |_, _| Vec::new());
         let word = &line[completion.head.len()..];
         for candidate in &completion.candidates {
             prop_assert!(candidate.starts_with(&word.to_lowercase()), "{} from {}", candidate, line);
@@ -128,39 +128,62 @@ proptest! {
 fn completion_offers_names_then_arguments_then_ids() {
     let none = |_: &str, _: usize| Vec::new();
     assert_eq!(
-        complete("", none).candidates,
+        complete("", &[], none).candidates,
         [
             "pending", "waiting", "mode", "sort", "theme", "help", "who", "quit"
         ]
     );
-    assert_eq!(complete("mo", none).candidates, ["mode"]);
-    let modes = complete("mode ", none);
+    assert_eq!(complete("mo", &[], none).candidates, ["mode"]);
+    let modes = complete("mode ", &[], none);
     assert_eq!(modes.head, "mode ");
     assert_eq!(modes.candidates, ["off", "shadow", "enabled", "gated"]);
-    assert_eq!(complete("mode g", none).candidates, ["gated"]);
+    assert_eq!(complete("mode g", &[], none).candidates, ["gated"]);
     assert_eq!(
-        complete("sort ", none).candidates,
+        complete("sort ", &[], none).candidates,
         ["arrival", "pending", "id"]
     );
     assert_eq!(
-        complete("theme ", none).candidates,
+        complete("theme ", &[], none).candidates,
         ["dark", "light", "high-contrast"]
     );
-    assert!(complete("sort id more", none).candidates.is_empty());
-    let ids = complete("fa", |prefix, limit| {
+    assert!(complete("sort id more", &[], none).candidates.is_empty());
+    let ids = complete("fa", &[], |prefix, limit| {
         assert_eq!((prefix, limit), ("fa", ID_CANDIDATES + 1));
         vec!["fasting-b", "fasting-a"]
     });
     assert_eq!(ids.candidates, ["fasting-a", "fasting-b"]);
     assert!(!ids.more);
     let many: Vec<String> = (0..80).map(|n| format!("id-{n:02}")).collect();
-    let lots = complete("id", |_, limit| {
+    let lots = complete("id", &[], |_, limit| {
         many.iter().take(limit).map(String::as_str).collect()
     });
     assert_eq!(lots.candidates.len(), ID_CANDIDATES);
     assert!(lots.more);
     assert_eq!(common_prefix(&["gated".into(), "gamma".into()]), "ga");
     assert_eq!(common_prefix(&["é1".into(), "é2".into()]), "é");
+}
+
+#[test]
+fn on_several_databases_ctx_is_offered_and_completes_to_their_names() {
+    let none = |_: &str, _: usize| Vec::new();
+    let contexts = ["staging", "prod-eu", "prod-us"];
+    assert!(
+        !complete("c", &[], none)
+            .candidates
+            .contains(&"ctx".to_owned())
+    );
+    assert_eq!(complete("c", &contexts, none).candidates, ["ctx"]);
+    assert_eq!(
+        complete("ctx ", &contexts, none).candidates,
+        ["all", "prod-eu", "prod-us", "staging"]
+    );
+    let prod = complete("ctx pr", &contexts, none);
+    assert_eq!(
+        (prod.head.as_str(), common_prefix(&prod.candidates)),
+        ("ctx ", "prod-")
+    );
+    assert_eq!(complete("ctx s", &contexts, none).line(0), "ctx staging");
+    assert!(complete("ctx ", &[], none).candidates.is_empty());
 }
 
 #[test]

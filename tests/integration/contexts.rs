@@ -403,3 +403,76 @@ fn run(model: &mut Model, line: &str) -> Vec<Command> {
     }
     update(model, key(KeyCode::Enter))
 }
+
+/// Types `line` on the `:` line and runs it.
+fn colon(model: &mut Model, line: &str) {
+    update(model, char(':'));
+    for c in line.chars() {
+        update(model, char(c));
+    }
+    update(model, key(KeyCode::Enter));
+}
+
+#[test]
+fn an_id_in_both_databases_is_taken_from_the_one_listed_and_again_from_the_next() {
+    let mut model = two_contexts();
+    let id = Fixture::bundled().unwrap()[0].session.id.clone();
+    let (prod, staging) = (
+        model.debates.seq_in(0, &id).unwrap(),
+        model.debates.seq_in(1, &id).unwrap(),
+    );
+    let other = Fixture::bundled().unwrap()[1].session.id.clone();
+    select_in(&mut model, 1, &other);
+    colon(&mut model, &id);
+    assert_eq!(model.nav.selected, Some(prod));
+    let said = common::flash(&model);
+    assert!(said.contains("is in prod, staging: at prod's"), "{said}");
+    colon(&mut model, &id);
+    assert_eq!(
+        model.nav.selected,
+        Some(staging),
+        "again: the next database's"
+    );
+    colon(&mut model, &id);
+    assert_eq!(model.nav.selected, Some(prod), "and round again");
+    // A unique part of the id is the id.
+    colon(&mut model, &id[1..]);
+    assert_eq!(model.nav.selected, Some(staging));
+    // With one context listed, its own.
+    colon(&mut model, "ctx staging");
+    colon(&mut model, &id);
+    assert_eq!(model.nav.selected, Some(staging));
+    colon(&mut model, &id);
+    assert_eq!(
+        model.nav.selected,
+        Some(staging),
+        "the listed context's, always"
+    );
+}
+
+#[test]
+fn the_filter_matches_a_context_by_name_and_tab_completes_ctx() {
+    let mut model = two_contexts();
+    let each = model.debates.listed() / 2;
+    model.set_filter("ctx:stag".into());
+    assert_eq!(model.debates.listed(), each);
+    let listed = model.debates.window(None, usize::MAX).rows;
+    assert!(
+        listed
+            .iter()
+            .all(|&seq| model.debates.get(seq).unwrap().ctx == 1)
+    );
+    model.set_filter("prod".into());
+    assert_eq!(
+        model.debates.listed(),
+        each,
+        "a bare word matches the name too"
+    );
+    model.set_filter(String::new());
+    update(&mut model, char(':'));
+    for c in "ctx s".chars() {
+        update(&mut model, char(c));
+    }
+    update(&mut model, key(KeyCode::Tab));
+    assert_eq!(model.desk.prompt.value(), "ctx staging");
+}

@@ -49,9 +49,35 @@ fn subject<'a>(personas: &'a [u32]) -> Subject<'a> {
         status: ["running", "running"],
         mode: "gated",
         personas,
+        ctx: 1,
         pending: true,
         waiting: false,
     }
+}
+
+#[test]
+fn on_several_databases_a_term_matches_the_context_name_too() {
+    let matches = |text: &str, contexts: &[&str]| {
+        let mut filter = Filter::parse(text);
+        filter.note_contexts(contexts);
+        filter.matches(&subject(&[]))
+    };
+    // The subject is in context 1.
+    let contexts = ["staging", "Prod-EU"];
+    assert!(matches("prod", &contexts));
+    assert!(matches("ctx:prod-eu", &contexts));
+    assert!(!matches("ctx:staging", &contexts));
+    assert!(matches("!ctx:staging insulin", &contexts));
+    assert!(
+        !matches("ctx:insulin", &contexts),
+        "ctx: reads the context alone"
+    );
+    assert!(!matches("prod", &[]), "one database: no context to match");
+    assert_eq!(
+        Filter::parse("ctx:prod insulin").search_text(),
+        Some("insulin"),
+        "a database holds no context names to search for"
+    );
 }
 
 #[test]

@@ -251,7 +251,7 @@ proptest! {
                 }
                 Step::Arrange(s, f) => {
                     (sort, filter) = (s, f);
-                    fleet.arrange(sort, filter);
+                    fleet.arrange(sort, filter, &[]);
                 }
             }
             let expected = oracle(&debates, sort, filter);
@@ -422,7 +422,7 @@ impl Row {
 fn a_filter_finds_personas_first_seen_after_it_was_set() {
     let mut fleet = Fleet::new(usize::MAX);
     fleet.apply(&session("before", true), &WaitClock::default());
-    fleet.arrange(SortOrder::Arrival, "Skeptic");
+    fleet.arrange(SortOrder::Arrival, "Skeptic", &[]);
     assert_eq!(fleet.listed(), 0);
     let mut roster = Session::placeholder("after");
     roster.personas = vec!["theorist".into(), "skeptic".into()];

@@ -122,6 +122,9 @@ pub fn usages() -> Vec<(String, &'static str)> {
     commands.chain(std::iter::once(id)).collect()
 }
 
+/// The command that picks a context, on several databases only.
+const CONTEXT: &str = "ctx";
+
 /// `:ctx`'s usage, for the help of a console on several databases (one on a single database
 /// has nothing to pick).
 pub fn context_usage() -> (String, &'static str) {
@@ -144,7 +147,7 @@ pub fn parse(text: &str) -> Result<Option<Colon>, String> {
         return Ok(None);
     };
     let args: Vec<&str> = words.collect();
-    if name == "ctx" {
+    if name == CONTEXT {
         return match args.as_slice() {
             ["all"] => Ok(Some(Colon::Context(None))),
             [context] => Ok(Some(Colon::Context(Some((*context).to_owned())))),
@@ -232,9 +235,15 @@ impl Completion {
 }
 
 /// The completions of the last word of `text`: command names, then the argument of a command
-/// (modes, sort orders, theme names); a first word is also completed as a debate id from
-/// `ids(prefix, limit)` (ids starting with the prefix, in any order), when it is not empty.
-pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -> Completion {
+/// (modes, sort orders, theme names; `ctx`'s, `contexts` and `all`, when the console shows
+/// several databases, `contexts` their names, else empty); a first word is also completed as a
+/// debate id from `ids(prefix, limit)` (ids starting with the prefix, in any order), when it is
+/// not empty.
+pub fn complete<'a>(
+    text: &str,
+    contexts: &[&str],
+    ids: impl FnOnce(&str, usize) -> Vec<&'a str>,
+) -> Completion {
     let (head, word) = match text.rfind(' ') {
         Some(at) => text.split_at(at + 1),
         None => ("", text),
@@ -242,9 +251,11 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
     let mut more = false;
     let mut candidates: Vec<String> = match head.split_whitespace().collect::<Vec<_>>()[..] {
         [] => {
+            let ctx = (!contexts.is_empty()).then_some(CONTEXT);
             let mut names: Vec<String> = COMMANDS
                 .iter()
                 .map(|(names, _, _)| names[0])
+                .chain(ctx)
                 .filter(|name| name.starts_with(word))
                 .map(str::to_owned)
                 .collect();
@@ -259,6 +270,17 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
                 found.sort_unstable();
                 names.extend(found);
             }
+            names
+        }
+        [CONTEXT] if !contexts.is_empty() => {
+            let mut names: Vec<String> = contexts
+                .iter()
+                .copied()
+                .chain(["all"])
+                .filter(|name| name.starts_with(word))
+                .map(str::to_owned)
+                .collect();
+            names.sort_unstable();
             names
         }
         [name] => command(name)
@@ -282,7 +304,7 @@ pub fn complete<'a>(text: &str, ids: impl FnOnce(&str, usize) -> Vec<&'a str>) -
 /// Whether a command by this name takes an argument (a completed name is then followed by a
 /// space).
 pub(crate) fn takes_argument(name: &str) -> bool {
-    command(name).is_some_and(|(_, argument)| argument != Argument::None)
+    name == CONTEXT || command(name).is_some_and(|(_, argument)| argument != Argument::None)
 }
 
 /// The longest prefix every one of `words` starts with.

@@ -99,6 +99,14 @@ impl Contexts {
         (0..).zip(&self.all)
     }
 
+    /// The contexts' names, by number; none on one database.
+    pub fn names(&self) -> Vec<&str> {
+        match self.several() {
+            true => self.all.iter().map(|c| c.name.as_str()).collect(),
+            false => Vec::new(),
+        }
+    }
+
     /// The context called `name`.
     pub fn find(&self, name: &str) -> Option<Ctx> {
         self.iter()

@@ -1,7 +1,7 @@
 //! The debates filter: terms separated by spaces, every one of which must match (AND). A term
-//! is a text that the debate's id, question, status, mode or a persona contains (in any case),
-//! or the same limited to one field with a prefix — `id:`, `q:` (the question), `persona:`,
-//! `status:`, `mode:` — or `is:pending` (a decision is pending) or `is:waiting` (a gated
+//! is a text that the debate's id, question, status, mode, a persona or (on several databases)
+//! its context's name contains (in any case), or the same limited to one field with a prefix —
+//! `id:`, `q:` (the question), `persona:`, `status:`, `mode:`, `ctx:` — or `is:pending` (a decision is pending) or `is:waiting` (a gated
 //! decision waits for the operator); a leading `!` or `-`
 //! negates it. An unknown prefix is part of the text.
 //!
@@ -11,13 +11,15 @@
 /// Where a term looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
-    /// Id, question, status, mode or a persona.
+    /// Id, question, status, mode, a persona or the context's name.
     Any,
     Id,
     Question,
     Persona,
     Status,
     Mode,
+    /// The name of the database it is in, of several.
+    Context,
     /// `is:pending`: the debate has a decision pending, waiting or advisory.
     Pending,
     /// `is:waiting`: the debate's pending decision waits for the operator (gated).
@@ -31,6 +33,7 @@ const PREFIXES: &[(&str, Field)] = &[
     ("persona:", Field::Persona),
     ("status:", Field::Status),
     ("mode:", Field::Mode),
+    ("ctx:", Field::Context),
 ];
 
 /// One term of a filter.
@@ -82,6 +85,11 @@ impl Term {
     fn reads_personas(&self) -> bool {
         matches!(self.field, Field::Any | Field::Persona)
     }
+
+    /// Whether the term looks at context names.
+    fn reads_contexts(&self) -> bool {
+        matches!(self.field, Field::Any | Field::Context)
+    }
 }
 
 /// What a term is matched against: one debate's fields.
@@ -93,6 +101,8 @@ pub struct Subject<'a> {
     pub mode: &'a str,
     /// Its persona names, by their numbers (see [`Filter::note_names`]).
     pub personas: &'a [u32],
+    /// The number of the database it is in (see [`Filter::note_contexts`]).
+    pub ctx: u16,
     pub pending: bool,
     pub waiting: bool,
 }
@@ -108,6 +118,9 @@ pub struct Filter {
     names: Vec<Vec<bool>>,
     /// Names matched so far.
     noted: usize,
+    /// Per term, whether each context's name (by its number) contains its needle; empty for the
+    /// terms that do not look at contexts, and on one database.
+    contexts: Vec<Vec<bool>>,
 }
 
 impl Filter {
@@ -117,6 +130,7 @@ impl Filter {
         Filter {
             text: text.to_owned(),
             names: vec![Vec::new(); terms.len()],
+            contexts: vec![Vec::new(); terms.len()],
             terms,
             noted: 0,
         }
@@ -150,12 +164,26 @@ impl Filter {
         self.noted = names.len();
     }
 
+    /// Notes which of the contexts' `names` (by number; none on one database) each term
+    /// matches.
+    pub fn note_contexts<S: AsRef<str>>(&mut self, names: &[S]) {
+        for (term, matched) in self.terms.iter().zip(&mut self.contexts) {
+            *matched = match term.reads_contexts() {
+                true => names
+                    .iter()
+                    .map(|name| name.as_ref().to_lowercase().contains(&term.needle))
+                    .collect(),
+                false => Vec::new(),
+            };
+        }
+    }
+
     /// Whether every term matches `subject`.
     pub fn matches(&self, subject: &Subject) -> bool {
         self.terms
             .iter()
-            .zip(&self.names)
-            .all(|(term, names)| term_matches(term, names, subject) != term.negated)
+            .zip(self.names.iter().zip(&self.contexts))
+            .all(|(term, noted)| term_matches(term, noted, subject) != term.negated)
     }
 
     /// The text a database search looks for: the longest term that must match and has text
@@ -164,13 +192,19 @@ impl Filter {
     pub fn search_text(&self) -> Option<&str> {
         self.terms
             .iter()
-            .filter(|t| !t.negated && !matches!(t.field, Field::Pending | Field::Waiting))
+            .filter(|t| {
+                !t.negated && !matches!(t.field, Field::Pending | Field::Waiting | Field::Context)
+            })
             .map(|t| t.needle.as_str())
             .max_by_key(|n| n.chars().count())
     }
 }
 
-fn term_matches(term: &Term, names: &[bool], subject: &Subject) -> bool {
+fn term_matches(
+    term: &Term,
+    (names, contexts): (&Vec<bool>, &Vec<bool>),
+    subject: &Subject,
+) -> bool {
     let contains = |text: &str| text.to_lowercase().contains(&term.needle);
     let persona = || {
         subject
@@ -179,6 +213,12 @@ fn term_matches(term: &Term, names: &[bool], subject: &Subject) -> bool {
             .any(|&p| names.get(p as usize).copied().unwrap_or(false))
     };
     let status = || subject.status.iter().any(|s| contains(s));
+    let context = || {
+        contexts
+            .get(usize::from(subject.ctx))
+            .copied()
+            .unwrap_or(false)
+    };
     match term.field {
         Field::Any => {
             contains(subject.id)
@@ -186,12 +226,14 @@ fn term_matches(term: &Term, names: &[bool], subject: &Subject) -> bool {
                 || status()
                 || contains(subject.mode)
                 || persona()
+                || context()
         }
         Field::Id => contains(subject.id),
         Field::Question => contains(subject.question),
         Field::Persona => persona(),
         Field::Status => status(),
         Field::Mode => contains(subject.mode),
+        Field::Context => context(),
         Field::Pending => subject.pending,
         Field::Waiting => subject.waiting,
     }

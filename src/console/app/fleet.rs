@@ -316,6 +316,7 @@ impl Summary {
                 status: [&status, shown],
                 mode: &self.mode.to_wire(),
                 personas: &self.personas,
+                ctx: self.ctx,
                 pending: self.pending().is_some(),
                 waiting: self.waiting(),
             })
@@ -643,13 +644,15 @@ impl Fleet {
         }
     }
 
-    /// Orders and filters the list anew (`filter` in any case).
-    pub fn arrange(&mut self, sort: SortOrder, filter: &str) {
+    /// Orders and filters the list anew (`filter` in any case, its terms also matched against
+    /// the names of the `contexts`, by number; none on one database).
+    pub fn arrange(&mut self, sort: SortOrder, filter: &str, contexts: &[&str]) {
         if sort == self.sort && filter == self.filter.text() {
             return;
         }
         self.sort = sort;
         self.filter = Filter::parse(filter);
+        self.filter.note_contexts(contexts);
         self.rearrange();
     }
 
@@ -692,6 +695,14 @@ impl Fleet {
     /// The debate with this id (of several databases, the first's that has one).
     pub fn seq(&self, id: &str) -> Option<Seq> {
         self.by_id.iter().find_map(|ids| ids.get(id).copied())
+    }
+
+    /// The debates with this id, one per database that holds one, in the contexts' order.
+    pub fn seqs(&self, id: &str) -> Vec<Seq> {
+        self.by_id
+            .iter()
+            .filter_map(|ids| ids.get(id).copied())
+            .collect()
     }
 
     /// The debate with this id in context `ctx`'s database.

@@ -939,12 +939,19 @@ impl Model {
     }
 
     pub fn set_filter(&mut self, filter: String) {
-        self.debates.arrange(self.sort(), &filter);
+        self.arrange(self.sort(), &filter);
     }
 
     pub fn set_sort(&mut self, sort: SortOrder) {
         let filter = self.filter().to_owned();
-        self.debates.arrange(sort, &filter);
+        self.arrange(sort, &filter);
+    }
+
+    /// Orders and filters the list anew, the filter's terms matched against the contexts' names
+    /// too on several databases.
+    fn arrange(&mut self, sort: SortOrder, filter: &str) {
+        let names = self.live.contexts.names();
+        self.debates.arrange(sort, filter, &names);
     }
 
     /// Selects the debate `seq`, from its latest round; its full rows are asked for unless held.

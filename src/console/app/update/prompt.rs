@@ -144,9 +144,11 @@ pub(super) fn complete(model: &mut Model, step: isize) {
         return;
     }
     let fleet = &model.debates;
-    let completion = command_line::complete(model.desk.prompt.value(), |prefix, limit| {
-        fleet.ids_starting(prefix, limit)
-    });
+    let contexts = model.live.contexts.names();
+    let completion =
+        command_line::complete(model.desk.prompt.value(), &contexts, |prefix, limit| {
+            fleet.ids_starting(prefix, limit)
+        });
     match completion.candidates.as_slice() {
         [] => model.desk.completion = Some(completion),
         [only] => {
@@ -252,51 +254,84 @@ pub(super) fn sort_by(model: &mut Model, order: SortOrder) {
 }
 
 /// `:<id>`: selects the debate with this id, or the one debate whose id contains it; attached
-/// to a database, an id held nowhere is looked up there.
+/// to a database, an id held nowhere is looked up there. On several databases an id held in
+/// more than one is taken from the context listed (`:ctx NAME`), else from the first, and the
+/// same `:<id>` again takes the next one's.
 pub(super) fn jump(model: &mut Model, text: &str) -> Vec<Command> {
-    let exact = model.debates.seq(text);
-    let needle = text.to_lowercase();
-    let mut near: Vec<(Seq, &str)> = model
-        .debates
-        .summaries()
-        .filter(|s| s.id.to_lowercase().contains(&needle))
-        .map(|s| (s.seq, &*s.id))
+    let mut exact = model.debates.seqs(text);
+    if exact.is_empty() {
+        let needle = text.to_lowercase();
+        let mut near: Vec<(&str, Seq)> = model
+            .debates
+            .summaries()
+            .filter(|s| s.id.to_lowercase().contains(&needle))
+            .map(|s| (&*s.id, s.seq))
+            .collect();
+        near.sort_unstable();
+        let mut ids: Vec<&str> = near.iter().map(|(id, _)| *id).collect();
+        ids.dedup();
+        match ids.as_slice() {
+            [] if model.live.link.is_some() => {
+                model.nav.jump_to = Some(text.to_owned());
+                model.live.contexts.look_up();
+                model.flash(
+                    format!("looking up {} in the database ...", one_line(text)),
+                    false,
+                );
+                return vec![Command::LoadHistory(text.to_owned())];
+            }
+            [] => {
+                let text = one_line(text);
+                let said = format!("no debate {text} and {}", command_line::no_command(&text));
+                model.flash(said, true);
+                return Vec::new();
+            }
+            [only] => exact = model.debates.seqs(only),
+            many => {
+                let shown: Vec<String> = many.iter().take(5).map(|id| one_line(id)).collect();
+                model.flash(
+                    format!(
+                        "{} debates match {}: {} ... (Tab completes)",
+                        many.len(),
+                        one_line(text),
+                        shown.join(", ")
+                    ),
+                    true,
+                );
+                return Vec::new();
+            }
+        }
+    }
+    let listed = model.debates.context();
+    let in_listed: Vec<Seq> = exact
+        .iter()
+        .copied()
+        .filter(|&seq| model.debates.get(seq).map(|s| s.ctx) == listed)
         .collect();
-    near.sort_unstable();
-    let near: Vec<(Seq, String)> = near
-        .into_iter()
-        .map(|(seq, id)| (seq, id.to_owned()))
-        .collect();
-    let position = match (exact, near.as_slice()) {
-        (Some(at), _) | (None, &[(at, _)]) => at,
-        (None, []) if model.live.link.is_some() => {
-            model.nav.jump_to = Some(text.to_owned());
-            model.live.contexts.look_up();
-            model.flash(
-                format!("looking up {} in the database ...", one_line(text)),
-                false,
-            );
-            return vec![Command::LoadHistory(text.to_owned())];
-        }
-        (None, []) => {
-            let text = one_line(text);
-            let said = format!("no debate {text} and {}", command_line::no_command(&text));
-            model.flash(said, true);
-            return Vec::new();
-        }
-        (None, many) => {
-            let ids: Vec<&str> = many.iter().take(5).map(|(_, id)| id.as_str()).collect();
-            model.flash(
-                format!(
-                    "{} debates match {text}: {} ... (Tab completes)",
-                    many.len(),
-                    ids.join(", ")
-                ),
-                true,
-            );
-            return Vec::new();
-        }
-    };
-    model.jump(position);
+    if !in_listed.is_empty() {
+        exact = in_listed;
+    }
+    // Again from the one selected: the next database's.
+    let next = exact
+        .iter()
+        .position(|&seq| Some(seq) == model.nav.selected)
+        .map_or(0, |at| (at + 1) % exact.len());
+    model.jump(exact[next]);
+    if exact.len() > 1 {
+        let contexts = &model.live.contexts;
+        let holders: Vec<&str> = exact
+            .iter()
+            .filter_map(|&seq| model.debates.get(seq))
+            .map(|s| contexts.name(s.ctx))
+            .collect();
+        let said = format!(
+            "{} is in {}: at {}'s; :{} again for the next",
+            one_line(text),
+            holders.join(", "),
+            holders[next],
+            one_line(text)
+        );
+        model.flash(said, false);
+    }
     Vec::new()
 }
