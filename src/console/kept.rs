@@ -59,6 +59,19 @@ impl Kept {
         self.regions.keys().copied()
     }
 
+    /// Whether [`Kept::draw`] would leave the region at `area` (cut to `bounds`, the frame's
+    /// area) as it is, for `key`: the frame before drew it there with an equal key, and it is
+    /// still there.
+    pub fn holds<K: PartialEq + 'static>(&self, bounds: Rect, area: Rect, key: &K) -> bool {
+        self.regions
+            .get(&area.intersection(bounds))
+            .is_some_and(|region| {
+                region.drawn + 1 == self.frame
+                    && region.whole == area
+                    && region.key.downcast_ref::<K>() == Some(key)
+            })
+    }
+
     /// Draws the region at `area` (cut to `buf`), which shows what `key` says: left as it is
     /// when the frame before drew it for the same area with an equal key, else drawn by `draw`
     /// with the key (which draws nothing outside `area`) on the area blanked.

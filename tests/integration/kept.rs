@@ -1,13 +1,15 @@
 //! Frames drawn over the ones before, their panels and their tables' rows kept where they show
 //! what they did, leave the terminal as the same frames drawn whole: over turns landing,
 //! debates playing on (decisions, judgments, actions, endings), the clock ticking, the
-//! selection moving, views and overlays opening and closing, and resizes.
+//! selection moving, views and overlays opening and closing, resizes, other consoles claiming
+//! decisions, themes changing and the time cursor moving.
 
 use crossterm::event::KeyCode;
+use gavel::config::theme::Theme;
 use gavel::console::app::{Event, Model, update};
 use gavel::console::kept::{Drawn, Kept};
 use gavel::console::screen::Screen;
-use gavel::domain::{Change, Turn};
+use gavel::domain::{Change, Claim, Peer, Status, Turn};
 use gavel::simulate::DebateRun;
 use proptest::prelude::*;
 use ratatui::Terminal;
@@ -30,6 +32,11 @@ enum Step {
     Tick(i64),
     Key(KeyCode),
     Resize(u16, u16),
+    /// Another console claims the bundled debate `n`'s pending decision, or lets go of every
+    /// claim.
+    Claims(Option<usize>),
+    /// A bundled theme applies.
+    Theme(&'static str),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -50,6 +57,8 @@ fn step() -> impl Strategy<Value = Step> {
         KeyCode::Enter,
         KeyCode::PageDown,
         KeyCode::End,
+        KeyCode::Char('['),
+        KeyCode::Char(']'),
     ]);
     prop_oneof![
         6 => (0..9usize, any::<bool>())
@@ -59,6 +68,8 @@ fn step() -> impl Strategy<Value = Step> {
         6 => keys.prop_map(Step::Key),
         1 => prop::sample::select(vec![(160, 48), (100, 30), (80, 24)])
             .prop_map(|(width, height)| Step::Resize(width, height)),
+        2 => prop::option::of(0..9usize).prop_map(Step::Claims),
+        1 => prop::sample::select(vec!["dark", "light", "high-contrast"]).prop_map(Step::Theme),
     ]
 }
 
@@ -109,6 +120,28 @@ fn events(
         Step::Key(KeyCode::Char(c)) => char(c),
         Step::Key(code) => key(code),
         Step::Resize(width, height) => Event::Resize(width, height),
+        Step::Claims(debate) => {
+            let claimed = debate.and_then(|n| {
+                let summary = model.debates.get(n.min(model.debates.len() - 1) as u64)?;
+                Some(Claim {
+                    session_id: summary.id.to_string(),
+                    round: summary.pending()?,
+                })
+            });
+            Event::Presence(vec![Peer {
+                console: 7,
+                role: "bob".into(),
+                status: Status {
+                    operator: "alice".into(),
+                    looking: claimed.as_ref().map(|c| c.session_id.clone()),
+                    claim: claimed,
+                    editing: None,
+                },
+                since: Some(*now),
+                claimed_at: Some(*now),
+            }])
+        }
+        Step::Theme(name) => Event::Theme(Ok(Box::new(Theme::bundled(name).unwrap()))),
     };
     vec![event]
 }

@@ -88,6 +88,9 @@ pub struct Summary {
     rare: Option<Box<Rare>>,
     /// Whether an operator pinned a note to it.
     pub noted: bool,
+    /// How many rows were filed under it: with its `seq` (never used again), what it shows
+    /// apart from the clock and the other consoles.
+    pub revision: u64,
     /// Its class in the list's order, when the filter lets it through: with the order, its
     /// id and its arrival, its place in the list (see [`SortOrder::key`]).
     class: Option<u8>,
@@ -166,6 +169,7 @@ impl Summary {
             personas: Box::default(),
             rare: None,
             noted: false,
+            revision: 0,
             class: None,
         }
     }
@@ -185,6 +189,7 @@ impl Summary {
 
     /// Files what the list needs of one row; applying a row again changes nothing.
     fn apply(&mut self, change: &Change, names: &mut Names, clock: &WaitClock) {
+        self.revision += 1;
         let key = RowKey::of(change);
         if change.issues().is_empty() {
             if let Some(rare) = &mut self.rare {

@@ -892,6 +892,19 @@ impl Model {
         self.rows.held.get(&seq).map(|held| &held.debate)
     }
 
+    /// The selected debate's `seq` and the revision of its rows as they stand (what the
+    /// rounds table draws live from); none while travelling in time, or without one.
+    pub fn selected_revision(&self) -> Option<(Seq, u64)> {
+        if self.nav.past.is_some() {
+            return None;
+        }
+        let seq = self
+            .nav
+            .selected
+            .filter(|&seq| self.debates.is_listed(seq))?;
+        self.rows.held.get(&seq).map(|held| (seq, held.touched))
+    }
+
     /// Moves the time cursor to the selected debate's `moment` (its rows as they stood then,
     /// from the rows held: nothing is read again; a step from one moment to another copies only
     /// the rows it gains), or back to live (`None`).

@@ -7,6 +7,8 @@
 //! fit ends in `…`.
 
 use std::borrow::Cow;
+use std::rc::Rc;
+use std::time::Duration;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -17,9 +19,9 @@ use super::common::{
     Panel, column_widths, compact, countdown, decision_style, fit, fitted, on_one_line, one_line,
     reported,
 };
-use super::grid::{Grid, Pen};
+use super::grid::{Grid, Look, Next, Pen};
 use crate::config::theme::Theme;
-use crate::console::app::{Link, Model, Summary};
+use crate::console::app::{Link, Model, Seq, Summary};
 use crate::console::kept::Kept;
 use crate::domain::{ControllerMode, Decision, Ending, Reported, SessionStatus};
 
@@ -97,13 +99,97 @@ pub(super) fn render(
         focused,
     );
     let buf = frame.buffer_mut();
-    let mut grid = Grid::new(buf, kept, area, block, &widths, &header, theme.muted());
+    let look = Look {
+        panel: block,
+        widths: &widths,
+        header: &header,
+        header_style: theme.muted(),
+    };
+    let selected = window.selected.map(|at| (at, theme.selection()));
+    let mut grid = Grid::new(buf, kept, area, look, selected);
+    let table = Rc::new(Table {
+        theme: theme.clone(),
+        columns: columns.clone(),
+        wide,
+        links: contexts.iter().map(|(_, c)| Shown::of(&c.link)).collect(),
+    });
     let summaries = window.rows.iter().filter_map(|&seq| model.debates.get(seq));
     for summary in summaries {
-        let Some(mut pen) = grid.row() else { break };
-        row(&mut pen, model, summary, theme, (wide, columned), &columns);
+        let claimed = summary
+            .pending()
+            .and_then(|round| model.deciding_in(summary.ctx, &summary.id, round));
+        let left = model.time_left(summary);
+        let claimed = claimed.map(|(who, _)| who);
+        let source = Source {
+            table: Rc::clone(&table),
+            seq: summary.seq,
+            revision: summary.revision,
+            left: left.map(|left| (left.as_secs(), left.is_zero())),
+            claimed: claimed.clone(),
+        };
+        match grid.row(kept, Some(source)) {
+            Next::Full => break,
+            Next::Kept => {}
+            Next::Write(mut pen) => {
+                let waiting = Waiting { left, claimed };
+                row(
+                    &mut pen,
+                    model,
+                    summary,
+                    &waiting,
+                    theme,
+                    (wide, columned),
+                    &columns,
+                );
+            }
+        }
     }
-    grid.finish(buf, kept, window.selected, theme.selection());
+    grid.finish(buf, kept);
+}
+
+/// What every row of the list is drawn with: the theme, the columns, whether the question is
+/// shown, and how each context's link stands (the context column marks it), by context.
+#[derive(PartialEq)]
+struct Table {
+    theme: Theme,
+    columns: Vec<usize>,
+    wide: bool,
+    links: Vec<Shown>,
+}
+
+/// What a row of the list is drawn from: the table, its debate as filed (its `seq` and
+/// revision), the whole seconds its decision has left, and who claimed that decision.
+#[derive(PartialEq)]
+struct Source {
+    table: Rc<Table>,
+    seq: Seq,
+    revision: u64,
+    left: Option<(u64, bool)>,
+    claimed: Option<String>,
+}
+
+/// How a debate's decision waits: the time it has left, and who claimed it.
+struct Waiting {
+    left: Option<Duration>,
+    claimed: Option<String>,
+}
+
+/// How a context's link shows in the context column.
+#[derive(PartialEq)]
+enum Shown {
+    Live,
+    Connecting,
+    Down,
+}
+
+impl Shown {
+    fn of(link: &Link) -> Shown {
+        match link {
+            Link::Live => Shown::Live,
+            Link::Connecting => Shown::Connecting,
+            Link::Down { .. } => Shown::Down,
+        }
+    }
 }
 
 /// The decisions pending, as the header and the list's title say them: those waiting for an
@@ -139,19 +225,18 @@ fn padded<'a>(text: Cow<'a, str>) -> Cow<'a, str> {
 }
 
 /// One debate's row, drawn with `pen` in `columns` (the question's left out when not `wide`;
-/// its database's name after the marker when `columned`).
+/// its database's name after the marker when `columned`), its decision `waiting` as it does.
 fn row(
     pen: &mut Pen,
     model: &Model,
     summary: &Summary,
+    waiting: &Waiting,
     theme: &Theme,
     (wide, columned): (bool, bool),
     columns: &[usize],
 ) {
-    let claimed = summary
-        .pending()
-        .and_then(|round| model.deciding_in(summary.ctx, &summary.id, round));
-    let marker = match (model.time_left(summary), summary.pending()) {
+    let claimed = &waiting.claimed;
+    let marker = match (waiting.left, summary.pending()) {
         (Some(left), _) if left.is_zero() => Span::styled("● late", theme.danger()),
         (Some(left), _) if claimed.is_some() => {
             Span::styled(format!("◐ {}", countdown(left)), theme.warn())
@@ -187,13 +272,10 @@ fn row(
     let mode = Span::styled(padded(mode.0), badge(mode.1));
     let last_width = columns.last().copied().unwrap_or(0);
     let last = match (summary.ending(), &summary.last_decision) {
-        (None, _) if claimed.is_some() => {
-            let (who, _) = claimed.unwrap_or_default();
-            Span::styled(
-                fit(&format!("{} deciding", one_line(&who)), last_width),
-                theme.warn(),
-            )
-        }
+        (None, _) if let Some(who) = claimed => Span::styled(
+            fit(&format!("{} deciding", one_line(who)), last_width),
+            theme.warn(),
+        ),
         (Some(ending), _) => Span::styled(
             fit(&one_line(&ending.to_string()), last_width),
             ending_style(theme, &ending),

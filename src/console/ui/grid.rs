@@ -4,7 +4,10 @@
 //! their vectors for every cell of every frame. The lists drawn each frame (the debates list,
 //! the rounds table) use it, with text borrowed from the model where it can be. The panel with
 //! its header row, and each row (written down first), are regions [`Kept`] from the frame
-//! before, keyed by what they show: a row that shows what it did is not drawn again.
+//! before, keyed by what they show: a row that shows what it did is not drawn again. A row is
+//! keyed by its source where the table has one (what the row is drawn from, cheaper to compare
+//! than to describe: a debate's revision, the clock's second): one drawn from the same source in
+//! the same place is not even written down again.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -18,11 +21,43 @@ use ratatui::widgets::Widget;
 use super::common::Panel;
 use crate::console::kept::Kept;
 
-/// A table being drawn: its columns, and the rows written down so far.
-pub(super) struct Grid {
+/// A table being drawn: its columns, the row highlighted, and the rows written down so far,
+/// each kept by its source `S` if it has one.
+pub(super) struct Grid<S> {
     rows: Rect,
+    /// The frame's area: what a row's region is cut to.
+    bounds: Rect,
     columns: Rc<[Rect]>,
-    written: Vec<Row>,
+    /// The row highlighted, and how.
+    selected: Option<(usize, Style)>,
+    written: Vec<Written<S>>,
+}
+
+/// A row of a table, as written down.
+enum Written<S> {
+    /// Written down, for lack of a source: kept by what it shows.
+    Described(Row),
+    /// Written down from a source it was not drawn from in its place the frame before.
+    Sourced(Sourced<S>, Row),
+    /// Drawn from the same source in the same place the frame before: kept as it is.
+    Kept(Sourced<S>),
+}
+
+/// What a row with a source is kept by: its source and its highlight.
+#[derive(PartialEq)]
+struct Sourced<S> {
+    source: S,
+    highlight: Option<Style>,
+}
+
+/// What [`Grid::row`] asks of its caller.
+pub(super) enum Next<'g> {
+    /// The table is full.
+    Full,
+    /// The row shows what it did the frame before: nothing to write.
+    Kept,
+    /// The row, to write.
+    Write(Pen<'g>),
 }
 
 /// What one row shows: what is written in which column, the table's columns and the row's
@@ -83,18 +118,31 @@ impl Chrome {
     }
 }
 
-impl Grid {
-    /// Draws `panel` in `area` and, inside it, the `header` row in `header_style`, as a region
-    /// kept in `kept`; the columns are laid out as a table lays out `widths`.
+/// How a table looks: its panel, its columns' widths, its header row and the header's style.
+pub(super) struct Look<'a> {
+    pub(super) panel: Panel,
+    pub(super) widths: &'a [Constraint],
+    pub(super) header: &'a [&'static str],
+    pub(super) header_style: Style,
+}
+
+impl<S: PartialEq + 'static> Grid<S> {
+    /// Draws the `look`'s panel in `area` and, inside it, the header row, as a region kept in
+    /// `kept`; the columns are laid out as a table lays out the widths; the row at `selected`
+    /// (if any) is to be highlighted, in its style.
     pub(super) fn new(
         buf: &mut Buffer,
         kept: &mut Kept,
         area: Rect,
-        panel: Panel,
-        widths: &[Constraint],
-        header: &[&'static str],
-        header_style: Style,
-    ) -> Grid {
+        look: Look<'_>,
+        selected: Option<(usize, Style)>,
+    ) -> Grid<S> {
+        let Look {
+            panel,
+            widths,
+            header,
+            header_style,
+        } = look;
         let inner = Panel::inner(area);
         let [_, columns_area] = Layout::horizontal([Constraint::Length(0), Constraint::Fill(0)])
             .areas(Rect::new(0, 0, inner.width, 1));
@@ -120,60 +168,81 @@ impl Grid {
         };
         Grid {
             rows,
+            bounds: buf.area,
             columns,
+            selected,
             written: Vec::new(),
         }
     }
 
-    /// The next row, to write, or `None` once the table is full.
-    pub(super) fn row(&mut self) -> Option<Pen<'_>> {
-        if self.written.len() >= usize::from(self.rows.height) {
-            return None;
+    /// The next row, drawn from `source` (everything the row shows but its highlight; `None`:
+    /// the row has none, and is written down every frame): to write, kept as the frame before
+    /// drew it from the same source in the same place, or none once the table is full.
+    pub(super) fn row(&mut self, kept: &Kept, source: Option<S>) -> Next<'_> {
+        let at = self.written.len();
+        if at >= usize::from(self.rows.height) {
+            return Next::Full;
         }
-        // Sized for a row's usual writes at once: a row is written anew every frame, and
-        // growing its buffers write by write cost more than writing them.
-        self.written.push(Row {
+        let highlight = self
+            .selected
+            .and_then(|(selected, style)| (selected == at).then_some(style));
+        let written = match source {
+            None => Written::Described(self.blank_row(highlight)),
+            Some(source) => {
+                let key = Sourced { source, highlight };
+                if kept.holds(self.bounds, line(self.rows, at), &key) {
+                    self.written.push(Written::Kept(key));
+                    return Next::Kept;
+                }
+                Written::Sourced(key, self.blank_row(highlight))
+            }
+        };
+        self.written.push(written);
+        match self.written.last_mut() {
+            Some(Written::Described(row) | Written::Sourced(_, row)) => Next::Write(Pen { row }),
+            _ => Next::Full,
+        }
+    }
+
+    /// A row with nothing written yet, its buffers sized for a row's usual writes at once
+    /// (growing them write by write cost more than writing them).
+    fn blank_row(&self, highlight: Option<Style>) -> Row {
+        Row {
             columns: Rc::clone(&self.columns),
             writes: Vec::with_capacity(self.columns.len()),
             text: String::with_capacity(usize::from(self.rows.width)),
             spans: Vec::with_capacity(2 * self.columns.len()),
-            highlight: None,
-        });
-        self.written.last_mut().map(|row| Pen { row })
+            highlight,
+        }
     }
 
-    /// Draws the rows written, each a region kept in `kept`: the row at `selected` (the last
-    /// written when past it) in `highlight`.
-    pub(super) fn finish(
-        mut self,
-        buf: &mut Buffer,
-        kept: &mut Kept,
-        selected: Option<usize>,
-        highlight: Style,
-    ) {
-        if let Some(selected) = selected
-            && let Some(row) = self
-                .written
-                .len()
-                .checked_sub(1)
-                .map(|last| selected.min(last))
-        {
-            self.written[row].highlight = Some(highlight);
-        }
+    /// Draws the rows written, each a region kept in `kept`.
+    pub(super) fn finish(self, buf: &mut Buffer, kept: &mut Kept) {
         let mut written = self.written.into_iter();
-        for y in self.rows.top()..self.rows.bottom() {
-            let area = Rect {
-                y,
-                height: 1,
-                ..self.rows
-            };
+        for area in (0..usize::from(self.rows.height)).map(|at| line(self.rows, at)) {
             match written.next() {
-                Some(row) => kept.draw(buf, area, row, |row, buf| row.draw(buf, area)),
+                Some(Written::Described(row)) => {
+                    kept.draw(buf, area, row, |row, buf| row.draw(buf, area));
+                }
+                Some(Written::Sourced(key, row)) => {
+                    kept.draw(buf, area, key, |_, buf| row.draw(buf, area));
+                }
+                // The same key as the frame before's: left as it is.
+                Some(Written::Kept(key)) => kept.draw(buf, area, key, |_, _| {}),
                 // A row left blank is a region too: a row gone from the table (a page turned)
                 // goes with it.
                 None => kept.draw(buf, area, (), |(), _| {}),
             }
         }
+    }
+}
+
+/// The line of row `at` of a table's `rows`.
+fn line(rows: Rect, at: usize) -> Rect {
+    Rect {
+        y: rows.y.saturating_add(u16::try_from(at).unwrap_or(u16::MAX)),
+        height: 1,
+        ..rows
     }
 }
 

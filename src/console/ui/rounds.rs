@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -14,9 +15,9 @@ use super::common::{
     Panel, column_widths, compact, decision_style, figure, fit, fitted, on_one_line, one_line,
     panel, reported, ruling_style,
 };
-use super::grid::{Grid, Pen};
+use super::grid::{Grid, Look, Next, Pen};
 use crate::config::theme::Theme;
-use crate::console::app::{Model, worst_ruling};
+use crate::console::app::{Model, Seq, worst_ruling};
 use crate::console::kept::Kept;
 use crate::domain::{Debate, Decision, JudgeDecision, RoundRow, Turn};
 
@@ -58,20 +59,64 @@ pub(super) fn render(
         theme,
         focused,
     );
+    let rounds = match shown {
+        0 => Vec::new(),
+        _ => debate.rounds_in(first..=last),
+    };
+    // The selected round, or the last shown when it is past them.
+    let selected = selected
+        .and_then(|s| s.checked_sub(offset))
+        .zip(rounds.len().min(shown).checked_sub(1))
+        .map(|(selected, last)| (selected.min(last), theme.selection()));
     let buf = frame.buffer_mut();
-    let mut grid = Grid::new(buf, kept, area, block, &widths, header, theme.muted());
-    if shown > 0 {
-        for round in debate.rounds_in(first..=last) {
-            let Some(mut pen) = grid.row() else { break };
-            cells(&mut pen, &round, debate, threshold, theme, &columns);
+    let look = Look {
+        panel: block,
+        widths: &widths,
+        header,
+        header_style: theme.muted(),
+    };
+    let mut grid = Grid::new(buf, kept, area, look, selected);
+    let table = Rc::new(Table {
+        theme: theme.clone(),
+        columns: columns.clone(),
+        threshold,
+    });
+    // Live, a round's row is drawn from the debate's rows as they stand; travelling in time,
+    // from a past the key does not say.
+    let live = model.selected_revision();
+    for round in &rounds {
+        let source = live.map(|(seq, revision)| Source {
+            table: Rc::clone(&table),
+            seq,
+            revision,
+            round: round.number,
+        });
+        match grid.row(kept, source) {
+            Next::Full => break,
+            Next::Kept => {}
+            Next::Write(mut pen) => cells(&mut pen, round, debate, threshold, theme, &columns),
         }
     }
-    grid.finish(
-        buf,
-        kept,
-        selected.and_then(|s| s.checked_sub(offset)),
-        theme.selection(),
-    );
+    grid.finish(buf, kept);
+}
+
+/// What every row of the table is drawn with: the theme, the columns, and the similarity at
+/// which a round counts as converged.
+#[derive(PartialEq)]
+struct Table {
+    theme: Theme,
+    columns: Vec<usize>,
+    threshold: f64,
+}
+
+/// What a round's row is drawn from, live: the table, the debate's rows (its `seq` and their
+/// revision), and the round.
+#[derive(PartialEq)]
+struct Source {
+    table: Rc<Table>,
+    seq: Seq,
+    revision: u64,
+    round: u32,
 }
 
 /// The table's column heads, the operator's last.
