@@ -3,7 +3,8 @@
 //! similarity source and its measure); `gavel settings publish --from-calibration FILE --pick N`
 //! reads such a file back ([`picked`]): the setting of the row picked ([`Pick`]), its measure,
 //! and the evidence the version carries (the file's SHA-256, the pick, the grid point, the
-//! source, window and count of debates).
+//! source, window and count of debates; for debates of several databases, each context's name
+//! and count too, the evidence of one database being as it was before contexts).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -49,12 +50,24 @@ impl Window {
     }
 }
 
+/// One database of several a calibration read: its context's name, where it is (without its
+/// secrets) and how many finished debates it gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextDebates {
+    pub name: String,
+    pub database: String,
+    pub debates: u32,
+}
+
 /// One report as `gavel calibrate --json` prints it: the report's own fields, and where they
 /// came from.
 #[derive(Debug, Clone, Serialize)]
 pub struct Calibration<'a> {
-    /// Where the debates came from: the recordings, or the database (without its secrets).
+    /// Where the debates came from: the recordings, or the database(s) (without secrets).
     pub source: &'a str,
+    /// With several databases, each one's context and count of debates (absent with one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<&'a [ContextDebates]>,
     /// The similarity source: `recorded`, `lexical` or `semantic`.
     pub similarity: SimilaritySource,
     /// Its measure, as people read it: `lexical (tfidf)`, `semantic (<model>)`.
@@ -144,7 +157,8 @@ pub struct Picked {
     pub measure: MeasureKind,
     pub model: Option<String>,
     /// The version's evidence: `calibration_sha256`, `pick`, `similarity`, `grid_point`,
-    /// `source`, `measure`, `window`, `debates`.
+    /// `source`, `measure`, `window`, `debates`; and `contexts` when the calibration read
+    /// several databases.
     pub evidence: Value,
 }
 
@@ -213,7 +227,7 @@ pub fn picked(file: &Path, bytes: &[u8], pick: Pick) -> Result<Picked, EvidenceE
             "its measure {label:?} is neither `lexical (...)` nor `semantic (<model>)`"
         ))
     })?;
-    let evidence = serde_json::json!({
+    let mut evidence = serde_json::json!({
         "calibration_sha256": sha256(bytes),
         "pick": pick.row,
         "similarity": similarity,
@@ -223,6 +237,11 @@ pub fn picked(file: &Path, bytes: &[u8], pick: Pick) -> Result<Picked, EvidenceE
         "window": report.get("window").cloned().unwrap_or(Value::Null),
         "debates": report["debates"],
     });
+    if let Some(contexts) = report.get("contexts") {
+        let _: Vec<ContextDebates> = serde_json::from_value(contexts.clone())
+            .map_err(|e| not(format!("its \"contexts\" is not a list of contexts ({e})")))?;
+        evidence["contexts"] = contexts.clone();
+    }
     Ok(Picked {
         setting,
         measure,
@@ -314,6 +333,16 @@ pub fn describe(evidence: &Value) -> String {
         (Some(count), None) => parts.push(format!("{count} debates")),
         (None, Some(source)) => parts.push(source.to_owned()),
         (None, None) => {}
+    }
+    if let Some(Ok(contexts)) = evidence
+        .get("contexts")
+        .map(|c| serde_json::from_value::<Vec<ContextDebates>>(c.clone()))
+    {
+        let each: Vec<String> = contexts
+            .iter()
+            .map(|c| format!("{} {}", c.name, c.debates))
+            .collect();
+        parts.push(format!("from contexts {}", each.join(", ")));
     }
     if let Some(Ok(window)) = evidence
         .get("window")
