@@ -501,11 +501,13 @@ pub struct Console {
 /// [[contexts]], else DATABASE_URL; each merged with the libpq environment as psql does.
 #[derive(Debug, clap::Args)]
 pub struct Dbs {
-    /// A connection string as for the other commands' --db (a URL or key=value pairs; without
-    /// any --db, the config's [[contexts]] when it has some, else DATABASE_URL), or a NAME of
-    /// the config's [[contexts]]. Repeat it to read several databases, each a context: named
-    /// NAME when given as NAME=URL, else after its database (made unique). A database that
-    /// cannot be read fails the command, naming its context.
+    /// A connection string, as psql takes it: a URL (postgresql://user@host:5432/db) or
+    /// key=value pairs (host=h dbname=d), what it leaves out coming from the service, the PG*
+    /// variables and the password file as for the other commands' --db; or the NAME of a
+    /// [[contexts]] entry of the config. Repeat it to read several databases, each a context:
+    /// named NAME when given as NAME=URL, else after its database (made unique). Without --db:
+    /// the config's [[contexts]] when it has some, else DATABASE_URL. A database that cannot be
+    /// read fails the command, naming its context.
     #[arg(long, value_name = "[NAME=]URL|CONNINFO")]
     pub db: Vec<String>,
 }

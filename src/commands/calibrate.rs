@@ -165,17 +165,18 @@ fn records(
 ) -> Result<Debates> {
     Ok(match databases {
         Some(databases) => {
-            let stage = Stage::open("reading and measuring", "debates");
-            let read = runtime()?.block_on(read_each(databases, |database| {
-                let stage = &stage;
-                async move {
-                    let mut client = database.target.connect_driven().await?;
-                    let measuring = measuring(source, config);
-                    let limits = &config.limits;
-                    Ok(calibrate::read_database(&mut client, limits, &measuring, stage).await?)
-                }
+            let several = databases.len() > 1;
+            let read = runtime()?.block_on(read_each(databases, |database| async move {
+                let what = match several {
+                    true => format!("reading and measuring context {}", database.name),
+                    false => "reading and measuring".to_owned(),
+                };
+                let stage = Stage::open(&what, "debates");
+                let mut client = database.target.connect_driven().await?;
+                let measuring = measuring(source, config);
+                let limits = &config.limits;
+                Ok(calibrate::read_database(&mut client, limits, &measuring, &stage).await?)
             }))?;
-            drop(stage);
             together(databases, read)
         }
         None => {
@@ -217,10 +218,7 @@ fn records(
 
 /// The records `read` of each of `databases` as one set, with the window they span together;
 /// with several databases, each record under its context's name, and each context's count.
-fn together(
-    databases: &[Named],
-    read: Vec<(Vec<RecordedDebate>, Option<Window>)>,
-) -> Debates {
+fn together(databases: &[Named], read: Vec<(Vec<RecordedDebate>, Option<Window>)>) -> Debates {
     if let [_] = databases {
         let (records, window) = read.into_iter().next().unwrap_or_default();
         return Debates {
