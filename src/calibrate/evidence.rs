@@ -358,3 +358,85 @@ pub fn describe(evidence: &Value) -> String {
         parts.join(", ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A calibration of one report with one row, as `gavel calibrate --json` writes it, with
+    /// `contexts` when given.
+    fn calibration(contexts: Option<Value>) -> Vec<u8> {
+        let mut report = serde_json::json!({
+            "source": "the finished debates of 2 databases: ...",
+            "similarity": "recorded",
+            "measure": "lexical (tfidf)",
+            "window": null,
+            "debates": 3,
+            "rows": [{"setting": {"similarity_threshold": 0.9, "novelty_threshold": 1,
+                      "min_rounds": null, "max_rounds": null, "budget_fraction": 0.8}}],
+        });
+        if let Some(contexts) = contexts {
+            report["contexts"] = contexts;
+        }
+        serde_json::to_vec(&report).unwrap()
+    }
+
+    fn pick(bytes: &[u8]) -> Result<Picked, EvidenceError> {
+        picked(Path::new("c.json"), bytes, "1".parse().unwrap())
+    }
+
+    #[test]
+    fn the_evidence_of_several_databases_names_each_context_and_of_one_is_as_before() {
+        let contexts = serde_json::json!([
+            {"name": "prod", "database": "h:5432/debates", "debates": 2},
+            {"name": "eu", "database": "e:5432/debates", "debates": 1},
+        ]);
+        let several = pick(&calibration(Some(contexts.clone()))).unwrap();
+        assert_eq!(several.evidence["contexts"], contexts);
+        assert!(
+            describe(&several.evidence).contains(
+                "3 debates: the finished debates of 2 databases: ..., from contexts prod 2, eu 1"
+            ),
+            "{}",
+            describe(&several.evidence)
+        );
+        let one = pick(&calibration(None)).unwrap();
+        let keys: std::collections::BTreeSet<&str> = one
+            .evidence
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys.into_iter().collect::<Vec<_>>(),
+            [
+                "calibration_sha256",
+                "debates",
+                "grid_point",
+                "measure",
+                "pick",
+                "similarity",
+                "source",
+                "window"
+            ]
+        );
+        assert!(!describe(&one.evidence).contains("contexts"));
+    }
+
+    #[test]
+    fn contexts_that_are_not_a_list_of_contexts_are_refused() {
+        for bad in [
+            serde_json::json!("prod"),
+            serde_json::json!([{"name": "prod"}]),
+        ] {
+            let refused = pick(&calibration(Some(bad.clone()))).unwrap_err();
+            assert!(
+                refused.to_string().starts_with(
+                    "c.json: not a calibration (`gavel calibrate --json` output): its \"contexts\" is not a list of contexts"
+                ),
+                "{bad}: {refused}"
+            );
+        }
+    }
+}

@@ -156,3 +156,56 @@ pub fn describe(databases: &[Named]) -> String {
             .join(", "),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = "[[contexts]]\nname = \"prod\"\ndb = \"host=p dbname=debates\"\n\
+                          read_only = true\n\n[[contexts]]\nname = \"eu\"\ndb = \"host=e dbname=eu\"\n";
+
+    fn names_of(db: &[&str], config: &Config) -> Vec<String> {
+        let db: Vec<String> = db.iter().map(|s| s.to_string()).collect();
+        databases(&db, config)
+            .unwrap()
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
+    }
+
+    #[test]
+    fn every_command_names_its_databases_by_one_rule() {
+        let config = Config::parse(CONFIG, "config.toml").unwrap();
+        assert_eq!(names_of(&[], &config), ["prod", "eu"], "the config's");
+        assert_eq!(names_of(&["eu"], &config), ["eu"], "one by its name");
+        assert_eq!(
+            names_of(
+                &[
+                    "host=a dbname=debates",
+                    "x=host=b dbname=debates",
+                    "host=c dbname=debates"
+                ],
+                &config
+            ),
+            ["debates", "x", "debates-2"],
+            "named as given, else after the database, made unique"
+        );
+        let wanted = wanted(&["prod".into()], &config).unwrap();
+        assert!(
+            wanted[0].read_only,
+            "a configured context keeps its settings"
+        );
+        assert_eq!(wanted[0].target.dbname(), "debates");
+    }
+
+    #[test]
+    fn a_bad_connection_string_of_several_names_its_place() {
+        let config = Config::default();
+        let db = ["host=a dbname=d".to_owned(), "b=port=notaport".to_owned()];
+        let refused = databases(&db, &config).err().unwrap();
+        assert!(
+            format!("{refused:#}").starts_with("--db b: "),
+            "{refused:#}"
+        );
+    }
+}
