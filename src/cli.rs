@@ -143,10 +143,14 @@ pub enum Commands {
         /// (default: the bundled recordings).
         #[arg(value_name = "FIXTURE|DIR", conflicts_with = "db")]
         fixtures: Vec<PathBuf>,
-        /// Replay the finished debates of a database instead: a connection string as for
-        /// --db, or with no value DATABASE_URL and the libpq environment (PGHOST, ...).
-        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
-        db: Option<String>,
+        /// Replay the finished debates of a database instead: a connection string as for the
+        /// other commands' --db, or a NAME of the config's [[contexts]]. Repeat it to replay
+        /// the debates of several databases together, each a context (NAME=URL names one; else
+        /// it takes its database's name); the report says how many debates each gave. With no
+        /// value: the config's [[contexts]] when it has some, else DATABASE_URL and the libpq
+        /// environment (PGHOST, ...). A database that cannot be read fails the calibration.
+        #[arg(long, value_name = "[NAME=]URL", num_args = 0..=1, default_missing_value = "")]
+        db: Vec<String>,
         /// A grid axis: similarity, novelty, min_rounds, max_rounds or budget, with values
         /// start:end:step, a,b,c or one value; repeat for more axes (default: the config's
         /// [calibration] grid).
@@ -176,22 +180,25 @@ pub enum Commands {
     },
     /// Print the controller trace of one debate in a database: every decision with its three
     /// signals against the thresholds, the operator actions and who took them, and why the
-    /// debate stopped where it did.
+    /// debate stopped where it did. With several databases, the debate of that id in each that
+    /// holds it, under its context's name (give one --db to trace in that one alone).
     Trace {
         /// The debate's id (debate_sessions.id).
         session: String,
         #[command(flatten)]
-        db: Db,
+        db: Dbs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Write the controller decisions, judge rulings and operator actions of a time range, for
     /// audits and scripts; or, with --format recording, whole debates as recordings that
-    /// `check`, `calibrate` and `demo` take.
+    /// `check`, `calibrate` and `demo` take. With several databases, the rows of every one,
+    /// each with its context (a first `context` column in CSV, a `context` field in JSON
+    /// Lines); recordings go to a subfolder per context.
     Export {
         #[command(flatten)]
-        db: Db,
+        db: Dbs,
         #[arg(long, value_enum, default_value = "jsonl")]
         format: ExportFormat,
         /// From this time on (RFC 3339, or a date: 2026-11-16 is its midnight UTC).
@@ -488,6 +495,21 @@ pub struct Console {
     /// [ui] theme).
     #[arg(long, value_name = "NAME|FILE")]
     pub theme: Option<String>,
+}
+
+/// Which databases a command reads: `--db` repeated, each a context, else the config's
+/// [[contexts]], else DATABASE_URL; each merged with the libpq environment as psql does.
+#[derive(Debug, clap::Args)]
+pub struct Dbs {
+    /// A connection string, as psql takes it: a URL (postgresql://user@host:5432/db) or
+    /// key=value pairs (host=h dbname=d), what it leaves out coming from the service, the PG*
+    /// variables and the password file as for the other commands' --db; or the NAME of a
+    /// [[contexts]] entry of the config. Repeat it to read several databases, each a context:
+    /// named NAME when given as NAME=URL, else after its database (made unique). Without --db:
+    /// the config's [[contexts]] when it has some, else DATABASE_URL. A database that cannot be
+    /// read fails the command, naming its context.
+    #[arg(long, value_name = "[NAME=]URL|CONNINFO")]
+    pub db: Vec<String>,
 }
 
 /// Which database: `--db`, else DATABASE_URL, merged with the libpq environment as psql does.

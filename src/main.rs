@@ -180,7 +180,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "--debate names a debate to write as a recording: add --format recording"
             )),
             Some(format) => commands::export::run(
-                db.db.as_deref(),
+                &commands::contexts::databases(&db.db, &config)?,
                 format,
                 since,
                 until,
@@ -188,14 +188,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 &config.limits,
             ),
             None => commands::export::recordings(
-                db.db.as_deref(),
+                &commands::contexts::databases(&db.db, &config)?,
                 &debates,
                 output.as_deref(),
                 &config.limits,
             ),
         },
         Commands::Trace { session, db, json } => {
-            commands::trace::run(&session, db.db.as_deref(), json, &config.limits)
+            let databases = commands::contexts::databases(&db.db, &config)?;
+            commands::trace::run(&session, &databases, json, &config.limits)
         }
         Commands::Calibrate {
             fixtures,
@@ -207,7 +208,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             similarity,
         } => commands::calibrate::run(
             &fixtures,
-            db.as_deref(),
+            &db,
             grid,
             (json, per_debate, html.as_deref()),
             similarity,

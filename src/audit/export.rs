@@ -2,7 +2,9 @@
 //! as CSV (one flat table, a `table` column saying which) or JSON Lines (structured fields).
 //! Either is safe to open: no CSV cell is a formula to a spreadsheet, and nothing in either can
 //! act on a terminal. An export is an audit record: the round and `signal_json` are written as
-//! stored even where a reader flagged them, and each row carries the flags read on it.
+//! stored even where a reader flagged them, and each row carries the flags read on it. An export
+//! of several databases names each row's context (a first `context` column or field); one of a
+//! single database has no such column, as before contexts.
 
 use std::io::{self, Write};
 
@@ -21,6 +23,9 @@ pub enum Format {
 /// One exported row, whichever table it came from; fields that do not apply are empty.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExportRow {
+    /// The context (database) the row was read from, when several were exported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     pub table: &'static str,
     pub session_id: String,
     /// As stored, even outside `[limits]` (`None`: NULL).
@@ -48,9 +53,12 @@ pub struct ExportRow {
     pub issues: Vec<String>,
 }
 
-/// The same row flattened for CSV: lists joined, signals as JSON text.
+/// The same row flattened for CSV: lists joined, signals as JSON text. Without a context the
+/// column is left out, header and all (every row of an export has one, or none does).
 #[derive(Debug, Serialize)]
 struct FlatRow {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<String>,
     table: &'static str,
     session_id: String,
     round_index: Option<i64>,
@@ -86,6 +94,7 @@ impl ExportRow {
         let issues = change.issues().to_vec();
         let blank =
             |table, session_id, at: Option<chrono::DateTime<chrono::Utc>>, decision| ExportRow {
+                context: None,
                 table,
                 session_id,
                 round_index,
@@ -154,6 +163,7 @@ impl ExportRow {
     fn flat(self) -> io::Result<FlatRow> {
         let text = |t: Option<String>| t.as_deref().map(cell);
         Ok(FlatRow {
+            context: self.context.as_deref().map(cell),
             table: self.table,
             session_id: cell(&self.session_id),
             round_index: self.round_index,

@@ -3,7 +3,8 @@
 //! similarity source and its measure); `gavel settings publish --from-calibration FILE --pick N`
 //! reads such a file back ([`picked`]): the setting of the row picked ([`Pick`]), its measure,
 //! and the evidence the version carries (the file's SHA-256, the pick, the grid point, the
-//! source, window and count of debates).
+//! source, window and count of debates; for debates of several databases, each context's name
+//! and count too, the evidence of one database being as it was before contexts).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -49,12 +50,24 @@ impl Window {
     }
 }
 
+/// One database of several a calibration read: its context's name, where it is (without its
+/// secrets) and how many finished debates it gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextDebates {
+    pub name: String,
+    pub database: String,
+    pub debates: u32,
+}
+
 /// One report as `gavel calibrate --json` prints it: the report's own fields, and where they
 /// came from.
 #[derive(Debug, Clone, Serialize)]
 pub struct Calibration<'a> {
-    /// Where the debates came from: the recordings, or the database (without its secrets).
+    /// Where the debates came from: the recordings, or the database(s) (without secrets).
     pub source: &'a str,
+    /// With several databases, each one's context and count of debates (absent with one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<&'a [ContextDebates]>,
     /// The similarity source: `recorded`, `lexical` or `semantic`.
     pub similarity: SimilaritySource,
     /// Its measure, as people read it: `lexical (tfidf)`, `semantic (<model>)`.
@@ -144,7 +157,8 @@ pub struct Picked {
     pub measure: MeasureKind,
     pub model: Option<String>,
     /// The version's evidence: `calibration_sha256`, `pick`, `similarity`, `grid_point`,
-    /// `source`, `measure`, `window`, `debates`.
+    /// `source`, `measure`, `window`, `debates`; and `contexts` when the calibration read
+    /// several databases.
     pub evidence: Value,
 }
 
@@ -213,7 +227,7 @@ pub fn picked(file: &Path, bytes: &[u8], pick: Pick) -> Result<Picked, EvidenceE
             "its measure {label:?} is neither `lexical (...)` nor `semantic (<model>)`"
         ))
     })?;
-    let evidence = serde_json::json!({
+    let mut evidence = serde_json::json!({
         "calibration_sha256": sha256(bytes),
         "pick": pick.row,
         "similarity": similarity,
@@ -223,6 +237,11 @@ pub fn picked(file: &Path, bytes: &[u8], pick: Pick) -> Result<Picked, EvidenceE
         "window": report.get("window").cloned().unwrap_or(Value::Null),
         "debates": report["debates"],
     });
+    if let Some(contexts) = report.get("contexts") {
+        let _: Vec<ContextDebates> = serde_json::from_value(contexts.clone())
+            .map_err(|e| not(format!("its \"contexts\" is not a list of contexts ({e})")))?;
+        evidence["contexts"] = contexts.clone();
+    }
     Ok(Picked {
         setting,
         measure,
@@ -315,6 +334,16 @@ pub fn describe(evidence: &Value) -> String {
         (None, Some(source)) => parts.push(source.to_owned()),
         (None, None) => {}
     }
+    if let Some(Ok(contexts)) = evidence
+        .get("contexts")
+        .map(|c| serde_json::from_value::<Vec<ContextDebates>>(c.clone()))
+    {
+        let each: Vec<String> = contexts
+            .iter()
+            .map(|c| format!("{} {}", c.name, c.debates))
+            .collect();
+        parts.push(format!("from contexts {}", each.join(", ")));
+    }
     if let Some(Ok(window)) = evidence
         .get("window")
         .filter(|w| !w.is_null())
@@ -327,5 +356,87 @@ pub fn describe(evidence: &Value) -> String {
         evidence.to_string()
     } else {
         parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A calibration of one report with one row, as `gavel calibrate --json` writes it, with
+    /// `contexts` when given.
+    fn calibration(contexts: Option<Value>) -> Vec<u8> {
+        let mut report = serde_json::json!({
+            "source": "the finished debates of 2 databases: ...",
+            "similarity": "recorded",
+            "measure": "lexical (tfidf)",
+            "window": null,
+            "debates": 3,
+            "rows": [{"setting": {"similarity_threshold": 0.9, "novelty_threshold": 1,
+                      "min_rounds": null, "max_rounds": null, "budget_fraction": 0.8}}],
+        });
+        if let Some(contexts) = contexts {
+            report["contexts"] = contexts;
+        }
+        serde_json::to_vec(&report).unwrap()
+    }
+
+    fn pick(bytes: &[u8]) -> Result<Picked, EvidenceError> {
+        picked(Path::new("c.json"), bytes, "1".parse().unwrap())
+    }
+
+    #[test]
+    fn the_evidence_of_several_databases_names_each_context_and_of_one_is_as_before() {
+        let contexts = serde_json::json!([
+            {"name": "prod", "database": "h:5432/debates", "debates": 2},
+            {"name": "eu", "database": "e:5432/debates", "debates": 1},
+        ]);
+        let several = pick(&calibration(Some(contexts.clone()))).unwrap();
+        assert_eq!(several.evidence["contexts"], contexts);
+        assert!(
+            describe(&several.evidence).contains(
+                "3 debates: the finished debates of 2 databases: ..., from contexts prod 2, eu 1"
+            ),
+            "{}",
+            describe(&several.evidence)
+        );
+        let one = pick(&calibration(None)).unwrap();
+        let keys: std::collections::BTreeSet<&str> = one
+            .evidence
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys.into_iter().collect::<Vec<_>>(),
+            [
+                "calibration_sha256",
+                "debates",
+                "grid_point",
+                "measure",
+                "pick",
+                "similarity",
+                "source",
+                "window"
+            ]
+        );
+        assert!(!describe(&one.evidence).contains("contexts"));
+    }
+
+    #[test]
+    fn contexts_that_are_not_a_list_of_contexts_are_refused() {
+        for bad in [
+            serde_json::json!("prod"),
+            serde_json::json!([{"name": "prod"}]),
+        ] {
+            let refused = pick(&calibration(Some(bad.clone()))).unwrap_err();
+            assert!(
+                refused.to_string().starts_with(
+                    "c.json: not a calibration (`gavel calibrate --json` output): its \"contexts\" is not a list of contexts"
+                ),
+                "{bad}: {refused}"
+            );
+        }
     }
 }

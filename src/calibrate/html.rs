@@ -3,7 +3,7 @@
 //! drawn by plotters, each point titled), the frontier and the setting in force, operator-label
 //! agreement, every setting's row and the per-debate outcomes of the settings that matter; how
 //! it was made; and, for a database's debates, the controller settings published there with
-//! their evidence. Every text that came from a debate or the database is escaped. It prints
+//! their evidence (each database's, under its context's name, when several were read). Every text that came from a debate or the database is escaped. It prints
 //! legibly.
 
 use std::borrow::Borrow;
@@ -173,12 +173,19 @@ tr.flip td { background: #fff8c5; }
 }
 ";
 
-/// The controller settings' history of the database calibrated, oldest first, or why it could
+/// The controller settings' history of a database calibrated, oldest first, or why it could
 /// not be read.
 pub type Published = Result<Vec<SettingsVersion>, String>;
 
-/// The whole file: `sections`, then the `published` settings history when there is one.
-pub fn render(made: &Made, sections: &[Section], published: Option<&Published>) -> String {
+/// The settings history of one database calibrated, under its context's name when the
+/// calibration read several.
+pub struct PublishedIn {
+    pub context: Option<String>,
+    pub history: Published,
+}
+
+/// The whole file: `sections`, then each `published` settings history (none for recordings).
+pub fn render(made: &Made, sections: &[Section], published: &[PublishedIn]) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -204,7 +211,7 @@ pub fn render(made: &Made, sections: &[Section], published: Option<&Published>) 
     for section in sections {
         measure(&mut out, section);
     }
-    if let Some(published) = published {
+    for published in published {
         history(&mut out, published);
     }
     out.push_str("</body>\n</html>\n");
@@ -592,11 +599,18 @@ fn frontier_labels<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The settings published in the database: each version with what it did, its values, reason,
+/// The settings published in a database: each version with what it did, its values, reason,
 /// who and when, and its evidence.
-fn history(out: &mut String, published: &Published) {
-    out.push_str("<section class=\"published\">\n<h2>Published controller settings</h2>\n");
-    let versions = match published {
+fn history(out: &mut String, published: &PublishedIn) {
+    let _ = writeln!(
+        out,
+        "<section class=\"published\">\n<h2>Published controller settings{}</h2>",
+        published
+            .context
+            .as_ref()
+            .map_or_else(String::new, |c| format!(" in context {}", escape(c)))
+    );
+    let versions = match &published.history {
         Err(why) => {
             let _ = writeln!(
                 out,

@@ -17,7 +17,7 @@ pub mod rollout;
 pub mod source;
 mod workers;
 
-pub use evidence::{Calibration, EvidenceError, Pick, Picked, Window, picked};
+pub use evidence::{Calibration, ContextDebates, EvidenceError, Pick, Picked, Window, picked};
 pub use grid::{AxisSpec, default_grid, settings};
 pub use record::{Class, Label, Measuring, RecordedDebate, RoundFacts, SimilaritySource};
 pub use replay::{DebateOutcome, Setting, replay};

@@ -132,6 +132,21 @@ pub struct RecordedDebate {
 }
 
 impl RecordedDebate {
+    /// The record as one of the debates of several databases: its id `CONTEXT:ID` (a context's
+    /// name has no `:`, so the same id in two databases stays two debates) and each issue
+    /// saying its context.
+    pub fn in_context(self, context: &str) -> RecordedDebate {
+        RecordedDebate {
+            id: format!("{context}:{}", self.id),
+            issues: self
+                .issues
+                .into_iter()
+                .map(|issue| format!("context {context}: {issue}"))
+                .collect(),
+            ..self
+        }
+    }
+
     /// Reduces a debate's rows. Rounds run are the highest round any turn or decision names.
     pub fn from_debate(debate: &Debate, measuring: &Measuring) -> RecordedDebate {
         let session = &debate.session;

@@ -1,6 +1,6 @@
-//! `gavel calibrate`: replays finished debates (recordings, or a database's) under a grid of
-//! thresholds and reports what each setting would have saved and decided, as tables, JSON or
-//! an HTML report to share.
+//! `gavel calibrate`: replays finished debates (recordings, or those of one database or of
+//! several together) under a grid of thresholds and reports what each setting would have saved
+//! and decided, as tables, JSON or an HTML report to share.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,26 +9,30 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use gavel::calibrate::html::{self, Made, Published, Section};
+use gavel::calibrate::html::{self, Made, Published, PublishedIn, Section};
 use gavel::calibrate::{
-    self, AxisSpec, Calibration, Measuring, RecordedDebate, Report, SimilaritySource, Window,
+    self, AxisSpec, Calibration, ContextDebates, Measuring, RecordedDebate, Report,
+    SimilaritySource, Window,
 };
 use gavel::config::{Config, SimilarityKind};
 use gavel::progress::Stage;
 use gavel::simulate::{Fixture, play_in_shadow};
 use gavel::text::inert;
 
-use super::{load_fixtures, print, runtime, stop_on_interrupt, target};
+use super::contexts::{self, Named, read_each};
+use super::{load_fixtures, print, runtime, stop_on_interrupt};
 
 /// One report per similarity source (the recorded one when none is named) over `grid` (the
 /// configured one when empty), as tables or, `json`, as JSON; `per_debate` adds each debate's
-/// outcomes; `html` writes the report to share to that file instead of the tables (with the
-/// database's published settings history when `db` is given). The debates are the database's
-/// when `db` is given, else `fixtures`. The JSON says where they came from, their window, the
-/// similarity source and its measure.
+/// outcomes; `html` writes the report to share to that file instead of the tables (with each
+/// database's published settings history when `db` is given). The debates are those of the
+/// databases `db` names together when it is given (an empty value: the config's
+/// `[[contexts]]`, else the environment's), else `fixtures`. The JSON says where they came
+/// from (and with several databases, how many each gave), their window, the similarity source
+/// and its measure.
 pub fn run(
     fixtures: &[PathBuf],
-    db: Option<&str>,
+    db: &[String],
     grid: Vec<AxisSpec>,
     (json, per_debate, html): (bool, bool, Option<&Path>),
     similarity: Vec<SimilaritySource>,
@@ -42,7 +46,15 @@ pub fn run(
     };
     let current = calibrate::Setting::current(&config.controller);
     let (settings, skipped) = calibrate::settings(&grid, &current).map_err(anyhow::Error::msg)?;
-    let fixtures = match db {
+    let databases = match db {
+        [] => None,
+        given => {
+            let named: Vec<String> = given.iter().filter(|d| !d.is_empty()).cloned().collect();
+            Some(contexts::databases(&named, config)?)
+        }
+    };
+    let databases = databases.as_deref();
+    let fixtures = match databases {
         Some(_) => Vec::new(),
         None => load_fixtures(fixtures, &config.limits)?,
     };
@@ -52,12 +64,20 @@ pub fn run(
         similarity
     };
     let titled = sources.len() > 1 || sources[0] != SimilaritySource::Recorded;
-    let debates_source = fixtures_source(db, &fixtures)?;
+    let mut debates_source = None;
     let mut reports = serde_json::Map::new();
     let mut sections = Vec::new();
     for source in sources {
         let measuring = measuring(source, config);
-        let (records, window) = records(db, &fixtures, source, config)?;
+        let Debates {
+            records,
+            window,
+            counts,
+        } = records(databases, &fixtures, source, config)?;
+        let debates_source = debates_source.get_or_insert_with(|| match databases {
+            Some(databases) => databases_source(databases, counts.as_deref()),
+            None => fixtures_source(&fixtures),
+        });
         let replaying = Stage::spinner(&format!(
             "replaying {} settings over {} debates",
             settings.len(),
@@ -74,7 +94,8 @@ pub fn run(
         drop(replaying);
         if json {
             let calibration = Calibration {
-                source: &debates_source,
+                source: debates_source.as_str(),
+                contexts: counts.as_deref(),
                 similarity: source,
                 measure: measuring.measure.label(),
                 window,
@@ -93,11 +114,12 @@ pub fn run(
         }
     }
     if let Some(path) = html {
-        let published = match db {
-            Some(url) => Some(published(url)?),
-            None => None,
+        let published = match databases {
+            Some(databases) => published(databases)?,
+            None => Vec::new(),
         };
-        write_html(path, &sections, debates_source, published.as_ref())?;
+        let source = debates_source.unwrap_or_default();
+        write_html(path, &sections, source, &published)?;
     }
     if json {
         // One source prints its report as before; several, one report per source.
@@ -124,24 +146,38 @@ fn measuring(source: SimilaritySource, config: &Config) -> Measuring {
     }
 }
 
-/// The debates to replay, their similarities from `source`: the database's finished ones
-/// (`db`, empty for the environment's), with the window they span, else `fixtures` played in
-/// shadow mode.
+/// The debates to replay, the window of time they span (a database's debates), and with several
+/// databases, how many each gave.
+struct Debates {
+    records: Vec<RecordedDebate>,
+    window: Option<Window>,
+    counts: Option<Vec<ContextDebates>>,
+}
+
+/// The debates to replay, their similarities from `source`: the finished ones of `databases`
+/// (each one's records under its context's name, and its count of debates, when there are
+/// several), with the window they span, else `fixtures` played in shadow mode.
 fn records(
-    db: Option<&str>,
+    databases: Option<&[Named]>,
     fixtures: &[Fixture],
     source: SimilaritySource,
     config: &Config,
-) -> Result<(Vec<RecordedDebate>, Option<Window>)> {
-    Ok(match db {
-        Some(url) => {
-            let target = target(Some(url).filter(|u| !u.is_empty()))?;
-            let stage = Stage::open("reading and measuring", "debates");
-            runtime()?.block_on(async {
-                let mut client = target.connect_driven().await?;
+) -> Result<Debates> {
+    Ok(match databases {
+        Some(databases) => {
+            let several = databases.len() > 1;
+            let read = runtime()?.block_on(read_each(databases, |database| async move {
+                let what = match several {
+                    true => format!("reading and measuring context {}", database.name),
+                    false => "reading and measuring".to_owned(),
+                };
+                let stage = Stage::open(&what, "debates");
+                let mut client = database.target.connect_driven().await?;
                 let measuring = measuring(source, config);
-                calibrate::read_database(&mut client, &config.limits, &measuring, &stage).await
-            })?
+                let limits = &config.limits;
+                Ok(calibrate::read_database(&mut client, limits, &measuring, &stage).await?)
+            }))?;
+            together(databases, read)
         }
         None => {
             // Played with the measure under calibration (a recording's own similarities stand
@@ -171,9 +207,45 @@ fn records(
                 }
             };
             let records = calibrate::from_recordings(fixtures, play, &measuring, &stage);
-            (records, None)
+            Debates {
+                records,
+                window: None,
+                counts: None,
+            }
         }
     })
+}
+
+/// The records `read` of each of `databases` as one set, with the window they span together;
+/// with several databases, each record under its context's name, and each context's count.
+fn together(databases: &[Named], read: Vec<(Vec<RecordedDebate>, Option<Window>)>) -> Debates {
+    if let [_] = databases {
+        let (records, window) = read.into_iter().next().unwrap_or_default();
+        return Debates {
+            records,
+            window,
+            counts: None,
+        };
+    }
+    let mut all = Vec::new();
+    let mut window = None;
+    let mut counts = Vec::with_capacity(databases.len());
+    for (database, (records, its_window)) in databases.iter().zip(read) {
+        if let Some(w) = its_window {
+            window = Window::widen(window, Some(w.first), Some(w.last));
+        }
+        counts.push(ContextDebates {
+            name: database.name.clone(),
+            database: database.target.describe(),
+            debates: records.len() as u32,
+        });
+        all.extend(records.into_iter().map(|r| r.in_context(&database.name)));
+    }
+    Debates {
+        records: all,
+        window,
+        counts: Some(counts),
+    }
 }
 
 /// A report as tables, under its source's title when there are several.
@@ -219,42 +291,67 @@ fn title(source: SimilaritySource, measuring: &Measuring) -> String {
     format!("similarity: {} — {measure}", source.name())
 }
 
-/// Where the debates came from, for the HTML report (a database without its secrets).
-fn fixtures_source(db: Option<&str>, fixtures: &[Fixture]) -> Result<String> {
-    Ok(match db {
-        Some(url) => format!(
-            "the finished debates of the database {}",
-            gavel::store::postgres::Target::from_env(Some(url).filter(|u| !u.is_empty()))?
-                .describe()
-        ),
-        None => {
-            let names: Vec<&str> = fixtures
+/// Where the debates came from: the database (without its secrets), or several databases and
+/// how many debates each gave (`counts`).
+fn databases_source(databases: &[Named], counts: Option<&[ContextDebates]>) -> String {
+    match counts {
+        Some(counts) => {
+            let each: Vec<String> = counts
                 .iter()
-                .take(20)
-                .map(|f| f.source.as_str())
+                .map(|c| format!("context {} ({}): {} debates", c.name, c.database, c.debates))
                 .collect();
-            let more = match fixtures.len() {
-                n if n > 20 => format!(" and {} more", n - 20),
-                _ => String::new(),
-            };
             format!(
-                "{} recordings played in shadow mode: {}{more}",
-                fixtures.len(),
-                names.join(", ")
+                "the finished debates of {} databases: {}",
+                counts.len(),
+                each.join(", ")
             )
         }
-    })
+        None => format!(
+            "the finished debates of the database {}",
+            contexts::describe(databases)
+        ),
+    }
 }
 
-/// The settings history published in the database `url` (empty for the environment's), or
-/// why it could not be read (a database not migrated to V5 has none): the report says which.
-fn published(url: &str) -> Result<Published> {
-    let target = target(Some(url).filter(|u| !u.is_empty()))?;
-    let read = runtime()?.block_on(async {
-        let client = target.connect_driven().await?;
-        gavel::store::postgres::settings_history(&client, None).await
-    });
-    Ok(read.map_err(|e| format!("{e:#}")))
+/// Where the recordings replayed came from: the first twenty named.
+fn fixtures_source(fixtures: &[Fixture]) -> String {
+    let names: Vec<&str> = fixtures
+        .iter()
+        .take(20)
+        .map(|f| f.source.as_str())
+        .collect();
+    let more = match fixtures.len() {
+        n if n > 20 => format!(" and {} more", n - 20),
+        _ => String::new(),
+    };
+    format!(
+        "{} recordings played in shadow mode: {}{more}",
+        fixtures.len(),
+        names.join(", ")
+    )
+}
+
+/// The settings history published in each of `databases`, or why it could not be read (a
+/// database not migrated to V5 has none): the report says which, under each context's name
+/// when there are several.
+fn published(databases: &[Named]) -> Result<Vec<PublishedIn>> {
+    let several = databases.len() > 1;
+    runtime()?.block_on(async {
+        let mut each = Vec::with_capacity(databases.len());
+        for database in databases {
+            let read: Published = async {
+                let client = database.target.connect_driven().await?;
+                gavel::store::postgres::settings_history(&client, None).await
+            }
+            .await
+            .map_err(|e| format!("{e:#}"));
+            each.push(PublishedIn {
+                context: several.then(|| database.name.clone()),
+                history: read,
+            });
+        }
+        Ok(each)
+    })
 }
 
 /// Writes the HTML report of `sections` (and the `published` settings history) to `path`,
@@ -263,7 +360,7 @@ fn write_html(
     path: &Path,
     sections: &[Section],
     source: String,
-    published: Option<&Published>,
+    published: &[PublishedIn],
 ) -> Result<()> {
     let made = Made {
         // The program as its name, not the path it was run from.

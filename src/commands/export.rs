@@ -1,9 +1,9 @@
 //! `gavel export`: the audit trail as JSON lines or CSV, to a file or standard output; or whole
 //! debates as recordings in the fixture format.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -15,27 +15,50 @@ use gavel::simulate::recording;
 use gavel::store::postgres::{audit_rows, history};
 use gavel::text::inert;
 
-use super::{runtime, target};
+use super::contexts::{Named, describe, read_each};
+use super::runtime;
 
-/// Exports the rows written between `since` and `until`.
+/// Exports the rows written between `since` and `until` in each of `databases`, context by
+/// context; rows of several databases each name their context.
 pub fn run(
-    db: Option<&str>,
+    databases: &[Named],
     format: Format,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
     output: Option<&Path>,
     limits: &Limits,
 ) -> Result<ExitCode> {
-    let target = target(db)?;
-    let rows = runtime()?.block_on(async {
-        let mut client = target.connect_driven().await?;
-        audit_rows(&mut client, since, until, limits).await
-    })?;
-    // Written as stored; what a reader flagged is said, as `calibrate` says it.
-    for issue in rows.iter().flat_map(|row| row.change.issues()) {
-        eprintln!("gavel: note: {}", inert(issue));
+    let read = runtime()?.block_on(read_each(databases, |database| async move {
+        let mut client = database.target.connect_driven().await?;
+        Ok(audit_rows(&mut client, since, until, limits).await?)
+    }))?;
+    let several = databases.len() > 1;
+    let mut rows = Vec::new();
+    let mut counts = Vec::with_capacity(databases.len());
+    for (database, stored) in databases.iter().zip(read) {
+        // Written as stored; what a reader flagged is said, as `calibrate` says it.
+        for issue in stored.iter().flat_map(|row| row.change.issues()) {
+            match several {
+                true => eprintln!("gavel: note: context {}: {}", database.name, inert(issue)),
+                false => eprintln!("gavel: note: {}", inert(issue)),
+            }
+        }
+        let before = rows.len();
+        rows.extend(
+            stored
+                .into_iter()
+                .filter_map(ExportRow::of)
+                .map(|row| ExportRow {
+                    context: several.then(|| database.name.clone()),
+                    ..row
+                }),
+        );
+        counts.push(format!(
+            "{} from {}",
+            rows.len() - before,
+            database.describe()
+        ));
     }
-    let rows: Vec<ExportRow> = rows.into_iter().filter_map(ExportRow::of).collect();
     let count = match output {
         Some(path) => {
             let file = std::fs::File::create(path)
@@ -44,16 +67,29 @@ pub fn run(
         }
         None => export::write(rows, format, io::stdout().lock())?,
     };
-    eprintln!("gavel: exported {count} rows from {}", target.describe());
+    match several {
+        true => eprintln!("gavel: exported {count} rows: {}", counts.join(", ")),
+        false => eprintln!("gavel: exported {count} rows from {}", describe(databases)),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes each debate of `ids` from the database as a recording: one to `output` (a file, or
-/// a folder to put `<id>.jsonl` in) or standard output; several to the folder `output`, one
-/// `<id>.jsonl` each. What a recording leaves out is said; a recording `gavel check` would
-/// refuse is written, its problems said, and the command fails.
+/// One debate found to write: its context (when several databases were read) and id, and
+/// the rows read of it.
+struct Found<'a> {
+    context: Option<&'a str>,
+    id: &'a str,
+    debates: Debates,
+}
+
+/// Writes each debate of `ids` as a recording, from every one of `databases` that holds it: one
+/// to `output` (a file, or a folder to put `<id>.jsonl` in) or standard output; several to the
+/// folder `output`, one `<id>.jsonl` each (in a subfolder per context when several databases
+/// are read). A debate none holds fails the command before anything is written. What a
+/// recording leaves out is said; a recording `gavel check` would refuse is written, its
+/// problems said, and the command fails.
 pub fn recordings(
-    db: Option<&str>,
+    databases: &[Named],
     ids: &[String],
     output: Option<&Path>,
     limits: &Limits,
@@ -61,41 +97,66 @@ pub fn recordings(
     if ids.is_empty() {
         bail!("--format recording writes the debates named with --debate ID (one or more)");
     }
+    if output.is_none() && ids.len() > 1 {
+        bail!("several recordings go to a folder: add --output DIR");
+    }
+    let read = runtime()?.block_on(read_each(databases, |database| async move {
+        let client = database.target.connect_driven().await?;
+        let mut debates = Vec::with_capacity(ids.len());
+        for id in ids {
+            debates.push(history(&client, id, limits).await?);
+        }
+        anyhow::Ok(debates)
+    }))?;
+    let several = databases.len() > 1;
+    let mut found = Vec::new();
+    let mut read: Vec<_> = read.into_iter().map(Vec::into_iter).collect();
+    for id in ids {
+        let before = found.len();
+        for (database, rows) in databases.iter().zip(&mut read) {
+            let rows = rows.next().unwrap_or_default();
+            if rows.iter().any(|row| matches!(row, Change::Session(_))) {
+                found.push(Found {
+                    context: several.then_some(database.name.as_str()),
+                    id,
+                    debates: rows.into_iter().collect(),
+                });
+            }
+        }
+        if found.len() == before {
+            bail!(
+                "no debate {:?} in debate_sessions of {}",
+                inert(id),
+                describe(databases)
+            );
+        }
+    }
     let folder = match output {
-        Some(path) if ids.len() > 1 || path.is_dir() => {
+        Some(path) if found.len() > 1 || path.is_dir() => {
             std::fs::create_dir_all(path)
                 .with_context(|| format!("cannot create the folder {}", path.display()))?;
             Some(path)
         }
-        None if ids.len() > 1 => {
-            bail!("several recordings go to a folder: add --output DIR")
-        }
+        None if found.len() > 1 => bail!(
+            "debate {:?} is in {} of the databases, a recording each: add --output DIR",
+            inert(ids[0].as_str()),
+            found.len()
+        ),
         _ => None,
     };
-    let target = target(db)?;
-    let debates = runtime()?.block_on(async {
-        let client = target.connect_driven().await?;
-        let mut debates = Vec::new();
-        for id in ids {
-            let rows = history(&client, id, limits).await?;
-            debates.push((id, rows));
-        }
-        anyhow::Ok(debates)
-    })?;
-    let mut names = FileNames::default();
+    let mut names: HashMap<Option<&str>, FileNames> = HashMap::new();
     let mut refused = false;
-    for (id, rows) in debates {
-        let has_session = rows.iter().any(|row| matches!(row, Change::Session(_)));
-        let debates: Debates = rows.into_iter().collect();
-        let Some(debate) = debates.get_by_id(id).filter(|_| has_session) else {
-            bail!(
-                "no debate {:?} in debate_sessions of {}",
-                inert(id),
-                target.describe()
-            );
+    for Found {
+        context,
+        id,
+        debates,
+    } in &found
+    {
+        let Some(debate) = debates.get_by_id(id) else {
+            bail!("no debate {:?} among its own rows", inert(id));
         };
         let path = match folder {
-            Some(folder) => Some(folder.join(names.name(id))),
+            Some(folder) => Some(in_folder(folder, *context, &mut names, id)?),
             None => output.map(Path::to_owned),
         };
         let source = path
@@ -110,22 +171,47 @@ pub fn recordings(
                 .with_context(|| format!("cannot write {}", path.display()))?,
             None => io::stdout().lock().write_all(written.text.as_bytes())?,
         }
+        let of = context.map_or_else(String::new, |c| format!(" of context {c}"));
         if let Some(problems) = &written.problems {
             refused = true;
             eprintln!(
-                "gavel: the recording of {:?} breaks the fixture format's rules, as its rows \
+                "gavel: the recording of {:?}{of} breaks the fixture format's rules, as its rows \
                  do; `gavel check` will refuse it:\n{}",
                 inert(id),
                 inert(&problems.to_string())
             );
         }
-        eprintln!("gavel: wrote debate {:?} to {}", inert(id), inert(&source));
+        eprintln!(
+            "gavel: wrote debate {:?}{of} to {}",
+            inert(id),
+            inert(&source)
+        );
     }
     Ok(if refused {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Where the recording of debate `id` of `context` goes in `folder`: `<id>.jsonl` there, or in
+/// its context's subfolder (made when missing), named apart from the others there.
+fn in_folder<'a>(
+    folder: &Path,
+    context: Option<&'a str>,
+    names: &mut HashMap<Option<&'a str>, FileNames>,
+    id: &str,
+) -> Result<PathBuf> {
+    let folder = match context {
+        Some(context) => {
+            let sub = folder.join(context);
+            std::fs::create_dir_all(&sub)
+                .with_context(|| format!("cannot create the folder {}", sub.display()))?;
+            sub
+        }
+        None => folder.to_owned(),
+    };
+    Ok(folder.join(names.entry(context).or_default().name(id)))
 }
 
 /// File names for debates' recordings in one folder: the id with every character but ASCII

@@ -4,6 +4,7 @@
 
 pub mod calibrate;
 pub mod check;
+pub mod contexts;
 pub mod demo;
 pub mod export;
 pub mod grant;

@@ -15,17 +15,10 @@ use gavel::console::app::{Command, Context, Contexts, Event, Model, Reading};
 use gavel::console::backend::{fleets, live};
 use gavel::console::terminal;
 use gavel::logging;
-use gavel::store::postgres::{Sides, Target, default_name, split_named, unique_names};
+use gavel::store::postgres::{Sides, Target};
 
+use super::contexts::{Wanted, names, wanted};
 use super::{console_model, target, warn_all};
-
-/// A database asked for, before it is named: `--db [NAME=]URL`, or a `[[contexts]]` entry.
-struct Wanted {
-    name: Option<String>,
-    target: Target,
-    read_only: bool,
-    theme: Option<String>,
-}
 
 /// Runs the console on the databases `db` names (the config's `[[contexts]]` when none, else
 /// DATABASE_URL and the environment) until it ends; on one, reading from the one `read_from`
@@ -79,12 +72,7 @@ pub fn run(
 /// The console on several databases: each a context, named and made unique, with its own
 /// feed, writer, rights and presence.
 fn several(wanted: Vec<Wanted>, console: &Console, config: Config) -> Result<ExitCode> {
-    let names = unique_names(
-        wanted
-            .iter()
-            .map(|w| w.name.clone().unwrap_or_else(|| default_name(&w.target)))
-            .collect(),
-    );
+    let names = names(&wanted);
     let mut contexts = Vec::with_capacity(wanted.len());
     let mut sides = Vec::with_capacity(wanted.len());
     for (w, name) in wanted.into_iter().zip(names) {
@@ -107,64 +95,6 @@ fn several(wanted: Vec<Wanted>, console: &Console, config: Config) -> Result<Exi
     attached(model, &config, theme_file.as_deref(), |events| {
         fleets::start(sides, events, limits)
     })
-}
-
-/// The databases asked for: each `--db` (a `[[contexts]]` entry's name, or `[NAME=]URL`), else
-/// the config's `[[contexts]]`; none leaves the choice to DATABASE_URL and the environment.
-fn wanted(db: &[String], config: &Config) -> Result<Vec<Wanted>> {
-    let configured = |name: &str| config.contexts.iter().find(|c| c.name.get_ref() == name);
-    let mut wanted = Vec::new();
-    if db.is_empty() {
-        for context in &config.contexts {
-            let name = context.name.get_ref();
-            let target = Target::parse(&context.connection())
-                .with_context(|| format!("[[contexts]] {name}"))?;
-            warn_all(&target.warnings());
-            wanted.push(Wanted {
-                name: Some(name.clone()),
-                target,
-                read_only: context.read_only,
-                theme: context.theme.clone(),
-            });
-        }
-        return Ok(wanted);
-    }
-    for (at, raw) in db.iter().enumerate() {
-        let one = match configured(raw.as_str()) {
-            Some(context) => {
-                let target = Target::parse(&context.connection())
-                    .with_context(|| format!("[[contexts]] {raw}"))?;
-                warn_all(&target.warnings());
-                Wanted {
-                    name: Some(raw.clone()),
-                    target,
-                    read_only: context.read_only,
-                    theme: context.theme.clone(),
-                }
-            }
-            None => {
-                let (name, url) = split_named(raw);
-                let which =
-                    name.map_or_else(|| format!("--db #{}", at + 1), |n| format!("--db {n}"));
-                let target = if db.len() == 1 && name.is_none() {
-                    // As ever: warned of by `target`.
-                    target(Some(url))?
-                } else {
-                    let target = Target::parse(url).context(which)?;
-                    warn_all(&target.warnings());
-                    target
-                };
-                Wanted {
-                    name: name.map(str::to_owned),
-                    target,
-                    read_only: false,
-                    theme: None,
-                }
-            }
-        };
-        wanted.push(one);
-    }
-    Ok(wanted)
 }
 
 /// Runs `model` attached to the backend `start` makes on the console's events channel, on one

@@ -89,7 +89,8 @@ pub struct Config {
     /// Key bindings: the bundled defaults with the `[keys]` table's actions rebound.
     #[serde(skip)]
     pub keys: Keymap,
-    /// The databases `gavel watch` shows together when no `--db` is given (`[[contexts]]`).
+    /// The databases `gavel watch` shows together, and `export`, `trace` and `calibrate` read
+    /// together, when no `--db` is given (`[[contexts]]`).
     pub contexts: Vec<ContextConfig>,
 }
 

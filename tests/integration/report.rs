@@ -155,7 +155,7 @@ fn the_charts_axes_label_each_tick_distinctly_on_a_range_of_two_percent() {
         report: saving(0.018),
         detailed: Vec::new(),
     };
-    let html = render(&made, &[section], None);
+    let html = render(&made, &[section], &[]);
     for (axis, anchor) in [("y", "end"), ("x", "middle")] {
         let labels = tick_labels(&html, anchor);
         assert!(labels.len() >= 5, "{axis}: {labels:?}");

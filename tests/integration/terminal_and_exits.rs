@@ -573,6 +573,7 @@ fn an_export_writes_flagged_rows_as_stored_and_notes_each_flag() {
 
 fn row() -> ExportRow {
     ExportRow {
+        context: None,
         table: "debate_round_judgments",
         session_id: "=cmd|' /C calc'!A0".into(),
         round_index: Some(2),
@@ -611,6 +612,50 @@ fn csv_cells_a_spreadsheet_would_run_get_a_quote_and_controls_are_shown() {
          -0.5,'@judge␛]0;owned␇,'-12345:true,,,'\tops,'@role,\"'␍line one\nline\ttwo���31m\",\
          '=1+1 | fine,,debate_round_judgments (id 9): score: -0.5 is outside 0..=1\n"
     );
+}
+
+#[test]
+fn rows_of_several_databases_carry_their_context_first_and_rows_of_one_do_not() {
+    let of = |context: Option<&str>| ExportRow {
+        context: context.map(str::to_owned),
+        issues: Vec::new(),
+        ..row()
+    };
+    let written = |rows: Vec<ExportRow>, format| {
+        let mut out = Vec::new();
+        export::write(rows, format, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let several = written(vec![of(Some("prod")), of(Some("staging"))], Format::Csv);
+    assert!(
+        several.starts_with("context,table,session_id,"),
+        "{several}"
+    );
+    let mut table = csv::Reader::from_reader(several.as_bytes());
+    let cells: Vec<(String, String)> = table
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_owned(), r[1].to_owned())
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("prod".into(), "debate_round_judgments".into()),
+            ("staging".into(), "debate_round_judgments".into())
+        ]
+    );
+    let one = written(vec![of(None)], Format::Csv);
+    assert!(one.starts_with("table,session_id,"), "{one}");
+    assert!(!one.contains("context"), "{one}");
+
+    let json = written(vec![of(Some("prod"))], Format::Jsonl);
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(parsed["context"], "prod");
+    let json = written(vec![of(None)], Format::Jsonl);
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(parsed.get("context").is_none(), "{json}");
 }
 
 #[test]

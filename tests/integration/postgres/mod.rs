@@ -17,6 +17,7 @@ mod replication;
 mod rewritten;
 mod rollout;
 mod settings;
+mod several;
 
 use std::time::{Duration, Instant};
 
