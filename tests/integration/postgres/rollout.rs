@@ -33,7 +33,7 @@ async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i
 
 /// The latest version of `standard` as the console knows it: its number and kind.
 fn latest(model: &Model) -> Option<(i64, VersionKind)> {
-    let latest = model.rollout.latest_of("standard")?;
+    let latest = model.rollout.latest_of(0, "standard")?;
     Some((latest.version, latest.kind))
 }
 
@@ -66,7 +66,7 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
     console
         .until("the empty history", |m| {
             m.rollout
-                .history()
+                .history(0)
                 .is_some_and(|h| h.is_ok_and(<[_]>::is_empty))
         })
         .await;
