@@ -18,7 +18,7 @@ use common::pg::{Console, Database, migrated_database, play_into, server, target
 use common::rows::settings_values;
 
 /// Publishes `values` to `share_bp` of `standard` debates, as another publisher would.
-async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i64 {
+pub(super) async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i64 {
     let change = Publication::Publish {
         values,
         share_bp,
@@ -39,7 +39,7 @@ fn latest(model: &Model) -> Option<(i64, VersionKind)> {
 
 /// Presses `y` in the confirmation of a version being written, and waits for the outcome: the
 /// footer's message then.
-async fn confirm(console: &mut Console) -> String {
+pub(super) async fn confirm(console: &mut Console) -> String {
     console.press("y");
     console
         .until("the outcome", |m| {
@@ -53,7 +53,7 @@ async fn confirm(console: &mut Console) -> String {
 }
 
 /// Presses `action`'s key in the rollout view, types `reason`, and stops at the confirmation.
-fn draft(console: &mut Console, action: char, reason: &str) {
+pub(super) fn draft(console: &mut Console, action: char, reason: &str) {
     console.press(&action.to_string());
     console.press(reason);
     console.handle(Event::Key(KeyCode::Enter.into()));
