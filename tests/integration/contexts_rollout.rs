@@ -4,19 +4,20 @@
 //! rollout_in_staging`); a publish (from the calibration window's pick, in force values taken
 //! from that database's history), a promote and a roll back addressed to that database alone,
 //! refused on a context locked read-only, their outcomes named by context; "editing" said to
-//! that database alone, and its others' shown there alone. Against real servers:
-//! `postgres::fleets`.
+//! that database alone, and its others' shown there alone; the arms compared and guarded for
+//! the first database's rollouts, named in the header and the announcement, and another's view
+//! saying so. Against real servers: `postgres::fleets`.
 
 use crossterm::event::KeyCode;
 use gavel::console::app::{Command, Context, Contexts, Ctx, Event, Model, Overlay, update};
-use gavel::domain::{Access, ControllerMode, SettingsVersion, Status, VersionKind};
+use gavel::domain::{Access, Arm, ControllerMode, SettingsVersion, Status, VersionKind};
 
 use crate::common::rows::settings_values;
 use crate::common::{char, flash, key, screen_at};
 use crate::contexts::{
     colon, from, operator, presence, select_in, two_contexts, two_contexts_reporting,
 };
-use crate::rollout::{editor, history};
+use crate::rollout::{debate, editor, history};
 
 /// A gated debate of the bundled recordings, of type `standard`, in both databases.
 const GATED: &str = "fasting-insulin-0412";
@@ -282,5 +283,52 @@ fn editing_is_said_to_the_rollout_s_own_database_and_shown_from_it_alone() {
     assert!(
         prod.contains("bob (role b) is editing the rollout of standard"),
         "{prod}"
+    );
+}
+
+#[test]
+fn the_first_database_s_rollouts_are_guarded_and_named_so() {
+    let (mut model, mut reports) = two_contexts_reporting();
+    model.settings.notify = gavel::config::Notify::Osc9;
+    // The same rollout in both, its debates landing in prod alone: an override rate raised.
+    for ctx in [0, 1] {
+        update(&mut model, from(ctx, Event::Settings(Ok(history()))));
+    }
+    let stable =
+        (0..10).flat_map(|n| debate(&format!("s{n}"), Some((1, Arm::Stable)), 4, 1_000, false));
+    let canary =
+        (0..10).flat_map(|n| debate(&format!("c{n}"), Some((2, Arm::Canary)), 3, 900, n < 8));
+    for change in stable.chain(canary) {
+        update(&mut model, from(0, Event::Store(Box::new(change))));
+    }
+    reports.catch_up(&mut model);
+    let said = model.announcement().expect("announced");
+    assert!(
+        said.contains("the canary of standard in prod (version 2) raises the override rate"),
+        "{said}"
+    );
+    let header = screen_at(&model, 200, 48);
+    let header = header.lines().next().unwrap();
+    assert!(
+        header.contains("⚠ rollout of standard in prod needs you (R)"),
+        "{header}"
+    );
+
+    select_in(&mut model, 1, GATED);
+    update(&mut model, char('R'));
+    let staging = screen_at(&model, 80, 24);
+    assert!(!staging.contains("raises the override rate"), "{staging}");
+    assert!(
+        staging.contains("arms compared, and guards watched, for prod's rollouts only"),
+        "{staging}"
+    );
+    update(&mut model, key(KeyCode::Esc));
+    select_in(&mut model, 0, GATED);
+    update(&mut model, char('R'));
+    let prod = screen_at(&model, 80, 24);
+    assert!(prod.contains("raises the override rate"), "{prod}");
+    assert!(
+        prod.contains("stable (version 1)"),
+        "the arms compared: {prod}"
     );
 }

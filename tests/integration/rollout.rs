@@ -79,7 +79,7 @@ fn live(config: &Config, history: Vec<SettingsVersion>) -> (Model, ReportsWorker
 /// The rows of a finished `standard` debate stamped `settings`: `rounds` rounds of one turn of
 /// `tokens` tokens, stopped converged after the last; `overridden`: an operator overrode the
 /// controller's stop after round 1.
-fn debate(
+pub(crate) fn debate(
     id: &str,
     settings: Option<(i64, Arm)>,
     rounds: u32,

@@ -659,9 +659,14 @@ impl Model {
             let waiting = self.debates.waiting();
             said.push(format!("{what} waiting for you ({waiting} in all)"));
         }
+        // On several databases, the guarded rollouts' database named.
+        let at = match self.live.contexts.several() {
+            true => format!(" in {}", self.live.contexts.name(super::rollout::COMPARED)),
+            false => String::new(),
+        };
         for t in &tripped {
             said.push(format!(
-                "the canary of {} (version {}) raises the {}: roll it back?",
+                "the canary of {}{at} (version {}) raises the {}: roll it back?",
                 t.debate_type,
                 t.canary,
                 t.guard.what()
