@@ -227,7 +227,6 @@ fn a_context_locked_read_only_writes_no_version_until_unlocked() {
         "nothing was written: staging is read-only — press U on one of its debates to unlock"
     );
     assert_eq!(viewed(&model).map(|(ctx, _)| ctx), Some(1), "no dialog");
-
     // prod is not locked: its roll back opens.
     update(&mut model, key(KeyCode::Esc));
     select_in(&mut model, 0, GATED);
@@ -248,6 +247,19 @@ fn a_context_locked_read_only_writes_no_version_until_unlocked() {
     update(&mut model, char('R'));
     update(&mut model, char('b'));
     assert!(matches!(model.desk.overlay, Some(Overlay::Draft(_))));
+    update(&mut model, key(KeyCode::Esc));
+    update(&mut model, key(KeyCode::Esc));
+
+    // Unlocked on one of its debates, staging writes.
+    select_in(&mut model, 1, GATED);
+    update(&mut model, char('U'));
+    update(&mut model, char('y'));
+    update(&mut model, char('R'));
+    update(&mut model, char('b'));
+    let Some(Overlay::Draft(draft)) = &model.desk.overlay else {
+        panic!("staging's roll back opens once unlocked: {}", flash(&model));
+    };
+    assert_eq!(draft.ctx, 1);
 }
 
 #[test]
