@@ -30,18 +30,18 @@ fn recorded_rows() -> Vec<Change> {
 }
 
 /// What context `ctx`'s database says.
-fn from(ctx: Ctx, event: Event) -> Event {
+pub(crate) fn from(ctx: Ctx, event: Event) -> Event {
     Event::In(ctx, Box::new(event))
 }
 
 /// A console on the databases `prod` and `staging`, both live (an operator's rights on each),
 /// each holding the same recordings.
-fn two_contexts() -> Model {
+pub(crate) fn two_contexts() -> Model {
     two_contexts_reporting().0
 }
 
 /// [`two_contexts`], with the reports worker that saw its rows.
-fn two_contexts_reporting() -> (Model, ReportsWorker) {
+pub(crate) fn two_contexts_reporting() -> (Model, ReportsWorker) {
     let reports = ReportsWorker::of(&Config::default());
     let mut model = Model::live(
         "watch: prod, staging".into(),
@@ -68,7 +68,7 @@ fn two_contexts_reporting() -> (Model, ReportsWorker) {
 }
 
 /// What a database lets an operator's role do: everything.
-fn operator() -> Access {
+pub(crate) fn operator() -> Access {
     Access {
         role: "alice".into(),
         actions: None,
@@ -84,7 +84,7 @@ fn accept(model: &mut Model) -> Vec<(Option<Ctx>, OperatorAction)> {
 }
 
 /// The debate `id` of context `ctx`, selected.
-fn select_in(model: &mut Model, ctx: Ctx, id: &str) {
+pub(crate) fn select_in(model: &mut Model, ctx: Ctx, id: &str) {
     let seq = model.debates.seq_in(ctx, id).expect("debate held");
     model.select(seq);
 }
@@ -171,7 +171,7 @@ fn resolves(sent: &[Command]) -> Vec<(Option<Ctx>, OperatorAction)> {
 }
 
 /// What the console says to the other consoles of each database, after `sent`.
-fn presence(sent: &[Command]) -> Vec<(Ctx, Status)> {
+pub(crate) fn presence(sent: &[Command]) -> Vec<(Ctx, Status)> {
     sent.iter()
         .filter_map(|command| match command {
             Command::In(ctx, command) => match &**command {
@@ -405,7 +405,7 @@ fn run(model: &mut Model, line: &str) -> Vec<Command> {
 }
 
 /// Types `line` on the `:` line and runs it.
-fn colon(model: &mut Model, line: &str) {
+pub(crate) fn colon(model: &mut Model, line: &str) {
     update(model, char(':'));
     for c in line.chars() {
         update(model, char(c));

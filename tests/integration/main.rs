@@ -16,6 +16,7 @@ mod config;
 mod connect;
 mod console;
 mod contexts;
+mod contexts_rollout;
 mod controller;
 mod convergence;
 mod copy;

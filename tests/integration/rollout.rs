@@ -26,7 +26,7 @@ use common::{char, demo_model, flash, key, screen_at};
 
 /// Version 1 of `standard` published to every debate, and version 2 rolling out to 30% of
 /// them beside it.
-fn history() -> Vec<SettingsVersion> {
+pub(crate) fn history() -> Vec<SettingsVersion> {
     let at = |minute| Utc.with_ymd_and_hms(2026, 11, 27, 9, minute, 0).unwrap();
     let v1 = SettingsVersion {
         version: 1,
@@ -79,7 +79,7 @@ fn live(config: &Config, history: Vec<SettingsVersion>) -> (Model, ReportsWorker
 /// The rows of a finished `standard` debate stamped `settings`: `rounds` rounds of one turn of
 /// `tokens` tokens, stopped converged after the last; `overridden`: an operator overrode the
 /// controller's stop after round 1.
-fn debate(
+pub(crate) fn debate(
     id: &str,
     settings: Option<(i64, Arm)>,
     rounds: u32,
@@ -237,7 +237,8 @@ fn the_rollout_view_shows_both_arms_side_by_side() {
         model.desk.overlay,
         Some(Overlay::Rollout {
             scroll: 0,
-            debate_type: Some("standard".into())
+            debate_type: Some("standard".into()),
+            ctx: 0,
         })
     );
     insta::assert_snapshot!("rollout_under_way", screen_at(&model, 80, 24));
@@ -458,7 +459,7 @@ fn a_tripped_guard_puts_the_rollout_on_the_desk_and_offers_the_rollback() {
     let canary =
         (0..10).flat_map(|n| debate(&format!("c{n}"), Some((2, Arm::Canary)), 3, 900, n < 8));
     land(&mut model, &mut reports, stable.chain(canary));
-    let tripped: Vec<Guard> = model.rollout.tripped_on("standard").collect();
+    let tripped: Vec<Guard> = model.rollout.tripped_on(0, "standard").collect();
     assert_eq!(tripped, vec![Guard::OverrideRate]);
     let said = model.announcement().expect("announced");
     assert!(
@@ -588,7 +589,7 @@ fn shadow_debates_give_the_tokens_saved_and_the_verdict_flips() {
 
 /// Another console, of role `role`, calling itself `operator`, writing a version of
 /// `editing`'s rollout.
-fn editor(operator: &str, role: &str, editing: &str) -> gavel::domain::Peer {
+pub(crate) fn editor(operator: &str, role: &str, editing: &str) -> gavel::domain::Peer {
     gavel::domain::Peer {
         console: 7,
         role: role.into(),
@@ -660,10 +661,13 @@ fn the_history_held_is_bounded_and_with_nothing_published_nothing_is_promoted() 
         })
         .collect();
     let (model, _) = live(&Config::default(), many);
-    let held = model.rollout.history().unwrap().unwrap();
+    let held = model.rollout.history(0).unwrap().unwrap();
     assert_eq!(held.len(), gavel::store::postgres::MAX_HISTORY as usize);
     assert_eq!(held[0].version, 6, "the newest are kept");
-    assert_eq!(model.rollout.latest_of("standard").unwrap().version, 1_005);
+    assert_eq!(
+        model.rollout.latest_of(0, "standard").unwrap().version,
+        1_005
+    );
 
     let (mut model, _) = live(&Config::default(), Vec::new());
     update(&mut model, char('R'));

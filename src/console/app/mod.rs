@@ -35,6 +35,8 @@ pub use model::{
 };
 pub use reading::{KEPT_SHOWN_MIB, Reading, SlotTrouble, Stall, wal_size};
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};
-pub use rollout::{Draft, MAX_SHARE, Publishing, Rollouts, SettingsChange, Step, Tripped};
+pub use rollout::{
+    COMPARED, Draft, MAX_SHARE, Publishing, Rollouts, SettingsChange, Step, Tripped,
+};
 pub use update::{HELD_BACK, MAX_LINE, update};
 pub use wait_clock::{Instant, WaitClock};

@@ -195,11 +195,12 @@ pub enum Overlay {
     TakeOver(ActionKind),
     /// Typing a note to pin to this debate (the text is the desk's [`Desk::prompt`]).
     Pin(String),
-    /// The rollout of `debate_type`'s settings (`None`: nothing is published), both arms side
-    /// by side, scrolled by `scroll` rows.
+    /// The rollout of `debate_type`'s settings (`None`: nothing is published) in context
+    /// `ctx`'s database (0 on one database), both arms side by side, scrolled by `scroll` rows.
     Rollout {
         scroll: u16,
         debate_type: Option<String>,
+        ctx: Ctx,
     },
     /// A new settings version being written: its reason and share typed (the text is the
     /// desk's [`Desk::prompt`]), then confirmed.
@@ -658,9 +659,14 @@ impl Model {
             let waiting = self.debates.waiting();
             said.push(format!("{what} waiting for you ({waiting} in all)"));
         }
+        // On several databases, the guarded rollouts' database named.
+        let at = match self.live.contexts.several() {
+            true => format!(" in {}", self.live.contexts.name(super::rollout::COMPARED)),
+            false => String::new(),
+        };
         for t in &tripped {
             said.push(format!(
-                "the canary of {} (version {}) raises the {}: roll it back?",
+                "the canary of {}{at} (version {}) raises the {}: roll it back?",
                 t.debate_type,
                 t.canary,
                 t.guard.what()
@@ -693,11 +699,15 @@ impl Model {
         Some((who(&peer.status.operator, Some(&peer.role)), held))
     }
 
-    /// The other consoles writing a version of `debate_type`'s rollout: who (its name, with
-    /// the database role when that differs; not yet escaped).
-    pub fn editing<'a>(&'a self, debate_type: &'a str) -> impl Iterator<Item = String> + 'a {
-        self.live
-            .peers
+    /// The other consoles writing a version of `debate_type`'s rollout in context `ctx`'s
+    /// database: who (its name, with the database role when that differs; not yet escaped).
+    pub fn editing<'a>(
+        &'a self,
+        ctx: Ctx,
+        debate_type: &'a str,
+    ) -> impl Iterator<Item = String> + 'a {
+        let peers = self.context(ctx).map_or(&self.live.peers, |c| &c.peers);
+        peers
             .iter()
             .filter(move |p| p.status.editing.as_deref() == Some(debate_type))
             .map(|p| who(&p.status.operator, Some(&p.role)))

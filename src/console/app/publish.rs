@@ -1,4 +1,5 @@
-//! A setting of the calibration window made a settings version to publish: the grid row's
+//! A setting of the calibration window made a settings version to publish (to one database's
+//! history: the selected debate's): the grid row's
 //! thresholds and bounds (a bound the row leaves to each debate: the version in force's, else
 //! the configured controller's), the version in force's mode (else shadow) and measure (else
 //! the console's), and the evidence it came from — the SHA-256 of the calibration report as
@@ -7,16 +8,19 @@
 
 use serde_json::json;
 
+use super::contexts::Ctx;
 use super::model::Model;
 use super::reports::at_cursor;
 use super::rollout::{Publishing, SettingsChange};
 use crate::domain::{ControllerMode, SettingsValues};
 
-/// What publishing the calibration cursor's setting to `debate_type` would write, with no share
-/// and no reason yet; or why it cannot be published.
+/// What publishing the calibration cursor's setting to `debate_type` in context `ctx`'s
+/// database would write (the version in force there filling in what the setting leaves), with
+/// no share and no reason yet; or why it cannot be published.
 pub(crate) fn from_calibration(
     model: &Model,
     cursor: usize,
+    ctx: Ctx,
     debate_type: &str,
 ) -> Result<Publishing, String> {
     let figures = model.reports.figures();
@@ -26,9 +30,9 @@ pub(crate) fn from_calibration(
     let setting = &row.setting;
     let in_force = model
         .rollout
-        .latest_of(debate_type)
+        .latest_of(ctx, debate_type)
         .and_then(|latest| latest.stable_version)
-        .and_then(|version| model.rollout.version(version))
+        .and_then(|version| model.rollout.version(ctx, version))
         .and_then(|version| version.values.as_ref());
     let controller = &model.about.controller;
     let (measure, measure_model) = in_force.map_or_else(

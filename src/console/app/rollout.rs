@@ -1,11 +1,13 @@
-//! The controller settings' rollouts as the console knows them: the history the live database
-//! last gave (the demo has none), each debate type's latest version, the rollouts in progress
-//! (for the reports worker, which compares their arms), the guards that trip on those
-//! comparisons, and a new version being written ([`Draft`]) until it is sent ([`Publishing`]).
-//! Plain data, changed only by `update`.
+//! The controller settings' rollouts as the console knows them: each database's history as its
+//! feed last gave it (the demo has none; on several databases, one a context), each debate
+//! type's latest version there, the first database's rollouts in progress (for the reports
+//! worker, which compares their arms), the guards that trip on those comparisons, and a new
+//! version being written ([`Draft`], for one context's database) until it is sent
+//! ([`Publishing`]). Plain data, changed only by `update`.
 
 use std::collections::BTreeSet;
 
+use super::contexts::Ctx;
 use crate::calibrate::rollout::{Comparison, Guard, Rollout};
 use crate::domain::{SettingsValues, SettingsVersion, percent};
 use crate::store::postgres::MAX_HISTORY;
@@ -78,6 +80,8 @@ pub struct Draft {
     /// The calibration cursor it was started from, to go back to when cancelled (else the
     /// rollout view).
     pub from_calibration: Option<usize>,
+    /// The context whose database it is written to (0 on one database).
+    pub ctx: Ctx,
 }
 
 /// A guard tripped by a rollout in progress: its canary does worse than the stable arm.
@@ -88,14 +92,38 @@ pub struct Tripped {
     pub guard: Guard,
 }
 
+/// The context whose rollouts the reports worker compares and the guards watch: the first.
+pub const COMPARED: Ctx = 0;
+
+/// One database's settings history, as its feed last gave it.
+#[derive(Debug, Clone, Default)]
+struct History {
+    versions: Option<Result<Vec<SettingsVersion>, String>>,
+    /// Where each debate type's latest version stands in `versions`, by type.
+    latest: Vec<usize>,
+}
+
+impl History {
+    /// Each debate type's latest version (the state in force), by type.
+    fn latest(&self) -> impl Iterator<Item = &SettingsVersion> {
+        let versions = match &self.versions {
+            Some(Ok(versions)) => versions.as_slice(),
+            _ => &[],
+        };
+        self.latest.iter().map(|&at| &versions[at])
+    }
+}
+
 /// The rollouts as the console knows them.
 #[derive(Debug, Clone, Default)]
 pub struct Rollouts {
-    history: Option<Result<Vec<SettingsVersion>, String>>,
-    /// Where each debate type's latest version stands in the history, by type.
-    latest: Vec<usize>,
+    /// Each context's history, by context (one on one database): as many as the console has
+    /// databases, each bounded as the feed reads it.
+    histories: Vec<History>,
+    /// The rollouts in progress in [`COMPARED`]'s database, by debate type.
     rollouts: Vec<Rollout>,
-    /// Counts the histories taken, so that the worker hears of the rollouts once each.
+    /// Counts the histories of [`COMPARED`] taken, so that the worker hears of its rollouts
+    /// once each.
     generation: u64,
     /// `[rollout] guards`.
     guards: Vec<Guard>,
@@ -112,17 +140,24 @@ impl Rollouts {
         }
     }
 
-    /// The history as the database last gave it, oldest first, or why it would not; `None`
-    /// without a database (the demo) or until it is read.
-    pub fn history(&self) -> Option<Result<&[SettingsVersion], &str>> {
-        self.history
+    /// Context `ctx`'s history as its database last gave it, oldest first, or why it would
+    /// not; `None` without a database (the demo) or until it is read.
+    pub fn history(&self, ctx: Ctx) -> Option<Result<&[SettingsVersion], &str>> {
+        self.histories
+            .get(usize::from(ctx))?
+            .versions
             .as_ref()
             .map(|h| h.as_deref().map_err(String::as_str))
     }
 
-    /// Takes the history the database gave (its newest [`MAX_HISTORY`] versions, as the feed
-    /// reads it); guards of rollouts no longer in progress let go.
-    pub(super) fn set_history(&mut self, mut history: Result<Vec<SettingsVersion>, String>) {
+    /// Takes the history context `ctx`'s database gave (its newest [`MAX_HISTORY`] versions,
+    /// as the feed reads it); for [`COMPARED`], guards of rollouts no longer in progress let go.
+    /// `ctx` is one of the console's contexts (the caller checks).
+    pub(super) fn set_history(
+        &mut self,
+        ctx: Ctx,
+        mut history: Result<Vec<SettingsVersion>, String>,
+    ) {
         if let Ok(versions) = &mut history {
             let beyond = versions.len().saturating_sub(MAX_HISTORY as usize);
             versions.drain(..beyond);
@@ -134,15 +169,25 @@ impl Rollouts {
                 by_type.insert(&version.debate_type, at);
             }
             latest = by_type.into_values().collect();
-            self.rollouts = latest
-                .iter()
-                .filter_map(|&at| Rollout::of(&versions[at]))
-                .collect();
-        } else {
-            self.rollouts.clear();
         }
-        self.latest = latest;
-        self.history = Some(history);
+        let at = usize::from(ctx);
+        if self.histories.len() <= at {
+            self.histories.resize_with(at + 1, History::default);
+        }
+        self.histories[at] = History {
+            versions: Some(history),
+            latest,
+        };
+        if ctx == COMPARED {
+            self.follow_compared();
+        }
+    }
+
+    /// [`COMPARED`]'s history changed: its rollouts in progress handed to the worker anew, the
+    /// guards of those no longer in progress let go.
+    fn follow_compared(&mut self) {
+        let history = &self.histories[usize::from(COMPARED)];
+        self.rollouts = history.latest().filter_map(Rollout::of).collect();
         self.generation += 1;
         let rollouts = &self.rollouts;
         let current = |t: &Tripped| {
@@ -154,23 +199,22 @@ impl Rollouts {
         self.arrivals.retain(current);
     }
 
-    /// Each debate type's latest version (the state in force), by type.
-    pub fn latest(&self) -> impl Iterator<Item = &SettingsVersion> {
-        let versions = match &self.history {
-            Some(Ok(versions)) => versions.as_slice(),
-            _ => &[],
-        };
-        self.latest.iter().map(|&at| &versions[at])
+    /// Context `ctx`'s debate types' latest versions (the state in force), by type.
+    pub fn latest(&self, ctx: Ctx) -> impl Iterator<Item = &SettingsVersion> {
+        self.histories
+            .get(usize::from(ctx))
+            .into_iter()
+            .flat_map(History::latest)
     }
 
-    /// `debate_type`'s latest version, if the history names it.
-    pub fn latest_of(&self, debate_type: &str) -> Option<&SettingsVersion> {
-        self.latest().find(|v| v.debate_type == debate_type)
+    /// `debate_type`'s latest version in context `ctx`, if its history names it.
+    pub fn latest_of(&self, ctx: Ctx, debate_type: &str) -> Option<&SettingsVersion> {
+        self.latest(ctx).find(|v| v.debate_type == debate_type)
     }
 
-    /// Version `version`, if the history read holds it.
-    pub fn version(&self, version: i64) -> Option<&SettingsVersion> {
-        let Some(Ok(versions)) = &self.history else {
+    /// Version `version` of context `ctx`, if the history read there holds it.
+    pub fn version(&self, ctx: Ctx, version: i64) -> Option<&SettingsVersion> {
+        let Some(Ok(versions)) = self.history(ctx) else {
             return None;
         };
         versions
@@ -179,12 +223,12 @@ impl Rollouts {
             .map(|at| &versions[at])
     }
 
-    /// The rollouts in progress, by debate type.
+    /// The rollouts in progress in [`COMPARED`]'s database, by debate type.
     pub fn rollouts(&self) -> &[Rollout] {
         &self.rollouts
     }
 
-    /// Changes with every history taken.
+    /// Changes with every history of [`COMPARED`] taken.
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -223,7 +267,7 @@ impl Rollouts {
         &self.tripped
     }
 
-    /// The debate types whose rollout trips a guard, in order.
+    /// The debate types whose rollout (in [`COMPARED`]'s database) trips a guard, in order.
     pub fn needing(&self) -> Vec<&str> {
         let mut types: Vec<&str> = self
             .tripped
@@ -234,11 +278,16 @@ impl Rollouts {
         types
     }
 
-    /// The guards tripping on `debate_type`'s rollout.
-    pub fn tripped_on<'a>(&'a self, debate_type: &'a str) -> impl Iterator<Item = Guard> + 'a {
+    /// The guards tripping on `debate_type`'s rollout in context `ctx` (only [`COMPARED`]'s
+    /// are watched).
+    pub fn tripped_on<'a>(
+        &'a self,
+        ctx: Ctx,
+        debate_type: &'a str,
+    ) -> impl Iterator<Item = Guard> + 'a {
         self.tripped
             .iter()
-            .filter(move |t| t.debate_type == debate_type)
+            .filter(move |t| ctx == COMPARED && t.debate_type == debate_type)
             .map(|t| t.guard)
     }
 

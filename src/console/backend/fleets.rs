@@ -1,8 +1,9 @@
 //! Several databases behind one console: each context runs the live backend of one database
 //! unchanged (its feed, catch-up and reconnects, its writer, its presence), its events tagged
 //! with its context on their way to the console ([`Event::In`]); the console's commands go to
-//! the database they are addressed to ([`Command::In`]), a search, a history looked up by id
-//! and presence to every one, anything else to the first. One database slow or down holds up
+//! the database they are addressed to ([`Command::In`]: an action, a note, a settings version
+//! written, what this console tells that database's others), a search, a history looked up by
+//! id and presence to every one, anything else to the first. One database slow or down holds up
 //! none of the others.
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -64,7 +65,8 @@ async fn route(mut commands: UnboundedReceiver<Command>, databases: Vec<Unbounde
 
 /// Where `command` goes among `count` databases: where it is addressed; a search, a history
 /// looked up by id, what this console says to the others or its leave, to every one; the terminal's
-/// business (copy, page), nowhere; anything else (a settings version, playback) to the first.
+/// business (copy, page), nowhere; anything else (playback; a settings version the console did
+/// not address, which it always does on several) to the first.
 fn addressed(command: Command, count: usize) -> Vec<(Ctx, Command)> {
     let every = |command: Command| -> Vec<(Ctx, Command)> {
         (0..count)
@@ -106,6 +108,21 @@ mod tests {
         );
         let playback = Command::SetPlayback(crate::simulate::Playback::default());
         assert_eq!(addressed(playback.clone(), 2), [(0, playback)]);
+    }
+
+    /// A settings version written in the second database goes there alone.
+    #[test]
+    fn a_settings_version_goes_to_its_own_database_only() {
+        use crate::console::app::{Publishing, SettingsChange};
+        let publish = Command::Publish(Box::new(Publishing {
+            debate_type: "standard".to_owned(),
+            change: SettingsChange::Rollback { version: 2 },
+            reason: "the canary raises the override rate".to_owned(),
+        }));
+        assert_eq!(
+            addressed(Command::In(1, Box::new(publish.clone())), 2),
+            [(1, publish)]
+        );
     }
 
     /// The console's leave goes to every database, and is over (the console's sender closed)

@@ -1,5 +1,6 @@
-//! The dialog of a new settings version being written: what it will write (for a publish, its
-//! values and the calibration it came from), then the reason typed (required), then the share
+//! The dialog of a new settings version being written (on several databases, titled with the
+//! one it goes to): what it will write (for a publish, its values and the calibration it came
+//! from), then the reason typed (required), then the share
 //! (a publish), then the confirmation — the text typed on one line, scrolled to keep the cursor
 //! in view, the terminal's cursor where the text's is.
 
@@ -29,11 +30,17 @@ pub(super) fn render(
     let width = WIDTH.min(frame.area().width);
     let inner = usize::from(width.saturating_sub(2));
     let publishing = &draft.publishing;
+    // On several databases, the one it is written to.
+    let contexts = &model.live.contexts;
+    let to = match contexts.several() {
+        true => format!(" · in {}", contexts.name(draft.ctx)),
+        false => String::new(),
+    };
     let mut lines: Vec<Line> = wrap(&one_line(&publishing.what()), inner, 3)
         .into_iter()
         .map(|l| Line::styled(l, theme.pending()))
         .collect();
-    for who in model.editing(&publishing.debate_type) {
+    for who in model.editing(draft.ctx, &publishing.debate_type) {
         let line = format!(
             "{} is editing the rollout of {} too: the database numbers each version once, and \
              refuses one that no longer fits",
@@ -84,7 +91,7 @@ pub(super) fn render(
             let area = centered(frame, width, lines.len() as u16 + 2);
             frame.render_widget(Clear, area);
             frame.render_widget(
-                Paragraph::new(lines).block(panel("confirm".to_owned(), theme, true)),
+                Paragraph::new(lines).block(panel(format!("confirm{to}"), theme, true)),
                 area,
             );
             return None;
@@ -93,7 +100,7 @@ pub(super) fn render(
     lines.push(Line::styled(hint, theme.muted()));
     let prompt = synced(&model.desk.prompt, text, max);
     let area = centered(frame, width, lines.len() as u16 + 3);
-    let block = panel("a new settings version".to_owned(), theme, true);
+    let block = panel(format!("a new settings version{to}"), theme, true);
     let room = block.inner(area);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);

@@ -226,17 +226,22 @@ fn as_of(model: &Model, theme: &Theme) -> Span<'static> {
 }
 
 /// The rollouts whose guards trip, after the decisions waiting: `│ ⚠ rollout of standard needs
-/// you (R) `.
+/// you (R) ` (on several databases, `of standard in prod`: the first's, whose are guarded).
 fn guards(model: &Model, theme: &Theme) -> Span<'static> {
     let needing = model.rollout.needing();
     let key = model
         .settings
         .keymap
         .hint(crate::console::app::Action::Rollout);
+    let contexts = &model.live.contexts;
+    let at = match contexts.several() {
+        true => format!(" in {}", contexts.name(crate::console::app::COMPARED)),
+        false => String::new(),
+    };
     let what = match needing.as_slice() {
         [] => return Span::raw(""),
-        [one] => format!("rollout of {} needs", fit(&one_line(one), 24)),
-        many => format!("{} rollouts need", many.len()),
+        [one] => format!("rollout of {}{at} needs", fit(&one_line(one), 24)),
+        many => format!("{} rollouts{at} need", many.len()),
     };
     Span::styled(format!("│ ⚠ {what} you ({key}) "), theme.danger())
 }

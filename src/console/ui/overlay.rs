@@ -46,7 +46,15 @@ pub(super) fn render(
         Overlay::Rollout {
             scroll,
             debate_type,
-        } => rollout::render(model, *scroll, debate_type.as_deref(), theme, frame),
+            ctx,
+        } => {
+            let view = rollout::View {
+                scroll: *scroll,
+                debate_type: debate_type.as_deref(),
+                ctx: *ctx,
+            };
+            rollout::render(model, view, theme, frame);
+        }
         Overlay::Draft(d) => return draft::render(model, d, theme, frame),
         Overlay::Filter | Overlay::Command | Overlay::Pin(_) => {}
     }

@@ -2,7 +2,9 @@
 //! share, values — and each measure with its 95% interval as debates land (the reports worker's
 //! comparison, read from the model as it is), the guards that trip, who else is editing it, and
 //! the type's versions, newest first, in the room left. Without a database, or with nothing
-//! published, it says so and how to get there. Only the lines that fit are made.
+//! published, it says so and how to get there. On several databases it is one context's
+//! rollouts, named in its title; the arms are compared for the first context's alone (the
+//! reports worker follows those), and another's says so. Only the lines that fit are made.
 
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
@@ -13,7 +15,7 @@ use crate::calibrate::rollout::{
     ArmFigures, Comparison, Guard, Interval, MIN_DEBATES, Mean, Rate, Stop,
 };
 use crate::config::theme::Theme;
-use crate::console::app::{Action, Model};
+use crate::console::app::{Action, COMPARED, Ctx, Model};
 use crate::domain::{SettingsVersion, WHOLE_SHARE, percent};
 
 /// The measures' column, in characters.
@@ -21,20 +23,31 @@ const LABEL: usize = 16;
 /// An arm's column, in characters at most.
 const COLUMN: usize = 36;
 
-pub(super) fn render(
-    model: &Model,
-    scroll: u16,
-    debate_type: Option<&str>,
-    theme: &Theme,
-    frame: &mut Frame,
-) {
+/// What the view shows: the rollout of `debate_type` (`None`: nothing published) in context
+/// `ctx`, scrolled by `scroll` rows.
+pub(super) struct View<'a> {
+    pub scroll: u16,
+    pub debate_type: Option<&'a str>,
+    pub ctx: Ctx,
+}
+
+pub(super) fn render(model: &Model, view: View, theme: &Theme, frame: &mut Frame) {
+    let View {
+        scroll,
+        debate_type,
+        ctx,
+    } = view;
     let area = below_header(frame.area());
     let key = |action| model.settings.keymap.hint(action);
     let figures = model.reports.figures();
-    let name = match debate_type {
+    let mut name = match debate_type {
         Some(t) => format!("rollout · {}", fit(&one_line(t), 40)),
         None => "rollout".to_owned(),
     };
+    let contexts = &model.live.contexts;
+    if contexts.several() {
+        name.push_str(&format!(" · in {}", contexts.name(ctx)));
+    }
     let block = panel(title(&name, figures.refreshing), theme, true).title_bottom(format!(
         " {} {} debate type · {} promote · {} roll back · ↑↓ scroll · Esc close ",
         key(Action::PreviousSetting),
@@ -44,7 +57,7 @@ pub(super) fn render(
     ));
     let inner = block.inner(area);
     let width = usize::from(inner.width);
-    let lines = match (model.rollout.history(), debate_type) {
+    let lines = match (model.rollout.history(ctx), debate_type) {
         (None, _) if model.live.link.is_none() => absent(
             "rollouts live in a database: the demo keeps no settings history. `gavel demo \
              --postgres` (or `gavel watch` on a database) publishes, compares and rolls back.",
@@ -67,7 +80,7 @@ pub(super) fn render(
             width,
             theme,
         ),
-        (Some(Ok(_)), Some(debate_type)) => of_type(model, debate_type, width, theme),
+        (Some(Ok(_)), Some(debate_type)) => of_type(model, ctx, debate_type, width, theme),
     };
     let rows = usize::from(inner.height);
     let shown: Vec<Line> = lines
@@ -89,18 +102,28 @@ fn absent(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// `debate_type`'s state, its arms compared when a rollout is in progress, then its versions.
-fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+/// `debate_type`'s state in context `ctx`, its arms compared when a rollout is in progress
+/// there, then its versions.
+fn of_type(
+    model: &Model,
+    ctx: Ctx,
+    debate_type: &str,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let key = |action| model.settings.keymap.hint(action);
-    let Some(latest) = model.rollout.latest_of(debate_type) else {
+    let Some(latest) = model.rollout.latest_of(ctx, debate_type) else {
         return vec![Line::styled(
             "nothing published for this debate type: the controller's own defaults stand",
             theme.muted(),
         )];
     };
     let mut lines = Vec::new();
+    let compared = ctx == COMPARED;
     let comparison = model.reports.figures().rollout.iter().find(|c| {
-        c.rollout.debate_type == debate_type && Some(c.rollout.canary) == latest.canary_version
+        compared
+            && c.rollout.debate_type == debate_type
+            && Some(c.rollout.canary) == latest.canary_version
     });
     match latest.canary_version {
         Some(canary) => lines.push(Line::styled(
@@ -121,7 +144,7 @@ fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec
             theme.text(),
         )),
     }
-    for who in model.editing(debate_type) {
+    for who in model.editing(ctx, debate_type) {
         lines.push(Line::styled(
             format!(
                 "{} is editing the rollout of {}",
@@ -131,7 +154,7 @@ fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec
             theme.warn(),
         ));
     }
-    let tripped: Vec<Guard> = model.rollout.tripped_on(debate_type).collect();
+    let tripped: Vec<Guard> = model.rollout.tripped_on(ctx, debate_type).collect();
     if !tripped.is_empty() {
         let what: Vec<&str> = tripped.iter().map(|g| g.what()).collect();
         lines.push(Line::styled(
@@ -147,6 +170,7 @@ fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec
     let canary_share = latest.canary_share_bp.unwrap_or(0);
     lines.push(values_line(
         model,
+        ctx,
         "stable",
         latest.stable_version,
         share(WHOLE_SHARE - canary_share),
@@ -155,6 +179,7 @@ fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec
     if let Some(canary) = latest.canary_version {
         lines.push(values_line(
             model,
+            ctx,
             "canary",
             Some(canary),
             share(canary_share),
@@ -162,10 +187,25 @@ fn of_type(model: &Model, debate_type: &str, width: usize, theme: &Theme) -> Vec
         ));
     }
     if let Some(comparison) = comparison {
-        lines.extend(compared(model, comparison, width, theme));
+        lines.extend(arms_compared(model, comparison, width, theme));
+    } else if !compared && latest.canary_version.is_some() {
+        let first = model.live.contexts.name(COMPARED);
+        let why = format!(
+            "arms compared, and guards watched, for {first}'s rollouts only (the first \
+             database): each database numbers its versions on its own"
+        );
+        lines.extend(
+            crate::text::wrap(&why, width, 3)
+                .into_iter()
+                .map(|line| Line::styled(line, theme.muted())),
+        );
     }
     lines.push(Line::styled("versions, newest first:", theme.muted()));
-    let versions = model.rollout.history().and_then(Result::ok).unwrap_or(&[]);
+    let versions = model
+        .rollout
+        .history(ctx)
+        .and_then(Result::ok)
+        .unwrap_or(&[]);
     lines.extend(
         versions
             .iter()
@@ -185,16 +225,17 @@ fn stable_name(version: Option<i64>) -> String {
     )
 }
 
-/// An arm's version, share and values in a line.
+/// An arm's version, share and values (of context `ctx`'s history) in a line.
 fn values_line(
     model: &Model,
+    ctx: Ctx,
     arm: &str,
     version: Option<i64>,
     share: String,
     theme: &Theme,
 ) -> Line<'static> {
     let values = version
-        .and_then(|v| model.rollout.version(v))
+        .and_then(|v| model.rollout.version(ctx, v))
         .and_then(|v| v.values.as_ref())
         .map_or_else(
             || match version {
@@ -228,7 +269,7 @@ fn version_line(v: &SettingsVersion, theme: &Theme) -> Line<'static> {
 }
 
 /// The two arms' measures side by side, with what their intervals are.
-fn compared(
+fn arms_compared(
     model: &Model,
     comparison: &Comparison,
     width: usize,

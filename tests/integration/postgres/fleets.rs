@@ -1,13 +1,16 @@
 //! One console over two databases, each on a server of its own, holding the same debates: each
-//! debate listed once with its context, an accept on a debate of B landing in B only; B's
-//! server stopped, or its feed's backend frozen, while A's rows flow on, B marked down, and all
-//! of B caught up once it is back.
+//! debate listed once with its context, an accept on a debate of B landing in B only, and so a
+//! promote of B's rollout (the same rollout in both); B's server stopped, or its feed's backend
+//! frozen, while A's rows flow on, B marked down, and all of B caught up once it is back.
 
 use super::*;
 use gavel::console::app::{Ctx, Model};
 use gavel::store::postgres::{LocalServer, Target};
 
 use common::pg::{Frozen, action_count, decide, resumed, stopped};
+use common::rows::settings_values;
+
+use super::rollout::{confirm, draft, published};
 
 /// Database `fleet` on `server`, migrated, with the gated debates d1 and d2, each with a
 /// decision waiting on round 1: the same rows wherever it is made.
@@ -87,6 +90,60 @@ async fn the_same_debates_in_two_databases_are_listed_apart_and_an_accept_lands_
         "a's d1 still waits"
     );
     assert_eq!(console.model.debates.waiting(), 3);
+}
+
+/// The settings versions `client`'s database holds.
+async fn versions(client: &Client) -> i64 {
+    client
+        .query_one("SELECT count(*) FROM gavel_controller_settings", &[])
+        .await
+        .unwrap()
+        .get(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_promote_of_b_s_rollout_lands_in_b_only_and_is_heard_from_b() {
+    let (a, b) = (server(), server());
+    let ((target_a, client_a), (target_b, client_b)) = (seeded(&a).await, seeded(&b).await);
+    // The same rollout in both: a promote sent to the wrong database would land there too.
+    let mut canary = 0;
+    for client in [&client_a, &client_b] {
+        published(client, &settings_values(0.9), 10_000).await;
+        canary = published(client, &settings_values(0.85), 3_000).await;
+    }
+    let mut console = both(target_a, target_b).await;
+    let seq = console.model.debates.seq_in(1, "d1").unwrap();
+    console.model.select(seq);
+    console
+        .until("both histories read", |m| {
+            [0, 1].iter().all(|&ctx| {
+                m.rollout
+                    .latest_of(ctx, "standard")
+                    .is_some_and(|v| v.canary_version == Some(canary))
+            })
+        })
+        .await;
+    console.press("R");
+    draft(&mut console, 'm', "b's canary holds up");
+    let said = confirm(&mut console).await;
+    assert_eq!(
+        said,
+        format!(
+            "version {} of standard in b: promoted version {canary} to every debate",
+            canary + 1
+        )
+    );
+    assert_eq!(versions(&client_b).await, 3, "the promote written in b");
+    assert_eq!(versions(&client_a).await, 2, "nothing in a");
+    console
+        .until("b's promote heard from b", |m| {
+            m.rollout
+                .latest_of(1, "standard")
+                .is_some_and(|v| v.kind == gavel::domain::VersionKind::Promote)
+        })
+        .await;
+    let a_latest = console.model.rollout.latest_of(0, "standard").unwrap();
+    assert_eq!(a_latest.canary_version, Some(canary), "a's rollout goes on");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,7 +18,7 @@ use common::pg::{Console, Database, migrated_database, play_into, server, target
 use common::rows::settings_values;
 
 /// Publishes `values` to `share_bp` of `standard` debates, as another publisher would.
-async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i64 {
+pub(super) async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i64 {
     let change = Publication::Publish {
         values,
         share_bp,
@@ -33,13 +33,13 @@ async fn published(client: &Client, values: &SettingsValues, share_bp: u32) -> i
 
 /// The latest version of `standard` as the console knows it: its number and kind.
 fn latest(model: &Model) -> Option<(i64, VersionKind)> {
-    let latest = model.rollout.latest_of("standard")?;
+    let latest = model.rollout.latest_of(0, "standard")?;
     Some((latest.version, latest.kind))
 }
 
 /// Presses `y` in the confirmation of a version being written, and waits for the outcome: the
 /// footer's message then.
-async fn confirm(console: &mut Console) -> String {
+pub(super) async fn confirm(console: &mut Console) -> String {
     console.press("y");
     console
         .until("the outcome", |m| {
@@ -53,7 +53,7 @@ async fn confirm(console: &mut Console) -> String {
 }
 
 /// Presses `action`'s key in the rollout view, types `reason`, and stops at the confirmation.
-fn draft(console: &mut Console, action: char, reason: &str) {
+pub(super) fn draft(console: &mut Console, action: char, reason: &str) {
     console.press(&action.to_string());
     console.press(reason);
     console.handle(Event::Key(KeyCode::Enter.into()));
@@ -66,7 +66,7 @@ async fn the_console_hears_each_version_writes_its_own_and_shows_the_database_s_
     console
         .until("the empty history", |m| {
             m.rollout
-                .history()
+                .history(0)
                 .is_some_and(|h| h.is_ok_and(<[_]>::is_empty))
         })
         .await;

@@ -71,10 +71,9 @@ pub fn update(model: &mut Model, event: Event) -> Vec<Command> {
         Event::Theme(theme) => events::on_theme(model, theme),
         Event::Paged(outcome) => events::on_paged(model, outcome),
         Event::Reports(figures) => rollout::on_reports(model, *figures),
-        // The settings' history and its rollouts are the first database's.
-        Event::Settings(history) if ctx.unwrap_or(0) == 0 => rollout::on_settings(model, history),
-        Event::Settings(_) => {}
-        Event::Published(outcome) => rollout::on_published(model, outcome),
+        // Each database's settings history is its own, and so is a version written there.
+        Event::Settings(history) => rollout::on_settings(model, ctx.unwrap_or(0), history),
+        Event::Published(outcome) => rollout::on_published(model, ctx.unwrap_or(0), outcome),
         Event::Link(link) => match ctx {
             Some(ctx) => events::on_context_link(model, ctx, link),
             None => model.live.link = Some(link),
@@ -150,7 +149,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         Overlay::Rollout {
             scroll,
             debate_type,
-        } => rollout::on_rollout_key(model, action, scroll, debate_type),
+            ctx,
+        } => rollout::on_rollout_key(model, action, scroll, debate_type, ctx),
         Overlay::Draft(draft) => return rollout::on_draft_key(model, draft, &key),
         Overlay::Help { scroll } => {
             model.desk.overlay = overlay::scrolled(action, Action::Help, scroll)
@@ -182,6 +182,7 @@ fn presence(model: &mut Model) -> Vec<Command> {
         .map(|s| &*s.id);
     let claim = desk::claim(model);
     let editing = rollout::editing(model);
+    let editing_in = editing.map(|(ctx, _)| ctx);
     // On several databases the same id may be looked at in another.
     let selected = model.nav.selected.map(|seq| model.ctx_of(seq));
     let same = model.live.contexts.told == selected
@@ -189,7 +190,7 @@ fn presence(model: &mut Model) -> Vec<Command> {
             s.looking.as_deref() == looking
                 && s.operator == model.about.operator
                 && s.claim == claim
-                && s.editing.as_deref() == editing
+                && s.editing.as_deref() == editing.map(|(_, t)| t)
         });
     if same {
         return Vec::new();
@@ -198,22 +199,22 @@ fn presence(model: &mut Model) -> Vec<Command> {
         operator: model.about.operator.clone(),
         looking: looking.map(str::to_owned),
         claim,
-        editing: editing.map(str::to_owned),
+        editing: editing.map(|(_, t)| t.to_owned()),
     };
     model.live.said = Some(status.clone());
     model.live.contexts.told = selected;
     if !model.live.contexts.several() {
         return vec![Command::Present(status)];
     }
-    // Each database hears of the debate looked at and the decision claimed only when they
-    // are its own, and of the rollout edited only when it is the first database's.
+    // Each database hears of the debate looked at, the decision claimed and the rollout
+    // edited only when they are its own.
     let said = model.live.contexts.iter().map(|(ctx, _)| {
         let own = selected == Some(ctx);
         let status = Status {
             operator: status.operator.clone(),
             looking: status.looking.clone().filter(|_| own),
             claim: status.claim.clone().filter(|_| own),
-            editing: status.editing.clone().filter(|_| ctx == 0),
+            editing: status.editing.clone().filter(|_| editing_in == Some(ctx)),
         };
         Command::In(ctx, Box::new(Command::Present(status)))
     });

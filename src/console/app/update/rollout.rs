@@ -1,11 +1,14 @@
-//! The settings rollouts at the desk: the history and the worker's comparisons taken in (the
-//! guards checked on them), the rollout view's keys, and a new version written — published from
-//! the calibration window, promoted or rolled back from the rollout view — through its reason,
-//! its share (a publish) and its confirmation, then sent, and its outcome shown.
+//! The settings rollouts at the desk: each database's history and the worker's comparisons
+//! taken in (the guards checked on them), the rollout view's keys, and a new version written —
+//! published from the calibration window, promoted or rolled back from the rollout view —
+//! through its reason, its share (a publish) and its confirmation, then sent to its context's
+//! database, and its outcome shown. On several databases the rollouts are one context's at a
+//! time: the one `:ctx NAME` lists, else the selected debate's, else the first ([`context`]).
 
 use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::config::keys::Action;
+use crate::console::app::contexts::Ctx;
 use crate::console::app::event::Command;
 use crate::console::app::model::{Model, Overlay};
 use crate::console::app::prompt::{Prompt, Typed};
@@ -18,9 +21,21 @@ use crate::text::one_line;
 use super::overlay::scrolled;
 use super::prompt::type_into;
 
-/// The history the database gave, or why it would not.
-pub(super) fn on_settings(model: &mut Model, history: Result<Vec<SettingsVersion>, String>) {
-    model.rollout.set_history(history);
+/// The history context `ctx`'s database gave, or why it would not (a context the console
+/// does not have is not taken).
+pub(super) fn on_settings(
+    model: &mut Model,
+    ctx: Ctx,
+    history: Result<Vec<SettingsVersion>, String>,
+) {
+    let contexts = &model.live.contexts;
+    let known = match contexts.several() {
+        true => contexts.get(ctx).is_some(),
+        false => ctx == 0,
+    };
+    if known {
+        model.rollout.set_history(ctx, history);
+    }
 }
 
 /// The worker's figures: stored, and the guards checked on its comparisons.
@@ -30,20 +45,36 @@ pub(super) fn on_reports(model: &mut Model, figures: Figures) {
     model.screen.dirty |= model.rollout.check(&comparisons);
 }
 
-/// The outcome of a [`Command::Publish`].
-pub(super) fn on_published(model: &mut Model, outcome: Result<SettingsVersion, String>) {
+/// The outcome of a [`Command::Publish`] sent to context `ctx`'s database, named when there
+/// are several.
+pub(super) fn on_published(model: &mut Model, ctx: Ctx, outcome: Result<SettingsVersion, String>) {
+    let contexts = &model.live.contexts;
+    let at = match contexts.several() {
+        true => format!(" in {}", contexts.name(ctx)),
+        false => String::new(),
+    };
     match outcome {
         Ok(version) => model.flash(
             format!(
-                "version {} of {}: {}",
+                "version {} of {}{at}: {}",
                 version.version,
                 version.debate_type,
                 version.what()
             ),
             false,
         ),
-        Err(why) => model.flash(format!("nothing was written: {why}"), true),
+        Err(why) => model.flash(format!("nothing was written{at}: {why}"), true),
     }
+}
+
+/// The context whose rollouts the rollout view opens on: the one `:ctx NAME` lists (the
+/// operator narrowed the console to it), else the selected debate's, else the first (0 on one
+/// database).
+fn context(model: &Model) -> Ctx {
+    model
+        .debates
+        .context()
+        .unwrap_or_else(|| model.selected_ctx())
 }
 
 /// The rollout keys with no window open: the rollout view opens; publish, promote and roll back
@@ -52,10 +83,12 @@ pub(super) fn on_action(model: &mut Model, action: Action) {
     let key = |action| model.settings.keymap.hint(action);
     match action {
         Action::Rollout => {
-            let debate_type = default_type(model);
+            let ctx = context(model);
+            let debate_type = default_type(model, ctx);
             model.desk.overlay = Some(Overlay::Rollout {
                 scroll: 0,
                 debate_type,
+                ctx,
             });
         }
         Action::Publish => {
@@ -75,33 +108,36 @@ pub(super) fn on_action(model: &mut Model, action: Action) {
     }
 }
 
-/// The debate type the rollout view opens on: the selected debate's when the history names it,
-/// else the first with a rollout in progress, else the first published.
-fn default_type(model: &Model) -> Option<String> {
+/// The debate type the rollout view of context `ctx` opens on: the selected debate's when it
+/// is of that context and its history names the type, else the first with a rollout in
+/// progress there, else the first published there.
+fn default_type(model: &Model, ctx: Ctx) -> Option<String> {
     let selected = model
         .selected_debate()
+        .filter(|_| model.selected_ctx() == ctx)
         .map(|d| d.session.debate_type.as_str())
-        .filter(|t| model.rollout.latest_of(t).is_some());
+        .filter(|t| model.rollout.latest_of(ctx, t).is_some());
     let rolling = model
         .rollout
-        .rollouts()
-        .first()
-        .map(|r| r.debate_type.as_str());
+        .latest(ctx)
+        .find(|v| v.canary_version.is_some())
+        .map(|v| v.debate_type.as_str());
     let first = model
         .rollout
-        .latest()
+        .latest(ctx)
         .next()
         .map(|v| v.debate_type.as_str());
     selected.or(rolling).or(first).map(str::to_owned)
 }
 
-/// A key in the rollout view of `debate_type`: `<` `>` step through the debate types, promote
-/// and roll back start their version, the rest scroll or close it.
+/// A key in the rollout view of `debate_type` in context `ctx`: `<` `>` step through the
+/// debate types, promote and roll back start their version, the rest scroll or close it.
 pub(super) fn on_rollout_key(
     model: &mut Model,
     action: Option<Action>,
     scroll: u16,
     debate_type: Option<String>,
+    ctx: Ctx,
 ) {
     let step = match action {
         Some(Action::PreviousSetting) => -1,
@@ -111,9 +147,10 @@ pub(super) fn on_rollout_key(
             model.desk.overlay = Some(Overlay::Rollout {
                 scroll,
                 debate_type: debate_type.clone(),
+                ctx,
             });
             match debate_type {
-                Some(debate_type) => start_change(model, kind, &debate_type),
+                Some(debate_type) => start_change(model, kind, ctx, &debate_type),
                 None => model.flash("nothing published: nothing to promote or roll back", true),
             }
             return;
@@ -123,13 +160,14 @@ pub(super) fn on_rollout_key(
                 scrolled(action, Action::Rollout, scroll).map(|scroll| Overlay::Rollout {
                     scroll,
                     debate_type,
+                    ctx,
                 });
             return;
         }
     };
     let types: Vec<&str> = model
         .rollout
-        .latest()
+        .latest(ctx)
         .map(|v| v.debate_type.as_str())
         .collect();
     let at = types
@@ -143,13 +181,14 @@ pub(super) fn on_rollout_key(
     model.desk.overlay = Some(Overlay::Rollout {
         scroll: 0,
         debate_type: next,
+        ctx,
     });
 }
 
-/// Promote (`Action::Promote`) or roll back `debate_type`'s rollout: the canary, or for a roll
-/// back with no canary, the version in force.
-fn start_change(model: &mut Model, kind: Action, debate_type: &str) {
-    let latest = model.rollout.latest_of(debate_type);
+/// Promote (`Action::Promote`) or roll back `debate_type`'s rollout in context `ctx`: the
+/// canary, or for a roll back with no canary, the version in force.
+fn start_change(model: &mut Model, kind: Action, ctx: Ctx, debate_type: &str) {
+    let latest = model.rollout.latest_of(ctx, debate_type);
     let canary = latest.and_then(|v| v.canary_version);
     let change = match (kind, canary) {
         (Action::Promote, Some(version)) => SettingsChange::Promote { version },
@@ -182,11 +221,11 @@ fn start_change(model: &mut Model, kind: Action, debate_type: &str) {
         change,
         reason: String::new(),
     };
-    open_draft(model, publishing, None);
+    open_draft(model, publishing, None, ctx);
 }
 
 /// The publish key in the calibration window: the setting under `cursor` to the selected
-/// debate's type.
+/// debate's type, in its context's database.
 pub(super) fn publish_from_calibration(model: &mut Model, cursor: usize) {
     let debate_type = model
         .selected_debate()
@@ -199,21 +238,35 @@ pub(super) fn publish_from_calibration(model: &mut Model, cursor: usize) {
         );
         return;
     };
-    match publish::from_calibration(model, cursor, &debate_type) {
-        Ok(publishing) => open_draft(model, publishing, Some(cursor)),
+    let ctx = model.selected_ctx();
+    match publish::from_calibration(model, cursor, ctx, &debate_type) {
+        Ok(publishing) => open_draft(model, publishing, Some(cursor), ctx),
         Err(why) => model.flash(format!("cannot publish: {why}"), true),
     }
 }
 
-/// Opens the reason of `publishing`, unless this console cannot write a version: no database,
-/// or started read-only (`--read-only`). Publishing is a privilege of its own: a role that may
-/// not act on decisions may still publish, and the database refuses a role that may not.
-fn open_draft(model: &mut Model, publishing: Publishing, from_calibration: Option<usize>) {
+/// Opens the reason of `publishing` for context `ctx`'s database, unless this console cannot
+/// write a version there: no database, or locked read-only (`--read-only`, or the context's
+/// `read_only`) until unlocked, as actions are. Publishing is a privilege of its own: a role
+/// that may not act on decisions may still publish, and the database refuses a role that may
+/// not.
+fn open_draft(
+    model: &mut Model,
+    publishing: Publishing,
+    from_calibration: Option<usize>,
+    ctx: Ctx,
+) {
     let refused = if model.live.link.is_none() {
         Some("rollouts live in a database: `gavel demo --postgres` or `gavel watch`".to_owned())
-    } else if model.read_only_in(0) && model.denied_in(0).is_none() {
+    } else if model.read_only_in(ctx) && model.denied_in(ctx).is_none() {
         let unlock = model.settings.keymap.keys(Action::Unlock);
-        Some(format!("read-only — press {unlock} to unlock"))
+        Some(match model.live.contexts.several() {
+            true => format!(
+                "{} is read-only — press {unlock} on one of its debates to unlock",
+                model.live.contexts.name(ctx)
+            ),
+            false => format!("read-only — press {unlock} to unlock"),
+        })
     } else {
         None
     };
@@ -228,6 +281,7 @@ fn open_draft(model: &mut Model, publishing: Publishing, from_calibration: Optio
         share: String::new(),
         step: Step::Reason,
         from_calibration,
+        ctx,
     })));
 }
 
@@ -290,8 +344,10 @@ pub(super) fn on_draft_key(
             model.desk.overlay = Some(Overlay::Rollout {
                 scroll: 0,
                 debate_type: Some(publishing.debate_type.clone()),
+                ctx: draft.ctx,
             });
-            return vec![Command::Publish(Box::new(publishing))];
+            let publish = Command::Publish(Box::new(publishing));
+            return vec![model.live.contexts.to(draft.ctx, publish)];
         }
         Step::Confirm => return cancel(model, &draft),
     }
@@ -300,10 +356,10 @@ pub(super) fn on_draft_key(
 }
 
 /// The debate type whose rollout this console is writing a version of (its reason, share or
-/// confirmation open), for presence.
-pub(super) fn editing(model: &Model) -> Option<&str> {
+/// confirmation open), with the context whose database it goes to, for presence.
+pub(super) fn editing(model: &Model) -> Option<(Ctx, &str)> {
     match &model.desk.overlay {
-        Some(Overlay::Draft(draft)) => Some(&draft.publishing.debate_type),
+        Some(Overlay::Draft(draft)) => Some((draft.ctx, &draft.publishing.debate_type)),
         _ => None,
     }
 }
@@ -331,6 +387,7 @@ fn cancel(model: &mut Model, draft: &Draft) -> Vec<Command> {
         None => Overlay::Rollout {
             scroll: 0,
             debate_type: Some(draft.publishing.debate_type.clone()),
+            ctx: draft.ctx,
         },
     });
     Vec::new()
