@@ -39,6 +39,15 @@ pub async fn fresh(server: &LocalServer, name: &str) -> Result<String> {
     Ok(url)
 }
 
+/// Drops database `name` of `server`, ending whatever is still connected to it.
+pub async fn drop_database(server: &LocalServer, name: &str) -> Result<()> {
+    connect(&server.url("postgres"))
+        .await?
+        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .await
+        .with_context(|| format!("dropping database {name}"))
+}
+
 /// Whether `GAVEL_BENCH_NOTIFY_ROWS=on` asks for rows in notifications (the opt-in) in every
 /// database the bench makes.
 pub fn rows_in_notifications() -> bool {

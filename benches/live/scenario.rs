@@ -1,15 +1,17 @@
 //! One run of the scenario against one gavel build, on fresh databases: gavel on its
 //! pseudo-terminal and the bare listeners side by side, markers at 50/s on a probe debate, and
 //! the phases in order (latency at 10 debates, the stream, latency with the stream held,
-//! memory, CPU idle and under load, the ingest ramp, the first frame of a fresh console).
+//! memory, CPU idle and under load, the ingest ramp, the first frame of a fresh console); the
+//! databases are dropped at the end, so that the next run finds the servers as fresh.
 //!
 //! With several contexts (`GAVEL_BENCH_CONTEXTS`), each is a database on a server of its own
 //! with its share of the debates, its writers, its probe debate and a bare listener, and one
 //! console watches them all (`gavel watch --db a=URL --db b=URL`). The markers go to one
 //! context at a time, in turns of [`TURN_SECS`], the console showing that context's probe: each
 //! marker's latency is beside the bare listener on its own server. Between turns the markers
-//! pause until both observers have seen every one sent, and the console opens the next
-//! context's probe.
+//! pause until both observers have seen every one sent (the bare listeners share one
+//! observer's place, so their receipts stay in the markers' order), and the console opens the
+//! next context's probe.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -176,7 +178,13 @@ pub async fn run(servers: &[&LocalServer], db: &str, bin: &str, sizes: &Sizes) -
         console,
     };
     bench.watch_probe().await?;
-    bench.measure(sizes).await
+    let figures = bench.measure(sizes).await?;
+    // The next run (another number of contexts, another build) on servers as fresh as this
+    // one's: no database of this run left for autovacuum to work on meanwhile.
+    for server in servers {
+        load::drop_database(server, db).await?;
+    }
+    Ok(figures)
 }
 
 impl Bench {
