@@ -11,7 +11,8 @@
 //! marker's latency is beside the bare listener on its own server. Between turns the markers
 //! pause until both observers have seen every one sent (the bare listeners share one
 //! observer's place, so their receipts stay in the markers' order), and the console opens the
-//! next context's probe.
+//! next context's probe and is given [`SETTLE`] on it, as it is on the first before the
+//! markers start.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +39,9 @@ const WRITERS: usize = 4;
 const FEW: u64 = 10;
 /// How long the markers go to one context before the next, with several.
 pub const TURN_SECS: u64 = 5;
+/// How long the console is left to settle on a probe it opened before markers go there: a
+/// debate opened loads its history once, and the frames after it are slower for about 100 ms.
+const SETTLE: Duration = Duration::from_millis(500);
 /// Markers a second.
 pub const MARKER_RATE: u64 = 50;
 /// How long a latency phase sends markers.
@@ -192,7 +196,9 @@ impl Bench {
     async fn watch_probe(&mut self) -> Result<()> {
         self.console
             .open(self.sides[0].probe.id(), LIVE_LIMIT)
-            .await
+            .await?;
+        tokio::time::sleep(SETTLE).await;
+        Ok(())
     }
 
     /// The debates in every context's database.
@@ -341,7 +347,9 @@ impl Bench {
         self.await_markers().await?;
         self.marking = (self.marking + 1) % self.sides.len();
         let probe = self.sides[self.marking].probe.id().to_owned();
-        self.console.show(&probe).await
+        self.console.show(&probe).await?;
+        tokio::time::sleep(SETTLE).await;
+        Ok(())
     }
 
     /// Waits until both observers saw every marker sent, or [`LOST_AFTER_NS`] has passed since
