@@ -1,6 +1,7 @@
-//! gavel as a black box: `gavel watch --db URL` (or with `--read-from SUBSCRIBER`) on a
-//! pseudo-terminal of 160x48 (its
-//! controlling terminal), its output read on a thread into a vt100 screen emulator. What counts
+//! gavel as a black box: `gavel watch --db URL` (or with `--read-from SUBSCRIBER`, or on
+//! several databases, `--db a=URL --db b=URL`) on a pseudo-terminal of 160x48 (its
+//! controlling terminal), from a fresh home, its output read on a thread into a vt100 screen
+//! emulator. What counts
 //! is the emulated screen, never the byte stream (ratatui writes only the cells that changed).
 //!
 //! The screen is read when the output pauses (no byte for 2 ms, or at the latest every 50 ms
@@ -34,6 +35,13 @@ pub const IDLE: &str = "GAVEL_BENCH_IDLE_CONSOLES";
 /// The header's sign that the feed is live.
 pub const LIVE: &str = "● live";
 
+/// The header's sign that the feeds of several databases, the contexts `names`, are all live:
+/// `│ ● a ● b │`.
+pub fn live_in(names: &[&str]) -> String {
+    let each: Vec<String> = names.iter().map(|name| format!("● {name}")).collect();
+    format!("│ {} │", each.join(" "))
+}
+
 /// What the reader thread last saw.
 #[derive(Default)]
 pub struct View {
@@ -41,7 +49,7 @@ pub struct View {
     pub text: String,
     /// When the screen first held something other than blanks.
     pub first_frame: Option<u64>,
-    /// When the header first showed [`LIVE`].
+    /// When the header first showed [`LIVE`] (or the sign that every context is live).
     pub live: Option<u64>,
 }
 
@@ -72,7 +80,27 @@ impl Console {
         who: Observer,
         config: &str,
     ) -> Result<Console> {
-        Console::launch(bin, &["--db", url], markers, who, config)
+        Console::launch(bin, &["--db", url], markers, who, (config, LIVE))
+    }
+
+    /// `bin watch` on the databases `contexts` (name, URL): `--db URL` for one, as
+    /// [`Console::spawn`]; `--db NAME=URL` each for several, one console over them all.
+    pub fn spawn_on(
+        bin: &str,
+        contexts: &[(&str, &str)],
+        markers: Markers,
+        who: Observer,
+    ) -> Result<Console> {
+        if let [(_, url)] = contexts {
+            return Console::spawn(bin, url, markers, who);
+        }
+        let named: Vec<String> = contexts
+            .iter()
+            .map(|(name, url)| format!("{name}={url}"))
+            .collect();
+        let databases: Vec<&str> = named.iter().flat_map(|db| ["--db", db]).collect();
+        let names: Vec<&str> = contexts.iter().map(|(name, _)| *name).collect();
+        Console::launch(bin, &databases, markers, who, ("", &live_in(&names)))
     }
 
     /// `bin watch --db primary --read-from subscriber`: reading the subscriber, writing the
@@ -84,16 +112,17 @@ impl Console {
         who: Observer,
     ) -> Result<Console> {
         let databases = ["--db", primary, "--read-from", subscriber];
-        Console::launch(bin, &databases, markers, who, "")
+        Console::launch(bin, &databases, markers, who, ("", LIVE))
     }
 
-    /// `bin watch` with `databases` (`--db URL`, and `--read-from URL`).
+    /// `bin watch` with `databases` (`--db URL`, and `--read-from URL`), `config` its
+    /// configuration file (empty: none) and `live` the header's sign that it is live.
     fn launch(
         bin: &str,
         databases: &[&str],
         markers: Markers,
         who: Observer,
-        config: &str,
+        (config, live): (&str, &str),
     ) -> Result<Console> {
         let (master, slave) = open_pty()?;
         let scratch = std::env::temp_dir().join(format!(
@@ -114,8 +143,11 @@ impl Console {
             .arg("watch")
             .args(databases)
             .env("TERM", "xterm-256color")
-            // No configuration of this machine's user: the defaults.
+            // A fresh home: no configuration, data, state or cache of this machine's user.
             .env("XDG_CONFIG_HOME", &scratch)
+            .env("XDG_DATA_HOME", scratch.join("data"))
+            .env("XDG_STATE_HOME", scratch.join("state"))
+            .env("XDG_CACHE_HOME", scratch.join("cache"))
             .env("HOME", &scratch)
             .env_remove("DATABASE_URL")
             .stdin(Stdio::from(slave.try_clone()?))
@@ -150,6 +182,7 @@ impl Console {
         let stop = Arc::new(AtomicBool::new(false));
         let reader = {
             let (view, stop, replies) = (view.clone(), stop.clone(), master.try_clone()?);
+            let live = live.to_owned();
             std::thread::spawn(move || {
                 // The screen reader of a console at the lowest priority is there too: parsing 30
                 // consoles' frames would otherwise take the cores from the writers.
@@ -158,7 +191,12 @@ impl Console {
                     // SAFETY: sets this thread's policy; the parameter is valid for SCHED_IDLE.
                     unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &lowest) };
                 }
-                read_screen(master, replies, &view, (&markers, who), &stop);
+                let looking = Looking {
+                    view: &view,
+                    live: &live,
+                    markers: (&markers, who),
+                };
+                read_screen(master, replies, &looking, &stop);
             })
         };
         Ok(Console {
@@ -218,6 +256,11 @@ impl Console {
     /// Waits for the console to go live (within `limit`), then opens debate `id` with `:id`.
     pub async fn open(&mut self, id: &str, limit: Duration) -> Result<()> {
         self.wait_for(LIVE, limit, |v| v.live.is_some()).await?;
+        self.show(id).await
+    }
+
+    /// Opens debate `id` with `:id` and waits (10 s at most) until its rounds are on screen.
+    pub async fn show(&mut self, id: &str) -> Result<()> {
         let title = format!("rounds · {id} ·");
         self.keys().send(&format!(":{id}\r"))?;
         self.wait_for(&title, Duration::from_secs(10), |v| v.text.contains(&title))
@@ -334,13 +377,15 @@ impl vt100::Callbacks for Replies {
     }
 }
 
-fn read_screen(
-    mut master: File,
-    mut replies: File,
-    view: &Mutex<View>,
-    markers: (&Markers, Observer),
-    stop: &AtomicBool,
-) {
+/// Where the reader thread files what it sees.
+struct Looking<'a> {
+    view: &'a Mutex<View>,
+    /// The header's sign that the console is live.
+    live: &'a str,
+    markers: (&'a Markers, Observer),
+}
+
+fn read_screen(mut master: File, mut replies: File, looking: &Looking, stop: &AtomicBool) {
     let mut parser = vt100::Parser::new_with_callbacks(ROWS, COLUMNS, 0, Replies::default());
     let mut buffer = vec![0; 1 << 16];
     // Since when output has been arriving without a pause, and when it was last read.
@@ -374,23 +419,24 @@ fn read_screen(
             }
         }
         if unread.take().is_some() {
-            look(parser.screen(), last_read, view, markers);
+            look(parser.screen(), last_read, looking);
         }
     }
 }
 
 /// Reads the screen as it stood at `at`: the first frame, the live sign, the newest marker.
-fn look(screen: &vt100::Screen, at: u64, view: &Mutex<View>, (markers, who): (&Markers, Observer)) {
+fn look(screen: &vt100::Screen, at: u64, looking: &Looking) {
+    let (markers, who) = looking.markers;
     let text = screen.contents();
     let sent = markers.sent();
     if let Some(k) = newest_marker(&text, sent) {
         markers.seen_upto(who, k, at);
     }
-    let mut view = view.lock().unwrap_or_else(|p| p.into_inner());
+    let mut view = looking.view.lock().unwrap_or_else(|p| p.into_inner());
     if view.first_frame.is_none() && !text.trim().is_empty() {
         view.first_frame = Some(at);
     }
-    if view.live.is_none() && text.contains(LIVE) {
+    if view.live.is_none() && text.contains(looking.live) {
         view.live = Some(at);
     }
     view.text = text;

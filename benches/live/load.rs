@@ -39,6 +39,15 @@ pub async fn fresh(server: &LocalServer, name: &str) -> Result<String> {
     Ok(url)
 }
 
+/// Drops database `name` of `server`, ending whatever is still connected to it.
+pub async fn drop_database(server: &LocalServer, name: &str) -> Result<()> {
+    connect(&server.url("postgres"))
+        .await?
+        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .await
+        .with_context(|| format!("dropping database {name}"))
+}
+
 /// Whether `GAVEL_BENCH_NOTIFY_ROWS=on` asks for rows in notifications (the opt-in) in every
 /// database the bench makes.
 pub fn rows_in_notifications() -> bool {
@@ -114,14 +123,24 @@ pub struct Probe {
     pattern: Pattern,
     insert: Statement,
     markers: Markers,
-    /// The current probe debate, and the marker number its round 1 carries.
+    /// The first probe debate's id; the next are numbered after it (`probe1`, ...).
+    name: String,
+    /// The current probe debate, and the markers it holds.
     id: String,
-    first: u64,
+    rounds: u64,
+    /// The probe debates started.
+    debates: u64,
 }
 
 impl Probe {
     /// Creates the first probe debate, `probe`.
     pub async fn create(url: &str, markers: Markers) -> Result<Probe> {
+        Probe::create_named(url, markers, "probe").await
+    }
+
+    /// Creates the first probe debate, `name` (which starts with `probe`, as the bare listeners
+    /// expect): a database of several has one of its own.
+    pub async fn create_named(url: &str, markers: Markers, name: &str) -> Result<Probe> {
         let pattern = Pattern::from_env()?;
         let client = connect(url).await?;
         let insert = client.prepare(pattern.statement()).await?;
@@ -129,11 +148,13 @@ impl Probe {
             client,
             pattern,
             insert,
-            first: markers.sent() + 1,
             markers,
+            name: name.to_owned(),
             id: String::new(),
+            rounds: 0,
+            debates: 0,
         };
-        probe.start("probe".to_owned()).await?;
+        probe.start(name.to_owned()).await?;
         if pattern == Pattern::Redecide {
             probe.decide_first_rounds().await?;
         }
@@ -142,6 +163,11 @@ impl Probe {
 
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// How many probe debates it started.
+    pub fn debates(&self) -> u64 {
+        self.debates
     }
 
     async fn start(&mut self, id: String) -> Result<()> {
@@ -154,6 +180,8 @@ impl Probe {
             .await
             .with_context(|| format!("creating probe debate {id}"))?;
         self.id = id;
+        self.rounds = 0;
+        self.debates += 1;
         Ok(())
     }
 
@@ -193,16 +221,15 @@ impl Probe {
     /// console has to jump to it).
     pub async fn send(&mut self) -> Result<Option<String>> {
         let mut started = None;
-        if self.pattern == Pattern::Insert && self.markers.sent() + 1 - self.first >= PROBE_ROUNDS {
-            let number = self.markers.sent() / PROBE_ROUNDS + 1;
-            self.start(format!("probe{number}")).await?;
-            self.first = self.markers.sent() + 1;
+        if self.pattern == Pattern::Insert && self.rounds + 1 >= PROBE_ROUNDS {
+            self.start(format!("{}{}", self.name, self.debates)).await?;
             started = Some(self.id.clone());
         }
         let k = self.markers.sending();
+        self.rounds += 1;
         let round = match self.pattern {
-            Pattern::Insert => (k + 1 - self.first) as i32,
-            Pattern::Redecide => ((k - 1) % REDECIDED_ROUNDS + 1) as i32,
+            Pattern::Insert => self.rounds as i32,
+            Pattern::Redecide => ((self.rounds - 1) % REDECIDED_ROUNDS + 1) as i32,
         };
         self.client
             .execute(&self.insert, &[&self.id, &round, &format!("mk{k:07}")])

@@ -14,7 +14,11 @@
 //!
 //! - `scale` (the default, [`scenario`]): 100,000 debates streamed in bulk, latency before and
 //!   after, CPU, memory, the ingest ramp, the first frame; `GAVEL_BENCH_BASELINE` runs an older
-//!   build too;
+//!   build too. `GAVEL_BENCH_CONTEXTS=2` runs it on two contexts: two throwaway servers, the
+//!   debates and writers split between them, one `gavel watch --db a=URL --db b=URL`, the
+//!   markers to each in turn beside a bare listener on each server;
+//!   `GAVEL_BENCH_CONTEXTS=1,2` runs both and prints the most contexts' figures beside the
+//!   others' as ratios;
 //! - `orchestrated` ([`orchestrated`]): an orchestrator's write pattern (one row a
 //!   transaction) at 500, 1,000 and 2,000 turns/s, each marker's lag behind the bare
 //!   listeners (tokio-postgres, and psycopg when `python3` has it), and CPU;
@@ -79,7 +83,7 @@ fn main() -> Result<()> {
         LocalServer::start_with(5432, &settings).context("starting a throwaway PostgreSQL")?;
     let runtime = tokio::runtime::Runtime::new()?;
     match scenario.as_str() {
-        "scale" => scale(&server, &runtime, &new),
+        "scale" => scale(&server, &settings, &runtime, &new),
         "orchestrated" => runtime.block_on(orchestrated::run(&server, &new)),
         "consoles" => runtime.block_on(consoles::run(&server, &new)),
         "presence" => runtime.block_on(presence::run(&server, &new)),
@@ -93,20 +97,59 @@ fn main() -> Result<()> {
     }
 }
 
-/// The scale scenario, against `new` and, with `GAVEL_BENCH_BASELINE`, that build too.
-fn scale(server: &LocalServer, runtime: &tokio::runtime::Runtime, new: &str) -> Result<()> {
+/// The scale scenario, against `new` and, with `GAVEL_BENCH_BASELINE`, that build too, on each
+/// number of contexts `GAVEL_BENCH_CONTEXTS` lists (1): a server each beyond `server`, started
+/// with the same `settings`.
+fn scale(
+    server: &LocalServer,
+    settings: &[(&str, &str)],
+    runtime: &tokio::runtime::Runtime,
+    new: &str,
+) -> Result<()> {
     let sizes = scenario::Sizes::from_env()?;
-    let baseline = std::env::var("GAVEL_BENCH_BASELINE").ok();
-    if let Some(old) = &baseline {
-        println!("live: baseline gavel: {old}");
+    let mut counts: Vec<usize> = knobs("GAVEL_BENCH_CONTEXTS", "1")?;
+    counts.sort_unstable();
+    counts.dedup();
+    if counts.first() == Some(&0) || counts.last().is_some_and(|&n| n > 26) {
+        bail!("GAVEL_BENCH_CONTEXTS counts contexts from 1 to 26");
     }
-    println!("live: sizes: {sizes:?}");
-    let figures = runtime.block_on(scenario::run(server, "bench_new", new, &sizes))?;
-    let old = match &baseline {
-        Some(old) => Some(runtime.block_on(scenario::run(server, "bench_old", old, &sizes))?),
-        None => None,
-    };
-    report::print(&figures, old.as_ref());
+    let most = counts.last().copied().unwrap_or(1);
+    let mut builds = vec![("new", "bench_new", new.to_owned())];
+    if let Ok(old) = std::env::var("GAVEL_BENCH_BASELINE") {
+        println!("live: baseline gavel: {old}");
+        builds.push(("baseline", "bench_old", old));
+    }
+    println!("live: sizes: {sizes:?}, contexts: {counts:?}");
+    let extra = (1..most)
+        .map(|_| LocalServer::start_with(5432, settings).context("starting another PostgreSQL"))
+        .collect::<Result<Vec<_>>>()?;
+    let servers: Vec<&LocalServer> = std::iter::once(server).chain(&extra).collect();
+    let mut runs = Vec::new();
+    for &count in &counts {
+        for (build, db, bin) in &builds {
+            let mut label = Vec::new();
+            if builds.len() > 1 {
+                label.push(build.to_string());
+            }
+            if most > 1 {
+                label.push(format!(
+                    "{count} context{}",
+                    if count == 1 { "" } else { "s" }
+                ));
+            }
+            let label = label.join(", ");
+            if !label.is_empty() {
+                println!("live: run: {label}");
+            }
+            let db = format!("{db}_{count}");
+            let figures = runtime.block_on(scenario::run(&servers[..count], &db, bin, &sizes))?;
+            runs.push((label, figures));
+        }
+    }
+    // The most contexts' run of the build under test, the others beside it.
+    let main = runs.remove((counts.len() - 1) * builds.len());
+    let others: Vec<(&str, &report::Figures)> = runs.iter().map(|(l, f)| (&**l, f)).collect();
+    report::print((&main.0, &main.1), &others);
     Ok(())
 }
 

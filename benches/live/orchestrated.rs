@@ -27,7 +27,7 @@ use super::knob;
 use super::load::{self, Debates, Gate, Plan, Probe};
 use super::markers::{Markers, Observer, Stats, now_ns};
 use super::orchestrator::{self, Written};
-use super::scenario::{MARKER_RATE, send_markers, write_all};
+use super::scenario::{MARKER_RATE, Progress, send_markers, write_all};
 use super::system::{cpu_secs, rss_mib};
 
 const SECOND: u64 = 1_000_000_000;
@@ -155,7 +155,7 @@ impl Observed {
             &mut self.probe,
             &keys,
             &self.markers,
-            &self.debates,
+            &mut Progress::new(vec![self.debates.clone()]),
             &mut self.bares,
             self.marker_rate,
             || now_ns() >= end,
@@ -301,7 +301,7 @@ async fn ingest(run: &mut Observed, count: u64) -> Result<u64> {
         &mut run.probe,
         &keys,
         &run.markers,
-        &run.debates,
+        &mut Progress::new(vec![run.debates.clone()]),
         &mut run.bares,
         run.marker_rate,
         || done.load(Ordering::Relaxed),

@@ -1,6 +1,7 @@
-//! The figures of one run (one gavel build on its own database, beside the bare listener) and
-//! the closing table: each figure with the target and whether it was met, and with a
-//! baseline build the old figure and the ratio new/old.
+//! The figures of one run (one gavel build on its own databases, one a context, beside the bare
+//! listeners) and the closing table: each figure with the target and whether it was
+//! met, and beside it each other run's figure (a baseline build's, the same build's on another
+//! number of contexts) and the ratio of the two.
 
 use super::markers::Stats;
 
@@ -34,9 +35,11 @@ pub struct Step {
 /// Everything one run measures.
 #[derive(Debug, Default)]
 pub struct Figures {
+    /// Debates in the databases before the stream (probes included).
+    pub few_held: u64,
     pub few: Pair<Stats>,
     pub stream: Stream,
-    /// Debates in the database after the stream (probes included).
+    /// Debates in the databases after the stream (probes included).
     pub held: u64,
     pub many: Pair<Stats>,
     pub rss_mib: Pair<f64>,
@@ -130,7 +133,7 @@ fn latency_rows(rows: &mut Vec<Row>, at: &str, l: &Pair<Stats>) {
 
 fn rows(f: &Figures) -> Vec<Row> {
     let mut rows = Vec::new();
-    latency_rows(&mut rows, "10 debates", &f.few);
+    latency_rows(&mut rows, &format!("{} debates", f.few_held), &f.few);
     let s = &f.stream;
     rows.push(Row::new(
         format!(
@@ -173,7 +176,7 @@ fn rows(f: &Figures) -> Vec<Row> {
     let ms = |v: Option<f64>| v.unwrap_or(f64::NAN);
     rows.push(
         Row::new(
-            "first frame on the full database (ms)",
+            "first frame on the full databases (ms)",
             "< 300 ms",
             ms(f.first_frame),
         )
@@ -193,21 +196,26 @@ fn number(v: f64) -> String {
     }
 }
 
-/// Prints the table of `new` (and `old`, a baseline build's figures, beside it).
-pub fn print(new: &Figures, old: Option<&Figures>) {
-    let old_rows = old.map(rows);
+/// Prints the table of `main` (a label and its figures) with, beside it, each of `others`'
+/// gavel figures and the ratio main/other. The labels may be empty when there are no others.
+pub fn print(main: (&str, &Figures), others: &[(&str, &Figures)]) {
+    let titled = |label: &str| match label {
+        "" => "gavel".to_owned(),
+        label => format!("gavel, {label}"),
+    };
+    let other_rows: Vec<Vec<Row>> = others.iter().map(|(_, f)| rows(f)).collect();
     let mut lines = vec![vec![
         "figure".to_owned(),
         "target".to_owned(),
-        "gavel".to_owned(),
+        titled(main.0),
         "bare".to_owned(),
         "gavel/bare".to_owned(),
         "met".to_owned(),
     ]];
-    if old.is_some() {
-        lines[0].extend(["baseline gavel".to_owned(), "new/baseline".to_owned()]);
+    for (label, _) in others {
+        lines[0].extend([titled(label), format!("{} / {label}", main.0)]);
     }
-    for (i, row) in rows(new).into_iter().enumerate() {
+    for (i, row) in rows(main.1).into_iter().enumerate() {
         let mut line = vec![
             row.figure,
             row.target.to_owned(),
@@ -220,9 +228,9 @@ pub fn print(new: &Figures, old: Option<&Figures>) {
                 .map_or("", |m| if m { "met" } else { "MISSED" })
                 .to_owned(),
         ];
-        if let Some(old) = old_rows.as_ref().map(|r| &r[i]) {
-            line.push(number(old.gavel));
-            let ratio = row.gavel / old.gavel;
+        for other in other_rows.iter().map(|r| &r[i]) {
+            line.push(number(other.gavel));
+            let ratio = row.gavel / other.gavel;
             line.push(if ratio.is_finite() {
                 format!("{ratio:.2}x")
             } else {
@@ -255,8 +263,7 @@ pub fn print(new: &Figures, old: Option<&Figures>) {
             .collect();
         println!("| {} |", cells.join(" | "));
     }
-    for (name, figures) in [("gavel", Some(new)), ("baseline", old)] {
-        let Some(figures) = figures else { continue };
+    for (label, figures) in std::iter::once(&main).chain(others) {
         let steps: Vec<String> = figures
             .steps
             .iter()
@@ -270,7 +277,11 @@ pub fn print(new: &Figures, old: Option<&Figures>) {
                 )
             })
             .collect();
-        println!("ingest steps, {name} run (turns/s): {}", steps.join("; "));
+        println!(
+            "ingest steps, {} (turns/s): {}",
+            titled(label),
+            steps.join("; ")
+        );
     }
 }
 
