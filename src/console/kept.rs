@@ -59,21 +59,28 @@ impl Kept {
         self.regions.keys().copied()
     }
 
-    /// Whether [`Kept::draw`] would leave the region at `area` (cut to `bounds`, the frame's
-    /// area) as it is, for `key`: the frame before drew it there with an equal key, and it is
-    /// still there.
-    pub fn holds<K: PartialEq + 'static>(&self, bounds: Rect, area: Rect, key: &K) -> bool {
-        self.regions
-            .get(&area.intersection(bounds))
-            .is_some_and(|region| {
-                region.drawn + 1 == self.frame
-                    && region.whole == area
-                    && region.key.downcast_ref::<K>() == Some(key)
-            })
+    /// The key the frame before drew the region at `area` (cut to `bounds`, the frame's area)
+    /// with, if it is a `K` and the region is still there.
+    pub fn key<K: 'static>(&self, bounds: Rect, area: Rect) -> Option<&K> {
+        let region = self.regions.get(&area.intersection(bounds))?;
+        (region.drawn + 1 == self.frame && region.whole == area)
+            .then(|| region.key.downcast_ref::<K>())
+            .flatten()
+    }
+
+    /// Leaves the region at `area` (cut to `buf`) as the frame before drew it, its key as it
+    /// was: for a region whose [`Kept::key`] says it shows what it would.
+    pub fn keep(&mut self, buf: &Buffer, area: Rect) {
+        if let Some(region) = self.regions.get_mut(&area.intersection(buf.area))
+            && region.drawn + 1 == self.frame
+            && region.whole == area
+        {
+            region.drawn = self.frame;
+        }
     }
 
     /// Draws the region at `area` (cut to `buf`), which shows what `key` says: left as it is
-    /// when the frame before drew it for the same area with an equal key, else drawn by `draw`
+    /// (the key taken) when the frame before drew it for the same area with an equal key, else drawn by `draw`
     /// with the key (which draws nothing outside `area`) on the area blanked.
     pub fn draw<K: PartialEq + 'static>(
         &mut self,
@@ -92,6 +99,9 @@ impl Kept {
             && region.whole == whole
             && region.key.downcast_ref::<K>() == Some(&key)
         {
+            // Alike, and the newer key kept: what it says beyond what the region shows (a
+            // table row's source) is the latest.
+            region.key = Box::new(key);
             region.drawn = self.frame;
             return;
         }

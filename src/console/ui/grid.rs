@@ -4,10 +4,10 @@
 //! their vectors for every cell of every frame. The lists drawn each frame (the debates list,
 //! the rounds table) use it, with text borrowed from the model where it can be. The panel with
 //! its header row, and each row (written down first), are regions [`Kept`] from the frame
-//! before, keyed by what they show: a row that shows what it did is not drawn again. A row is
-//! keyed by its source where the table has one (what the row is drawn from, cheaper to compare
-//! than to describe: a debate's revision, the clock's second): one drawn from the same source in
-//! the same place is not even written down again.
+//! before, keyed by what they show: a row that shows what it did is not drawn again. Where the
+//! table gives a row's source (what it is drawn from, cheaper to compare than to describe: a
+//! debate's revision, the clock's second), a row drawn from the same source in the same place
+//! the frame before is not even written down again.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -35,19 +35,24 @@ pub(super) struct Grid<S> {
 
 /// A row of a table, as written down.
 enum Written<S> {
-    /// Written down, for lack of a source: kept by what it shows.
-    Described(Row),
-    /// Written down from a source it was not drawn from in its place the frame before.
-    Sourced(Sourced<S>, Row),
+    /// Written down (from its source, if it has one).
+    Shown(Shown<S>),
     /// Drawn from the same source in the same place the frame before: kept as it is.
-    Kept(Sourced<S>),
+    Kept,
 }
 
-/// What a row with a source is kept by: its source and its highlight.
-#[derive(PartialEq)]
-struct Sourced<S> {
-    source: S,
-    highlight: Option<Style>,
+/// What a row shows, and what it was drawn from if the table says: the region's key. Two are
+/// alike when they show the same (a row drawn from another source may still show what it did);
+/// the source only spares the next frame writing the row down.
+struct Shown<S> {
+    source: Option<S>,
+    row: Row,
+}
+
+impl<S> PartialEq for Shown<S> {
+    fn eq(&self, other: &Shown<S>) -> bool {
+        self.row == other.row
+    }
 }
 
 /// What [`Grid::row`] asks of its caller.
@@ -186,20 +191,22 @@ impl<S: PartialEq + 'static> Grid<S> {
         let highlight = self
             .selected
             .and_then(|(selected, style)| (selected == at).then_some(style));
-        let written = match source {
-            None => Written::Described(self.blank_row(highlight)),
-            Some(source) => {
-                let key = Sourced { source, highlight };
-                if kept.holds(self.bounds, line(self.rows, at), &key) {
-                    self.written.push(Written::Kept(key));
-                    return Next::Kept;
-                }
-                Written::Sourced(key, self.blank_row(highlight))
-            }
-        };
-        self.written.push(written);
+        let same = source.as_ref().is_some_and(|source| {
+            kept.key::<Shown<S>>(self.bounds, line(self.rows, at))
+                .is_some_and(|was| {
+                    was.source.as_ref() == Some(source) && was.row.highlight == highlight
+                })
+        });
+        if same {
+            self.written.push(Written::Kept);
+            return Next::Kept;
+        }
+        let row = self.blank_row(highlight);
+        self.written.push(Written::Shown(Shown { source, row }));
         match self.written.last_mut() {
-            Some(Written::Described(row) | Written::Sourced(_, row)) => Next::Write(Pen { row }),
+            Some(Written::Shown(shown)) => Next::Write(Pen {
+                row: &mut shown.row,
+            }),
             _ => Next::Full,
         }
     }
@@ -221,14 +228,10 @@ impl<S: PartialEq + 'static> Grid<S> {
         let mut written = self.written.into_iter();
         for area in (0..usize::from(self.rows.height)).map(|at| line(self.rows, at)) {
             match written.next() {
-                Some(Written::Described(row)) => {
-                    kept.draw(buf, area, row, |row, buf| row.draw(buf, area));
+                Some(Written::Shown(shown)) => {
+                    kept.draw(buf, area, shown, |shown, buf| shown.row.draw(buf, area));
                 }
-                Some(Written::Sourced(key, row)) => {
-                    kept.draw(buf, area, key, |_, buf| row.draw(buf, area));
-                }
-                // The same key as the frame before's: left as it is.
-                Some(Written::Kept(key)) => kept.draw(buf, area, key, |_, _| {}),
+                Some(Written::Kept) => kept.keep(buf, area),
                 // A row left blank is a region too: a row gone from the table (a page turned)
                 // goes with it.
                 None => kept.draw(buf, area, (), |(), _| {}),
