@@ -20,11 +20,15 @@ use crate::common::{char, demo_model, key, record_frame};
 
 #[derive(Debug, Clone)]
 enum Step {
-    /// A turn lands in the bundled debate `n` (of the nine), in its latest round or the next.
+    /// A turn lands in the bundled debate `n` (of the nine), in its latest round or the next,
+    /// or `back` rounds before its latest (a persona may then have spoken earlier than it had).
     Lands {
         debate: usize,
         next_round: bool,
+        back: u32,
     },
+    /// The bundled debate `n`'s last turn is written again in its first round.
+    Moves(usize),
     /// The bundled debate `n` plays on: its waiting decision resolved as its wait running out
     /// would, else its next round played.
     Plays(usize),
@@ -61,8 +65,9 @@ fn step() -> impl Strategy<Value = Step> {
         KeyCode::Char(']'),
     ]);
     prop_oneof![
-        6 => (0..9usize, any::<bool>())
-            .prop_map(|(debate, next_round)| Step::Lands { debate, next_round }),
+        6 => (0..9usize, any::<bool>(), prop_oneof![3 => Just(0u32), 1 => 1..4u32])
+            .prop_map(|(debate, next_round, back)| Step::Lands { debate, next_round, back }),
+        1 => (0..9usize).prop_map(Step::Moves),
         4 => (0..9usize).prop_map(Step::Plays),
         2 => (1..90i64).prop_map(Step::Tick),
         6 => keys.prop_map(Step::Key),
@@ -99,11 +104,28 @@ fn events(
             *now += chrono::Duration::seconds(seconds);
             Event::Tick(*now)
         }
-        Step::Lands { debate, next_round } => {
+        Step::Moves(debate) => {
+            let seq = debate.min(model.debates.len().saturating_sub(1)) as u64;
+            let held = model.held(seq).expect("a bundled debate");
+            let Some(last) = held.turns.iter().max_by_key(|t| t.id) else {
+                return Vec::new();
+            };
+            let mut moved = last.clone();
+            moved.round_number = 1;
+            moved.content.push_str(" (moved)");
+            Event::Store(Box::new(Change::Turn(moved)))
+        }
+        Step::Lands {
+            debate,
+            next_round,
+            back,
+        } => {
             let seq = debate.min(model.debates.len().saturating_sub(1)) as u64;
             let held = model.held(seq).expect("a bundled debate");
             *next_id += 1;
-            let round = held.latest_round().max(1) + u32::from(next_round);
+            let round = (held.latest_round() + u32::from(next_round))
+                .saturating_sub(back)
+                .max(1);
             Event::Store(Box::new(Change::Turn(Turn {
                 id: *next_id,
                 session_id: held.session.id.clone(),
@@ -158,7 +180,7 @@ fn draw(screen: &mut Screen<std::io::Sink>, model: &mut Model) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
     fn frames_drawn_over_the_ones_before_show_what_frames_drawn_whole_show(
@@ -218,6 +240,7 @@ fn a_frame_draws_only_what_changed() {
     let lands = Step::Lands {
         debate: elsewhere,
         next_round: true,
+        back: 0,
     };
     let (mut next_id, mut now) = (2_000_000, chrono::Utc::now());
     for event in events(&model, &mut runs, &lands, &mut next_id, &mut now) {

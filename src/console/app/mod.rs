@@ -31,7 +31,7 @@ pub use fleet::{Fleet, Seq, SortOrder, Summary, Window};
 pub use geometry::{Geometry, Region, TextRows, table_rows};
 pub use model::{
     About, Chooser, Desk, DetailView, Flash, Focus, HELD_DEBATES, Intent, Live, Model, Navigation,
-    Overlay, Past, Screen, Settings, Time, worst_ruling,
+    Overlay, Past, Revisions, Screen, Settings, Time, worst_ruling,
 };
 pub use reading::{KEPT_SHOWN_MIB, Reading, SlotTrouble, Stall, wal_size};
 pub use reports::{CALIBRATED, Figures, RUNNING_ROWS, Reports, SETTLING, Watched, at_cursor};

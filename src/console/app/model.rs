@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::config::theme::Theme;
 use crate::config::{Config, Notify};
+use crate::domain::limits::MAX_ROUND_CEILING;
 use crate::domain::{
     ActionKind, Change, Debate, DebateNote, Decision, JudgeDecision, Judgment, MeasureKind, Moment,
     OperatorAction, Peer, Reported, Status, who,
@@ -252,6 +253,40 @@ struct Held {
     whole: bool,
     /// When a row last landed or it was opened, for letting go of the least recent.
     touched: u64,
+    /// What the rounds table draws each round's row from (see [`Revisions`]).
+    revisions: Revisions,
+}
+
+/// When each of a debate's rounds last changed, live, counted in rows landed: what the rounds
+/// table draws a round's row from, besides the round's number. A row that may change rounds
+/// other than its own (a row of a round written again, which may have moved; a row of no
+/// round; a persona's first turn, which marks it joined in later rounds) changes every round.
+#[derive(Debug, Clone, Default)]
+pub struct Revisions {
+    /// When a row last changed every round.
+    every: u64,
+    /// When a row of each round last landed, since.
+    rounds: HashMap<u32, u64>,
+}
+
+impl Revisions {
+    /// When round `round`'s row last changed.
+    pub fn of(&self, round: u32) -> (u64, u64) {
+        (self.every, self.rounds.get(&round).copied().unwrap_or(0))
+    }
+
+    /// A row of `round` (or, `None`, of every round) landed at `touch`.
+    fn landed(&mut self, round: Option<u32>, touch: u64) {
+        match round {
+            Some(round) => {
+                self.rounds.insert(round, touch);
+            }
+            None => {
+                self.every = touch;
+                self.rounds.clear();
+            }
+        }
+    }
 }
 
 /// Everything the console shows, grouped by what it is about.
@@ -565,10 +600,28 @@ impl Model {
             // Rows from the first on, without a database to miss them in between.
             whole: whole && filed.created,
             touched: 0,
+            revisions: Revisions::default(),
         });
         held.touched = self.rows.touches;
         let round = change.round();
         let rewritten = held.debate.rewrites(&change);
+        // The rounds whose rows it changes: none, one, or (`None`) maybe any.
+        let rounds = match &change {
+            Change::Session(_) | Change::Note(_) => None,
+            _ if rewritten.is_some() => Some(None),
+            Change::Turn(turn)
+                if held
+                    .debate
+                    .first_spoke(&turn.agent_persona)
+                    .is_some_and(|first| first > turn.round_number) =>
+            {
+                Some(None)
+            }
+            _ => Some(round.filter(|round| (1..=MAX_ROUND_CEILING).contains(round))),
+        };
+        if let Some(round) = rounds {
+            held.revisions.landed(round, self.rows.touches);
+        }
         held.debate.apply(change);
         if self.nav.selected == Some(seq) {
             let latest = held.debate.latest_round();
@@ -902,9 +955,9 @@ impl Model {
         self.rows.held.get(&seq).map(|held| &held.debate)
     }
 
-    /// The selected debate's `seq` and the revision of its rows as they stand (what the
-    /// rounds table draws live from); none while travelling in time, or without one.
-    pub fn selected_revision(&self) -> Option<(Seq, u64)> {
+    /// The selected debate's `seq` and when each of its rounds last changed, as its rows stand
+    /// (what the rounds table draws live from); none while travelling in time, or without one.
+    pub fn selected_revisions(&self) -> Option<(Seq, &Revisions)> {
         if self.nav.past.is_some() {
             return None;
         }
@@ -912,7 +965,7 @@ impl Model {
             .nav
             .selected
             .filter(|&seq| self.debates.is_listed(seq))?;
-        self.rows.held.get(&seq).map(|held| (seq, held.touched))
+        self.rows.held.get(&seq).map(|held| (seq, &held.revisions))
     }
 
     /// Moves the time cursor to the selected debate's `moment` (its rows as they stood then,
@@ -993,6 +1046,7 @@ impl Model {
             debate: Debate::new(&id),
             whole: false,
             touched: 0,
+            revisions: Revisions::default(),
         });
         held.touched = self.rows.touches;
         if !held.whole {

@@ -83,13 +83,13 @@ pub(super) fn render(
     });
     // Live, a round's row is drawn from the debate's rows as they stand; travelling in time,
     // from a past the key does not say.
-    let live = model.selected_revision();
+    let live = model.selected_revisions();
     for round in &rounds {
-        let source = live.map(|(seq, revision)| Source {
+        let source = live.map(|(seq, revisions)| Source {
             table: Rc::clone(&table),
             seq,
-            revision,
             round: round.number,
+            revision: revisions.of(round.number),
         });
         match grid.row(kept, source) {
             Next::Full => break,
@@ -109,14 +109,14 @@ struct Table {
     threshold: f64,
 }
 
-/// What a round's row is drawn from, live: the table, the debate's rows (its `seq` and their
-/// revision), and the round.
+/// What a round's row is drawn from, live: the table, the debate (its `seq`), the round, and
+/// when its rows last changed (see [`crate::console::app::Revisions`]).
 #[derive(PartialEq)]
 struct Source {
     table: Rc<Table>,
     seq: Seq,
-    revision: u64,
     round: u32,
+    revision: (u64, u64),
 }
 
 /// The table's column heads, the operator's last.
