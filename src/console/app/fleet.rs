@@ -77,8 +77,9 @@ pub struct Summary {
     pub last_decision: Option<Reported<Decision>>,
     /// When that decision was made, on the console's clock.
     pub decided: Instant,
-    /// How long a gated decision waits for an operator, as the session row says.
-    pub gated_timeout: Option<Duration>,
+    /// How long a gated decision waits for an operator, as the session row says, in
+    /// milliseconds (a day at most fits; held small: see [`Summary::gated_timeout`]).
+    gated_timeout_ms: Option<u32>,
     /// Rounds with a decision, and rounds with an operator action (sorted).
     decided_rounds: Box<[u32]>,
     acted: Box<[u32]>,
@@ -88,9 +89,10 @@ pub struct Summary {
     rare: Option<Box<Rare>>,
     /// Whether an operator pinned a note to it.
     pub noted: bool,
-    /// How many rows were filed under it: with its `seq` (never used again), what it shows
-    /// apart from the clock and the other consoles.
-    pub revision: u64,
+    /// How many rows were filed under it (wrapping; a frame compares it with the frame
+    /// before's only): with its `seq` (never used again), what it shows apart from the clock and
+    /// the other consoles.
+    pub revision: u32,
     /// Its class in the list's order, when the filter lets it through: with the order, its
     /// id and its arrival, its place in the list (see [`SortOrder::key`]).
     class: Option<u8>,
@@ -163,7 +165,7 @@ impl Summary {
             num_rounds: None,
             last_decision: None,
             decided: Instant::default(),
-            gated_timeout: None,
+            gated_timeout_ms: None,
             decided_rounds: Box::default(),
             acted: Box::default(),
             personas: Box::default(),
@@ -189,7 +191,7 @@ impl Summary {
 
     /// Files what the list needs of one row; applying a row again changes nothing.
     fn apply(&mut self, change: &Change, names: &mut Names, clock: &WaitClock) {
-        self.revision += 1;
+        self.revision = self.revision.wrapping_add(1);
         let key = RowKey::of(change);
         if change.issues().is_empty() {
             if let Some(rare) = &mut self.rare {
@@ -206,7 +208,9 @@ impl Summary {
                 self.mode = s.controller_mode.clone();
                 self.max_rounds = s.max_rounds;
                 self.num_rounds = s.num_rounds;
-                self.gated_timeout = s.gated_timeout;
+                self.gated_timeout_ms = s
+                    .gated_timeout
+                    .map(|wait| u32::try_from(wait.as_millis()).unwrap_or(u32::MAX));
                 for persona in &s.personas {
                     self.add_persona(persona, names);
                 }
@@ -294,6 +298,12 @@ impl Summary {
             last.map(|(round, decision)| (*round, decision)),
             self.rare.as_ref().and_then(|rare| rare.resolution.as_ref()),
         ))
+    }
+
+    /// How long a gated decision waits for an operator, as the session row says.
+    pub fn gated_timeout(&self) -> Option<Duration> {
+        self.gated_timeout_ms
+            .map(|ms| Duration::from_millis(ms.into()))
     }
 
     /// Whether any of its rows was read with issues.

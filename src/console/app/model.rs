@@ -770,7 +770,7 @@ impl Model {
         summary.waiting().then(|| {
             summary
                 .decided
-                .after(self.about.gated_wait(summary.gated_timeout))
+                .after(self.about.gated_wait(summary.gated_timeout()))
                 .left(self.time.clock.now())
         })
     }

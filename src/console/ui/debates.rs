@@ -163,7 +163,7 @@ struct Table {
 struct Source {
     table: Rc<Table>,
     seq: Seq,
-    revision: u64,
+    revision: u32,
     left: Option<(u64, bool)>,
     claimed: Option<String>,
 }
