@@ -97,11 +97,12 @@ impl Kept {
         if let Some(region) = self.regions.get_mut(&area)
             && region.drawn + 1 == self.frame
             && region.whole == whole
-            && region.key.downcast_ref::<K>() == Some(&key)
+            && let Some(held) = region.key.downcast_mut::<K>()
+            && *held == key
         {
-            // Alike, and the newer key kept: what it says beyond what the region shows (a
-            // table row's source) is the latest.
-            region.key = Box::new(key);
+            // Alike, and the newer key kept (in place, without allocating): what it says
+            // beyond what the region shows (a table row's source) is the latest.
+            *held = key;
             region.drawn = self.frame;
             return;
         }
