@@ -188,16 +188,21 @@ async fn a_database_frozen_holds_up_none_of_the_others() {
     let ((target_a, client_a), (target_b, client_b)) = (seeded(&a).await, seeded(&b).await);
     let mut console = both(target_a, target_b).await;
 
-    // b's feed's backend stops answering, as on a frozen host; the server goes on.
-    let listener = client_b
-        .query_one(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = 'gavel' \
+    // The console's backends on b (its feed's among them) stop answering, as on a frozen host;
+    // the server goes on. Every one: which of them is the feed's, pg_stat_activity cannot say.
+    let backends = client_b
+        .query(
+            "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'gavel%' \
              AND datname = current_database() AND pid <> pg_backend_pid()",
             &[],
         )
         .await
         .unwrap();
-    let frozen = Frozen::backend(listener.get::<_, i32>(0) as u32);
+    assert!(!backends.is_empty(), "the console is connected to b");
+    let frozen: Vec<Frozen> = backends
+        .iter()
+        .map(|row| Frozen::backend(row.get::<_, i32>(0) as u32))
+        .collect();
     client_a.execute(SESSION, &[&"a-later"]).await.unwrap();
     console
         .until("a's new debate, b frozen", |m| held(m, 0, "a-later"))
