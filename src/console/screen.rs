@@ -1,11 +1,12 @@
 //! The terminal the console draws on: ratatui's, its viewport of a fixed size (resized when the
 //! terminal says it was: only the frame after a resize asks it its size), each frame written as
 //! what changed since the one before. A frame is drawn over the one before: the regions the
-//! view keeps ([`Kept`]) stay in place, everything else is blanked and drawn anew. Only the rows
-//! where something was drawn anew are compared with what the terminal shows, and only a row
-//! that changed is diffed cell by cell, by ratatui's own diff (a frame after a row lands draws
-//! and compares a few rows of the 48; ratatui diffs every cell, working out the width of each
-//! symbol as it goes).
+//! view keeps ([`Kept`]) stay in place, everything else is blanked and drawn anew. Only the
+//! stretches of rows where something was blanked or drawn anew are compared with what the
+//! terminal shows (a region kept is as the terminal shows it), and only the part of such a
+//! stretch that changed is diffed cell by cell, by ratatui's own diff (a frame after a row lands
+//! draws and compares a few rows of a table, not the panels beside them; ratatui diffs every
+//! cell, working out the width of each symbol as it goes).
 
 use std::io::{self, Write};
 use std::ops::Range;
@@ -87,31 +88,26 @@ impl<W: Write> Screen<W> {
             self.shown = Buffer::empty(area);
             self.kept.forget();
         }
-        let (cursor, compared) = loop {
+        let (cursor, open) = loop {
             let mut open = blank_but(self.terminal.current_buffer_mut(), self.kept.areas());
             let cursor = render(&mut self.terminal.get_frame(), &mut self.kept);
             match self.kept.finish() {
                 Drawn::Again => continue,
-                Drawn::Anywhere => break (cursor, vec![true; open.len()]),
+                Drawn::Anywhere => break (cursor, spans_of(area, [area]).collect()),
                 Drawn::Within(drawn) => {
-                    for rect in drawn {
-                        for y in rect.top()..rect.bottom() {
-                            open[usize::from(y - area.y)] = true;
-                        }
-                    }
+                    open.extend(spans_of(area, drawn));
                     break (cursor, open);
                 }
             }
         };
         let frame = self.terminal.current_buffer_mut();
-        let (changed, rows) = changes(&self.shown, frame, &compared);
-        // The frame stays for the next to be drawn over; what is shown takes the rows that
+        let (changed, stretches) = changes(&self.shown, frame, open);
+        // The frame stays for the next to be drawn over; what is shown takes the stretches that
         // changed.
-        let width = usize::from(area.width);
-        for y in rows {
+        for (y, stretch) in stretches {
             let start = self.shown.index_of(area.x, y);
-            self.shown.content[start..start + width]
-                .clone_from_slice(&frame.content[start..start + width]);
+            let cells = start + stretch.start..start + stretch.end;
+            self.shown.content[cells.clone()].clone_from_slice(&frame.content[cells]);
         }
         let shown = &self.shown;
         let out = self.terminal.backend_mut();
@@ -128,27 +124,34 @@ impl<W: Write> Screen<W> {
     }
 }
 
-/// Blanks `buf` but for the `kept` areas; says of each row whether any of it was blanked.
-fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<bool> {
-    let area = buf.area;
-    let (width, height) = (usize::from(area.width), usize::from(area.height));
-    // Each kept area's columns on each of its rows, in row order then column order.
-    let mut covered: Vec<(usize, usize, usize)> = Vec::new();
-    for rect in kept.map(|rect| rect.intersection(area)) {
+/// A stretch of a row where a frame may differ from what the terminal shows: the row and the
+/// columns from its first to the one past its last, counted from the area's top left.
+type RowSpan = (usize, usize, usize);
+
+/// The spans `rects` (within `area`) cover.
+fn spans_of(area: Rect, rects: impl IntoIterator<Item = Rect>) -> impl Iterator<Item = RowSpan> {
+    rects.into_iter().flat_map(move |rect| {
+        let rect = rect.intersection(area);
         let (start, end) = (
             usize::from(rect.left() - area.left()),
             usize::from(rect.right() - area.left()),
         );
-        covered
-            .extend((rect.top()..rect.bottom()).map(|y| (usize::from(y - area.top()), start, end)));
-    }
+        (rect.top()..rect.bottom()).map(move |y| (usize::from(y - area.top()), start, end))
+    })
+}
+
+/// Blanks `buf` but for the `kept` areas; returns the spans blanked.
+fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<RowSpan> {
+    let area = buf.area;
+    let width = usize::from(area.width);
+    let mut covered: Vec<RowSpan> = spans_of(area, kept).collect();
     covered.sort_unstable();
-    let mut open = vec![false; height];
+    let mut blanked = Vec::new();
     if width == 0 {
-        return open;
+        return blanked;
     }
     let mut covered = covered.into_iter().peekable();
-    for ((y, row), open) in buf.content.chunks_mut(width).enumerate().zip(&mut open) {
+    for (y, row) in buf.content.chunks_mut(width).enumerate() {
         let mut from = 0;
         let on_this_row = std::iter::from_fn(|| covered.next_if(|&(row, ..)| row == y));
         for (start, end) in on_this_row
@@ -157,43 +160,66 @@ fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<bool> {
         {
             if start > from {
                 row[from..start].iter_mut().for_each(Cell::reset);
-                *open = true;
+                blanked.push((y, from, start));
             }
             from = from.max(end);
         }
     }
-    open
+    blanked
 }
 
 /// The cells to write to turn a terminal showing `before` into one showing `after` (buffers of
-/// one area), as ratatui's diff finds them, and the rows that differ, among the rows
-/// `compared` says may (one flag a row): in each row that differs, the cells its diff finds in
-/// the stretch of the row from a little before its first differing cell to a little after its
-/// last (see [`AROUND`]: a row landing changes a few cells of a few rows, and only they are
-/// copied out and compared); where those stretches make up more than a quarter of the screen
-/// (a view drawn anew), its diff of the whole, which then costs less than copying them out.
-fn changes(before: &Buffer, after: &Buffer, compared: &[bool]) -> (Vec<(u16, u16)>, Vec<u16>) {
+/// one area), as ratatui's diff finds them, and the stretches of rows that differ, where only
+/// the `open` spans may (everywhere else the two are alike: regions kept from the frame
+/// before). In each span that differs, the cells its diff finds in the stretch from a little
+/// before its first differing cell to a little after its last (see [`AROUND`]: a row landing
+/// changes a few cells of a few rows, and only they are copied out and compared); where those
+/// stretches make up more than a quarter of the screen (a view drawn anew), its diff of the
+/// whole, which then costs less than copying them out.
+fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
     let area = after.area;
     let width = usize::from(area.width);
     if width == 0 || before.area != area {
         return (Vec::new(), Vec::new());
     }
-    let rows = before
-        .content
-        .chunks(width)
-        .zip(after.content.chunks(width));
-    let differing: Vec<Differing<'_>> = (area.y..)
-        .zip(rows)
-        .zip(compared)
-        .filter(|&(_, &compared)| compared)
-        .filter_map(|((y, (was, is)), _)| Some((y, stretch(was, is)?, was, is)))
+    // Each row's spans in order, those that overlap or touch made one (compared once).
+    open.sort_unstable();
+    open.dedup_by(|next, kept| {
+        let joined = next.0 == kept.0 && next.1 <= kept.2;
+        if joined {
+            kept.2 = kept.2.max(next.2);
+        }
+        joined
+    });
+    let mut differing: Vec<Differing<'_>> = Vec::new();
+    for spans in open.chunk_by(|a, b| a.0 == b.0) {
+        let row = spans[0].0;
+        if row >= usize::from(area.height) {
+            continue;
+        }
+        let cells = row * width..(row + 1) * width;
+        let (was, is) = (&before.content[cells.clone()], &after.content[cells]);
+        let y = area.y + row as u16;
+        for stretch in stretches(was, is, spans) {
+            match differing.last_mut() {
+                Some((at, last, ..)) if *at == y && stretch.start <= last.end => {
+                    last.end = last.end.max(stretch.end);
+                }
+                _ => differing.push((y, stretch, was, is)),
+            }
+        }
+    }
+    let stretches: Vec<(u16, Range<usize>)> = differing
+        .iter()
+        .map(|(y, stretch, ..)| (*y, stretch.clone()))
         .collect();
-    let rows = differing.iter().map(|&(y, ..)| y).collect();
-    let cells: usize = differing.iter().map(|(_, stretch, ..)| stretch.len()).sum();
+    let cells: usize = stretches.iter().map(|(_, stretch)| stretch.len()).sum();
     if cells > usize::from(area.height) * width / 4 {
-        return (positions(before.diff(after)), rows);
+        return (positions(before.diff(after)), stretches);
     }
     let mut changed = Vec::new();
+    // Each stretch copied out into the same two buffers, one after the other.
+    let (mut was_part, mut is_part) = (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO));
     for (y, stretch, was, is) in differing {
         let part = Rect {
             x: area.x + stretch.start as u16,
@@ -201,20 +227,25 @@ fn changes(before: &Buffer, after: &Buffer, compared: &[bool]) -> (Vec<(u16, u16
             width: stretch.len() as u16,
             height: 1,
         };
-        let was = Buffer {
-            area: part,
-            content: was[stretch.clone()].to_vec(),
-        };
-        let is = Buffer {
-            area: part,
-            content: is[stretch].to_vec(),
-        };
-        changed.extend(positions(was.diff(&is)));
+        for (buffer, cells) in [
+            (&mut was_part, &was[stretch.clone()]),
+            (&mut is_part, &is[stretch]),
+        ] {
+            buffer.area = part;
+            buffer.content.clear();
+            buffer.content.extend_from_slice(cells);
+        }
+        changed.extend(was_part.diff_iter(&is_part).map(|(x, y, _)| (x, y)));
     }
-    (changed, rows)
+    (changed, stretches)
 }
 
-/// A row that differs: its place, the stretch of it to compare, and its cells before and after.
+/// Where a frame differs from what the terminal shows: the cells to write, and the stretches of
+/// rows (a row and its columns) they lie in.
+type Changes = (Vec<(u16, u16)>, Vec<(u16, Range<usize>)>);
+
+/// A stretch of a row that differs: its place, its columns, and the row's cells before and
+/// after.
 type Differing<'b> = (u16, Range<usize>, &'b [Cell], &'b [Cell]);
 
 /// Cells either side of a row's differing cells that its diff may write or pass over: a wide
@@ -222,12 +253,22 @@ type Differing<'b> = (u16, Range<usize>, &'b [Cell], &'b [Cell]);
 /// its trailing cells written (ratatui's symbols are at most two cells wide; this is twice that).
 const AROUND: usize = 4;
 
-/// The stretch of a row from [`AROUND`] cells before the first cell `was` and `is` differ in to
-/// `AROUND` after the last; `None` when they are alike.
-fn stretch(was: &[Cell], is: &[Cell]) -> Option<Range<usize>> {
-    let first = was.iter().zip(is).position(|(a, b)| a != b)?;
-    let last = was.iter().zip(is).rposition(|(a, b)| a != b)?;
-    Some(first.saturating_sub(AROUND)..(last + 1 + AROUND).min(is.len()))
+/// The stretches of a row (its cells `was` and `is`) to compare, in order: of each of its
+/// `spans` (apart, in order) that differs, from [`AROUND`] cells before the first cell the two
+/// differ in to `AROUND` after the last, within the row.
+fn stretches<'s>(
+    was: &'s [Cell],
+    is: &'s [Cell],
+    spans: &'s [RowSpan],
+) -> impl Iterator<Item = Range<usize>> + 's {
+    let width = is.len().min(was.len());
+    spans.iter().filter_map(move |&(_, start, end)| {
+        let span = start.min(width)..end.min(width);
+        let pairs = || was[span.clone()].iter().zip(&is[span.clone()]);
+        let first = span.start + pairs().position(|(a, b)| a != b)?;
+        let last = span.start + pairs().rposition(|(a, b)| a != b)?;
+        Some(first.saturating_sub(AROUND)..(last + 1 + AROUND).min(width))
+    })
 }
 
 /// Where a diff's cells are.
@@ -277,13 +318,22 @@ mod tests {
         )
     }
 
+    /// Every row of a buffer of `width` x `height` open, whole.
+    fn every_row(width: u16, height: u16) -> Vec<RowSpan> {
+        spans_of(
+            Rect::new(0, 0, width, height),
+            [Rect::new(0, 0, width, height)],
+        )
+        .collect()
+    }
+
     proptest! {
         /// Row by row or whole, the changes are the ones ratatui's diff of the whole buffers
         /// finds.
         #[test]
         fn the_changes_are_ratatuis_found_row_by_row(before in texts(), after in texts()) {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
-            prop_assert_eq!(changes(&before, &after, &[true; 12]).0, positions(before.diff(&after)));
+            prop_assert_eq!(changes(&before, &after, every_row(12, 12)).0, positions(before.diff(&after)));
         }
 
         /// A few texts changed on a wide screen (what a row landing changes): the stretches
@@ -298,28 +348,43 @@ mod tests {
                 written(60, 12, &[common.clone(), changed.to_vec()].concat())
             };
             let (before, after) = (screen(&before), screen(&after));
-            prop_assert_eq!(changes(&before, &after, &[true; 12]).0, positions(before.diff(&after)));
+            prop_assert_eq!(changes(&before, &after, every_row(60, 12)).0, positions(before.diff(&after)));
         }
 
-        /// Passing over rows where the frame holds what the terminal shows finds the same
-        /// changes.
+        /// Passing over the cells where the frame holds what the terminal shows (outside the
+        /// open spans, which may overlap) finds the same changes.
         #[test]
-        fn rows_known_alike_change_nothing_found(
-            before in texts(),
-            after in texts(),
-            compared in prop::collection::vec(any::<bool>(), 12),
+        fn cells_known_alike_change_nothing_found(
+            before in texts_across(60, 8),
+            after in texts_across(60, 8),
+            open in prop::collection::vec((0usize..4, 0usize..60, 0usize..61), 0..10),
         ) {
-            let before = written(12, 12, &before);
-            let mut after = written(12, 12, &after);
-            for (y, _) in (0u16..).zip(&compared).filter(|(_, compared)| !**compared) {
-                for x in 0..12 {
-                    after[(x, y)] = before[(x, y)].clone();
+            let before = written(60, 4, &before);
+            let mut after = written(60, 4, &after);
+            let open: Vec<RowSpan> = open
+                .into_iter()
+                .map(|(y, a, b)| (y, a.min(b), a.max(b)))
+                .collect();
+            for y in 0..4u16 {
+                for x in 0..60u16 {
+                    let inside = |&(row, start, end): &RowSpan| {
+                        row == usize::from(y) && (start..end).contains(&usize::from(x))
+                    };
+                    if !open.iter().any(inside) {
+                        after[(x, y)] = before[(x, y)].clone();
+                    }
                 }
             }
-            prop_assert_eq!(
-                changes(&before, &after, &compared).0,
-                positions(before.diff(&after))
-            );
+            let (changed, stretches) = changes(&before, &after, open);
+            prop_assert_eq!(changed, positions(before.diff(&after)));
+            // What is shown takes the stretches: it is then what the frame holds.
+            let mut shown = before.clone();
+            for (y, stretch) in stretches {
+                let start = shown.index_of(0, y);
+                let cells = start + stretch.start..start + stretch.end;
+                shown.content[cells.clone()].clone_from_slice(&after.content[cells]);
+            }
+            prop_assert_eq!(shown, after);
         }
     }
 
@@ -466,13 +531,13 @@ mod tests {
     fn nothing_changed_writes_nothing_and_a_changed_cell_is_written() {
         let before = written(12, 4, &[(1, 2, "same".into(), false)]);
         assert_eq!(
-            changes(&before, &before.clone(), &[true; 4]),
+            changes(&before, &before.clone(), every_row(12, 4)),
             (vec![], vec![])
         );
         let after = written(12, 4, &[(1, 2, "some".into(), false)]);
         assert_eq!(
-            changes(&before, &after, &[true; 4]),
-            (vec![(2, 2)], vec![2])
+            changes(&before, &after, every_row(12, 4)),
+            (vec![(2, 2)], vec![(2, 0..7)])
         );
     }
 }

@@ -59,14 +59,15 @@ pub(super) fn render(
         theme,
         focused,
     );
-    let rounds = match shown {
-        0 => Vec::new(),
-        _ => debate.rounds_in(first..=last),
+    // The rounds shown that have happened; only those whose rows are written are gathered.
+    let numbers = match shown {
+        0 => 1..=0,
+        _ => first..=last.min(debate.latest_round()),
     };
     // The selected round, or the last shown when it is past them.
     let selected = selected
         .and_then(|s| s.checked_sub(offset))
-        .zip(rounds.len().min(shown).checked_sub(1))
+        .zip(numbers.clone().count().min(shown).checked_sub(1))
         .map(|(selected, last)| (selected.min(last), theme.selection()));
     let buf = frame.buffer_mut();
     let look = Look {
@@ -84,17 +85,20 @@ pub(super) fn render(
     // Live, a round's row is drawn from the debate's rows as they stand; travelling in time,
     // from a past the key does not say.
     let live = model.selected_revisions();
-    for round in &rounds {
+    for number in numbers {
         let source = live.map(|(seq, revisions)| Source {
             table: Rc::clone(&table),
             seq,
-            round: round.number,
-            revision: revisions.of(round.number),
+            round: number,
+            revision: revisions.of(number),
         });
         match grid.row(kept, source) {
             Next::Full => break,
             Next::Kept => {}
-            Next::Write(mut pen) => cells(&mut pen, round, debate, threshold, theme, &columns),
+            Next::Write(mut pen) => {
+                let round = debate.round(number);
+                cells(&mut pen, &round, debate, threshold, theme, &columns);
+            }
         }
     }
     grid.finish(buf, kept);
