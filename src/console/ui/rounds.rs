@@ -60,10 +60,7 @@ pub(super) fn render(
         focused,
     );
     // The rounds shown that have happened; only those whose rows are written are gathered.
-    let numbers = match shown {
-        0 => 1..=0,
-        _ => first..=last.min(debate.latest_round()),
-    };
+    let numbers = first..=last.min(debate.latest_round());
     // The selected round, or the last shown when it is past them.
     let selected = selected
         .and_then(|s| s.checked_sub(offset))
