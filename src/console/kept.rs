@@ -40,6 +40,14 @@ struct Region {
     drawn: u64,
 }
 
+impl Region {
+    /// Whether it is still there in the frame `frame` (drawn the frame before), for the same
+    /// area `whole`.
+    fn still(&self, frame: u64, whole: Rect) -> bool {
+        self.drawn + 1 == frame && self.whole == whole
+    }
+}
+
 /// Where a frame drawn over the one before may differ from it, once drawn.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Drawn {
@@ -63,7 +71,8 @@ impl Kept {
     /// with, if it is a `K` and the region is still there.
     pub fn key<K: 'static>(&self, bounds: Rect, area: Rect) -> Option<&K> {
         let region = self.regions.get(&area.intersection(bounds))?;
-        (region.drawn + 1 == self.frame && region.whole == area)
+        region
+            .still(self.frame, area)
             .then(|| region.key.downcast_ref::<K>())
             .flatten()
     }
@@ -72,16 +81,15 @@ impl Kept {
     /// was: for a region whose [`Kept::key`] says it shows what it would.
     pub fn keep(&mut self, buf: &Buffer, area: Rect) {
         if let Some(region) = self.regions.get_mut(&area.intersection(buf.area))
-            && region.drawn + 1 == self.frame
-            && region.whole == area
+            && region.still(self.frame, area)
         {
             region.drawn = self.frame;
         }
     }
 
     /// Draws the region at `area` (cut to `buf`), which shows what `key` says: left as it is
-    /// (the key taken) when the frame before drew it for the same area with an equal key, else drawn by `draw`
-    /// with the key (which draws nothing outside `area`) on the area blanked.
+    /// (the key taken) when the frame before drew it for the same area with an equal key, else
+    /// drawn by `draw` with the key (which draws nothing outside `area`) on the area blanked.
     pub fn draw<K: PartialEq + 'static>(
         &mut self,
         buf: &mut Buffer,
@@ -95,8 +103,7 @@ impl Kept {
             return;
         }
         if let Some(region) = self.regions.get_mut(&area)
-            && region.drawn + 1 == self.frame
-            && region.whole == whole
+            && region.still(self.frame, whole)
             && let Some(held) = region.key.downcast_mut::<K>()
             && *held == key
         {

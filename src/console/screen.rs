@@ -215,7 +215,7 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
         .collect();
     let cells: usize = stretches.iter().map(|(_, stretch)| stretch.len()).sum();
     if cells > usize::from(area.height) * width / 4 {
-        return (positions(before.diff(after)), stretches);
+        return (positions(before.diff_iter(after)).collect(), stretches);
     }
     let mut changed = Vec::new();
     // Each stretch copied out into the same two buffers, one after the other.
@@ -235,7 +235,7 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
             buffer.content.clear();
             buffer.content.extend_from_slice(cells);
         }
-        changed.extend(was_part.diff_iter(&is_part).map(|(x, y, _)| (x, y)));
+        changed.extend(positions(was_part.diff_iter(&is_part)));
     }
     (changed, stretches)
 }
@@ -272,8 +272,10 @@ fn stretches<'s>(
 }
 
 /// Where a diff's cells are.
-fn positions(diff: Vec<(u16, u16, &Cell)>) -> Vec<(u16, u16)> {
-    diff.into_iter().map(|(x, y, _)| (x, y)).collect()
+fn positions<'c>(
+    diff: impl IntoIterator<Item = (u16, u16, &'c Cell)>,
+) -> impl Iterator<Item = (u16, u16)> {
+    diff.into_iter().map(|(x, y, _)| (x, y))
 }
 
 #[cfg(test)]
@@ -333,7 +335,7 @@ mod tests {
         #[test]
         fn the_changes_are_ratatuis_found_row_by_row(before in texts(), after in texts()) {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
-            prop_assert_eq!(changes(&before, &after, every_row(12, 12)).0, positions(before.diff(&after)));
+            prop_assert_eq!(changes(&before, &after, every_row(12, 12)).0, positions(before.diff(&after)).collect::<Vec<_>>());
         }
 
         /// A few texts changed on a wide screen (what a row landing changes): the stretches
@@ -348,7 +350,7 @@ mod tests {
                 written(60, 12, &[common.clone(), changed.to_vec()].concat())
             };
             let (before, after) = (screen(&before), screen(&after));
-            prop_assert_eq!(changes(&before, &after, every_row(60, 12)).0, positions(before.diff(&after)));
+            prop_assert_eq!(changes(&before, &after, every_row(60, 12)).0, positions(before.diff(&after)).collect::<Vec<_>>());
         }
 
         /// Passing over the cells where the frame holds what the terminal shows (outside the
@@ -376,7 +378,7 @@ mod tests {
                 }
             }
             let (changed, stretches) = changes(&before, &after, open);
-            prop_assert_eq!(changed, positions(before.diff(&after)));
+            prop_assert_eq!(changed, positions(before.diff(&after)).collect::<Vec<_>>());
             // What is shown takes the stretches: it is then what the frame holds.
             let mut shown = before.clone();
             for (y, stretch) in stretches {
