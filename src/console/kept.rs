@@ -13,10 +13,10 @@
 //! not cover is blanked and drawn every frame, as a screen without regions is.
 
 use std::any::Any;
-use std::collections::HashMap;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use rustc_hash::FxHashMap;
 
 /// The regions drawn in the frame before and in the frame being drawn.
 #[derive(Default)]
@@ -24,8 +24,8 @@ pub struct Kept {
     /// The frame being drawn, counted from the first.
     frame: u64,
     /// Each region by its area (cut to the frame), with the area it was drawn for, its key and
-    /// the frame it was last drawn in.
-    regions: HashMap<Rect, Region>,
+    /// the frame it was last drawn in (hashed as the console's own areas, not text from a row).
+    regions: FxHashMap<Rect, Region>,
     /// The areas drawn anew in the frame being drawn.
     drawn: Vec<Rect>,
     /// Something was drawn over this frame's regions.

@@ -16,6 +16,7 @@ use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect, Size};
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
+use super::escapes;
 use super::kept::{Drawn, Kept};
 
 /// A terminal written through `W`, and what it shows.
@@ -111,7 +112,10 @@ impl<W: Write> Screen<W> {
         }
         let shown = &self.shown;
         let out = self.terminal.backend_mut();
-        out.draw(changed.iter().map(|&(x, y)| (x, y, &shown[(x, y)])))?;
+        escapes::write_cells(
+            out.writer_mut(),
+            changed.iter().map(|&(x, y)| (x, y, &shown[(x, y)])),
+        )?;
         match cursor {
             Some(position) => {
                 out.show_cursor()?;

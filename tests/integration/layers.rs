@@ -38,6 +38,10 @@ const LAYERS: Layers = &[
 const CONSOLE_LAYERS: Layers = &[
     ("the terminal's modes and signals", &["terminal"]),
     ("the regions a frame keeps from the one before", &["kept"]),
+    (
+        "the escape sequences a frame's cells are written as",
+        &["escapes"],
+    ),
     ("the screen frames are written to", &["screen"]),
     ("the pager, on the terminal", &["pager"]),
     ("the console's state and update", &["app"]),

@@ -99,72 +99,119 @@ impl SimilarityChart {
     }
 }
 
-/// Writes the token budget's panel in `area` down in `sketch`.
+/// Draws the token budget's panel in `area`, a region kept in `kept` while what it is drawn from
+/// stays the same.
 pub(super) fn budget(
     debate: Option<&Debate>,
     config: &ControllerConfig,
     theme: &Theme,
-    sketch: &mut Sketch,
+    kept: &mut Kept,
+    buf: &mut Buffer,
     area: Rect,
 ) {
-    let inner = Panel::inner(area);
-    sketch.render_widget(Panel::new("token budget".to_owned(), theme, false), area);
-    let Some(debate) = debate else {
-        return;
+    let source = Budget {
+        spending: debate.map(|debate| {
+            let session = &debate.session;
+            Spending {
+                spent: session.budget_spent(),
+                tokens_used: session.tokens_used,
+                token_budget: session.token_budget,
+                rounds: (session.min_rounds, session.max_rounds),
+                debate_type: session.debate_type.clone(),
+            }
+        }),
+        safety: config.budget_fraction,
+        theme: theme.clone(),
     };
-    let session = &debate.session;
-    let spent = session.budget_spent();
-    let safety = config.budget_fraction;
-    let [gauge_area, marker_area, facts] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Fill(1),
-    ])
-    .areas(inner);
-    let gauge = Gauge::default()
-        .ratio(spent.clamp(0.0, 1.0))
-        .label(format!("{:.0}%", spent * 100.0))
-        .gauge_style(if spent > safety {
-            theme.danger()
-        } else {
-            theme.ok()
-        });
-    sketch.render_widget(gauge, gauge_area);
-    let column = (f64::from(marker_area.width) * safety).round() as usize;
-    let label = format!("{:.0}% safety", safety * 100.0);
-    let marker = if column + label.len() < usize::from(marker_area.width) {
-        format!("{}▲ {label}", " ".repeat(column.saturating_sub(1)))
-    } else {
-        format!("{:>width$}", format!("{label} ▲"), width = column)
-    };
-    sketch.render_widget(Line::styled(marker, theme.threshold()), marker_area);
-    let spent = |figure: fn(u64) -> String| {
-        Line::from(vec![
-            Span::styled(figure(session.tokens_used), theme.text()),
-            Span::styled(" of ", theme.muted()),
-            Span::styled(figure(session.token_budget), theme.text()),
-            Span::styled(" tokens", theme.muted()),
+    Sketch::sourced(source, kept, buf, area, |budget, sketch| {
+        budget.write(sketch, area);
+    });
+}
+
+/// What the token budget's panel is drawn from: the selected debate's spending, the safety
+/// line, and the theme.
+#[derive(PartialEq)]
+struct Budget {
+    spending: Option<Spending>,
+    safety: f64,
+    theme: Theme,
+}
+
+/// A debate's tokens: the share of its budget spent, the tokens used and the budget, its
+/// rounds (least and most) and its type.
+#[derive(PartialEq)]
+struct Spending {
+    spent: f64,
+    tokens_used: u64,
+    token_budget: u64,
+    rounds: (u32, u32),
+    debate_type: String,
+}
+
+impl Budget {
+    /// Writes the panel in `area` down in `sketch`.
+    fn write(&self, sketch: &mut Sketch, area: Rect) {
+        let Budget {
+            spending,
+            safety,
+            theme,
+        } = self;
+        let inner = Panel::inner(area);
+        sketch.render_widget(Panel::new("token budget".to_owned(), theme, false), area);
+        let Some(spending) = spending else {
+            return;
+        };
+        let spent = spending.spent;
+        let [gauge_area, marker_area, facts] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Fill(1),
         ])
-    };
-    let in_full = spent(thousands);
-    let text = vec![
-        if in_full.width() <= usize::from(facts.width) {
-            in_full
+        .areas(inner);
+        let gauge = Gauge::default()
+            .ratio(spent.clamp(0.0, 1.0))
+            .label(format!("{:.0}%", spent * 100.0))
+            .gauge_style(if spent > *safety {
+                theme.danger()
+            } else {
+                theme.ok()
+            });
+        sketch.render_widget(gauge, gauge_area);
+        let column = (f64::from(marker_area.width) * safety).round() as usize;
+        let label = format!("{:.0}% safety", safety * 100.0);
+        let marker = if column + label.len() < usize::from(marker_area.width) {
+            format!("{}▲ {label}", " ".repeat(column.saturating_sub(1)))
         } else {
-            fit_line(spent(compact), facts.width.into())
-        },
-        Line::styled(
-            fit(
-                &format!(
-                    "rounds {} to {} · {}",
-                    session.min_rounds,
-                    session.max_rounds,
-                    super::one_line(&session.debate_type)
+            format!("{:>width$}", format!("{label} ▲"), width = column)
+        };
+        sketch.render_widget(Line::styled(marker, theme.threshold()), marker_area);
+        let tokens = |figure: fn(u64) -> String| {
+            Line::from(vec![
+                Span::styled(figure(spending.tokens_used), theme.text()),
+                Span::styled(" of ", theme.muted()),
+                Span::styled(figure(spending.token_budget), theme.text()),
+                Span::styled(" tokens", theme.muted()),
+            ])
+        };
+        let in_full = tokens(thousands);
+        let (least, most) = spending.rounds;
+        let text = vec![
+            if in_full.width() <= usize::from(facts.width) {
+                in_full
+            } else {
+                fit_line(tokens(compact), facts.width.into())
+            },
+            Line::styled(
+                fit(
+                    &format!(
+                        "rounds {least} to {most} · {}",
+                        super::one_line(&spending.debate_type)
+                    ),
+                    facts.width.into(),
                 ),
-                facts.width.into(),
+                theme.muted(),
             ),
-            theme.muted(),
-        ),
-    ];
-    sketch.render_widget(Paragraph::new(text), facts);
+        ];
+        sketch.render_widget(Paragraph::new(text), facts);
+    }
 }

@@ -1,6 +1,8 @@
 //! What a panel draws, written down before it is drawn: the widgets, each with its area, in
 //! the order they are drawn. Two sketches alike draw alike, so a panel drawn from a sketch is a
-//! region [`Kept`] from the frame before while its sketch stays the same.
+//! region [`Kept`] from the frame before while its sketch stays the same. A panel that says what
+//! it is drawn from (its source, cheaper to compare than to write down) is not even written down
+//! again while that stays the same.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -31,6 +33,29 @@ impl Sketch {
         sketch
     }
 
+    /// Draws what `write` writes down from `source` (all it reads) as the region at `area`,
+    /// kept in `kept`; where the frame before drew it there from the same source, it is kept
+    /// without being written down.
+    pub(super) fn sourced<S: PartialEq + 'static>(
+        source: S,
+        kept: &mut Kept,
+        buf: &mut Buffer,
+        area: Rect,
+        write: impl FnOnce(&S, &mut Sketch),
+    ) {
+        let same = kept
+            .key::<Sourced<S>>(buf.area, area)
+            .is_some_and(|was| was.source == source);
+        if same {
+            kept.keep(buf, area);
+            return;
+        }
+        let sketch = Sketch::of(|sketch| write(&source, sketch));
+        kept.draw(buf, area, Sourced { source, sketch }, |sourced, buf| {
+            sourced.sketch.render(area, buf);
+        });
+    }
+
     /// Draws `line` alone as the region at `area`, kept in `kept`.
     pub(super) fn line(line: Line<'static>, kept: &mut Kept, buf: &mut Buffer, area: Rect) {
         Sketch(vec![(area, Stroke::Line(line))]).draw(kept, buf, area);
@@ -43,22 +68,39 @@ impl Sketch {
 
     /// Draws the sketch as the region at `area` (which holds all it draws), kept in `kept`.
     pub(super) fn draw(self, kept: &mut Kept, buf: &mut Buffer, area: Rect) {
+        kept.draw(buf, area, self, |sketch, buf| sketch.render(area, buf));
+    }
+
+    /// Draws its widgets, in order, in the region at `region`.
+    fn render(&self, region: Rect, buf: &mut Buffer) {
         debug_assert!(
             self.0
                 .iter()
-                .all(|(inside, _)| inside.is_empty() || area.union(*inside) == area),
+                .all(|(inside, _)| inside.is_empty() || region.union(*inside) == region),
             "a sketch draws inside its region"
         );
-        kept.draw(buf, area, self, |sketch, buf| {
-            for (area, stroke) in &sketch.0 {
-                match stroke {
-                    Stroke::Panel(panel) => panel.render(*area, buf),
-                    Stroke::Line(line) => line.render(*area, buf),
-                    Stroke::Paragraph(paragraph) => paragraph.render(*area, buf),
-                    Stroke::Gauge(gauge) => gauge.render(*area, buf),
-                }
+        for (area, stroke) in &self.0 {
+            match stroke {
+                Stroke::Panel(panel) => panel.render(*area, buf),
+                Stroke::Line(line) => line.render(*area, buf),
+                Stroke::Paragraph(paragraph) => paragraph.render(*area, buf),
+                Stroke::Gauge(gauge) => gauge.render(*area, buf),
             }
-        });
+        }
+    }
+}
+
+/// A sketch and its source: the region's key. Two are alike when their sketches are (a sketch
+/// from another source may still draw what it did); the source only spares the next frame
+/// writing the sketch down.
+struct Sourced<S> {
+    source: S,
+    sketch: Sketch,
+}
+
+impl<S> PartialEq for Sourced<S> {
+    fn eq(&self, other: &Sourced<S>) -> bool {
+        self.sketch == other.sketch
     }
 }
 
