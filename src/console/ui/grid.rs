@@ -7,7 +7,8 @@
 //! before, keyed by what they show: a row that shows what it did is not drawn again. Where the
 //! table gives a row's source (what it is drawn from, cheaper to compare than to describe: a
 //! debate's revision, the clock's second), a row drawn from the same source in the same place
-//! the frame before is not even written down again.
+//! the frame before is not even written down again: it is kept, or, where only its highlight
+//! moved, the row written then is drawn again highlighted anew.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -59,7 +60,8 @@ impl<S> PartialEq for Shown<S> {
 pub(super) enum Next<'g> {
     /// The table is full.
     Full,
-    /// The row shows what it did the frame before: nothing to write.
+    /// The row was written from the same source the frame before: nothing to write (it is
+    /// kept, or drawn again as written then where its highlight moved).
     Kept,
     /// The row, to write.
     Write(Pen<'g>),
@@ -67,7 +69,7 @@ pub(super) enum Next<'g> {
 
 /// What one row shows: what is written in which column, the table's columns and the row's
 /// highlight. Two rows alike are drawn alike.
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Row {
     columns: Rc<[Rect]>,
     writes: Vec<Write>,
@@ -79,14 +81,14 @@ struct Row {
 }
 
 /// One write into a column of a row: its spans, a range of the row's.
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Write {
     column: usize,
     how: How,
     spans: Range<usize>,
 }
 
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 enum How {
     /// One span after the other from the column's left, cut at its right edge.
     Left,
@@ -181,8 +183,10 @@ impl<S: PartialEq + 'static> Grid<S> {
     }
 
     /// The next row, drawn from `source` (everything the row shows but its highlight; `None`:
-    /// the row has none, and is written down every frame): to write, kept as the frame before
-    /// drew it from the same source in the same place, or none once the table is full.
+    /// the row has none, and is written down every frame): to write; kept as the frame before
+    /// drew it from the same source in the same place, or drawn again as written then where
+    /// only its highlight changed (the selection moved, a round landed below it); or none once
+    /// the table is full.
     pub(super) fn row(&mut self, kept: &Kept, source: Option<S>) -> Next<'_> {
         let at = self.written.len();
         if at >= usize::from(self.rows.height) {
@@ -191,14 +195,22 @@ impl<S: PartialEq + 'static> Grid<S> {
         let highlight = self
             .selected
             .and_then(|(selected, style)| (selected == at).then_some(style));
-        let same = source.as_ref().is_some_and(|source| {
+        let was = source.as_ref().and_then(|source| {
             kept.key::<Shown<S>>(self.bounds, line(self.rows, at))
-                .is_some_and(|was| {
-                    was.source.as_ref() == Some(source) && was.row.highlight == highlight
-                })
+                .filter(|was| was.source.as_ref() == Some(source))
         });
-        if same {
-            self.written.push(Written::Kept);
+        if let Some(was) = was {
+            let written = match was.row.highlight == highlight {
+                true => Written::Kept,
+                false => Written::Shown(Shown {
+                    source,
+                    row: Row {
+                        highlight,
+                        ..was.row.clone()
+                    },
+                }),
+            };
+            self.written.push(written);
             return Next::Kept;
         }
         let row = self.blank_row(highlight);
