@@ -48,6 +48,21 @@ impl Region {
     }
 }
 
+/// A region's key that also says what the region was drawn from (its source, cheaper to compare
+/// than what it shows): alike when they show the same (a region drawn from another source may
+/// still show what it did); the source only spares a frame describing the region again (see
+/// [`Kept::drawn_from`]).
+pub struct Sourced<S, T> {
+    pub source: S,
+    pub shown: T,
+}
+
+impl<S, T: PartialEq> PartialEq for Sourced<S, T> {
+    fn eq(&self, other: &Sourced<S, T>) -> bool {
+        self.shown == other.shown
+    }
+}
+
 /// Where a frame drawn over the one before may differ from it, once drawn.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Drawn {
@@ -75,6 +90,19 @@ impl Kept {
             .still(self.frame, area)
             .then(|| region.key.downcast_ref::<K>())
             .flatten()
+    }
+
+    /// What the region at `area` (cut to `bounds`) shows, if the frame before drew it from
+    /// `source` (with a [`Sourced`] key) and it is still there.
+    pub fn drawn_from<S: PartialEq + 'static, T: 'static>(
+        &self,
+        bounds: Rect,
+        area: Rect,
+        source: &S,
+    ) -> Option<&T> {
+        self.key::<Sourced<S, T>>(bounds, area)
+            .filter(|was| was.source == *source)
+            .map(|was| &was.shown)
     }
 
     /// Leaves the region at `area` (cut to `buf`) as the frame before drew it, its key as it

@@ -20,7 +20,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::common::Panel;
-use crate::console::kept::Kept;
+use crate::console::kept::{Kept, Sourced};
 
 /// A table being drawn: its columns, the row highlighted, and the rows written down so far,
 /// each kept by its source `S` if it has one.
@@ -36,24 +36,10 @@ pub(super) struct Grid<S> {
 
 /// A row of a table, as written down.
 enum Written<S> {
-    /// Written down (from its source, if it has one).
-    Shown(Shown<S>),
+    /// Written down (from its source, if it has one): the region's key.
+    Shown(Sourced<Option<S>, Row>),
     /// Drawn from the same source in the same place the frame before: kept as it is.
     Kept,
-}
-
-/// What a row shows, and what it was drawn from if the table says: the region's key. Two are
-/// alike when they show the same (a row drawn from another source may still show what it did);
-/// the source only spares the next frame writing the row down.
-struct Shown<S> {
-    source: Option<S>,
-    row: Row,
-}
-
-impl<S> PartialEq for Shown<S> {
-    fn eq(&self, other: &Shown<S>) -> bool {
-        self.row == other.row
-    }
 }
 
 /// What [`Grid::row`] asks of its caller.
@@ -195,18 +181,18 @@ impl<S: PartialEq + 'static> Grid<S> {
         let highlight = self
             .selected
             .and_then(|(selected, style)| (selected == at).then_some(style));
-        let was = source.as_ref().and_then(|source| {
-            kept.key::<Shown<S>>(self.bounds, line(self.rows, at))
-                .filter(|was| was.source.as_ref() == Some(source))
-        });
+        // A row without a source is written down every frame.
+        let was = source
+            .as_ref()
+            .and_then(|_| kept.drawn_from::<_, Row>(self.bounds, line(self.rows, at), &source));
         if let Some(was) = was {
-            let written = match was.row.highlight == highlight {
+            let written = match was.highlight == highlight {
                 true => Written::Kept,
-                false => Written::Shown(Shown {
+                false => Written::Shown(Sourced {
                     source,
-                    row: Row {
+                    shown: Row {
                         highlight,
-                        ..was.row.clone()
+                        ..was.clone()
                     },
                 }),
             };
@@ -214,10 +200,11 @@ impl<S: PartialEq + 'static> Grid<S> {
             return Next::Kept;
         }
         let row = self.blank_row(highlight);
-        self.written.push(Written::Shown(Shown { source, row }));
+        self.written
+            .push(Written::Shown(Sourced { source, shown: row }));
         match self.written.last_mut() {
-            Some(Written::Shown(shown)) => Next::Write(Pen {
-                row: &mut shown.row,
+            Some(Written::Shown(written)) => Next::Write(Pen {
+                row: &mut written.shown,
             }),
             _ => Next::Full,
         }
@@ -240,8 +227,10 @@ impl<S: PartialEq + 'static> Grid<S> {
         let mut written = self.written.into_iter();
         for area in (0..usize::from(self.rows.height)).map(|at| line(self.rows, at)) {
             match written.next() {
-                Some(Written::Shown(shown)) => {
-                    kept.draw(buf, area, shown, |shown, buf| shown.row.draw(buf, area));
+                Some(Written::Shown(written)) => {
+                    kept.draw(buf, area, written, |written, buf| {
+                        written.shown.draw(buf, area);
+                    });
                 }
                 Some(Written::Kept) => kept.keep(buf, area),
                 // A row left blank is a region too: a row gone from the table (a page turned)

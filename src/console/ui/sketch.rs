@@ -10,7 +10,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Gauge, Paragraph, Widget};
 
 use super::common::Panel;
-use crate::console::kept::Kept;
+use crate::console::kept::{Kept, Sourced};
 
 /// The widgets a panel draws, in order.
 #[derive(Default, PartialEq)]
@@ -43,17 +43,25 @@ impl Sketch {
         area: Rect,
         write: impl FnOnce(&S, &mut Sketch),
     ) {
-        let same = kept
-            .key::<Sourced<S>>(buf.area, area)
-            .is_some_and(|was| was.source == source);
-        if same {
+        if kept
+            .drawn_from::<S, Sketch>(buf.area, area, &source)
+            .is_some()
+        {
             kept.keep(buf, area);
             return;
         }
         let sketch = Sketch::of(|sketch| write(&source, sketch));
-        kept.draw(buf, area, Sourced { source, sketch }, |sourced, buf| {
-            sourced.sketch.render(area, buf);
-        });
+        kept.draw(
+            buf,
+            area,
+            Sourced {
+                source,
+                shown: sketch,
+            },
+            |sourced, buf| {
+                sourced.shown.render(area, buf);
+            },
+        );
     }
 
     /// Draws `line` alone as the region at `area`, kept in `kept`.
@@ -87,20 +95,6 @@ impl Sketch {
                 Stroke::Gauge(gauge) => gauge.render(*area, buf),
             }
         }
-    }
-}
-
-/// A sketch and its source: the region's key. Two are alike when their sketches are (a sketch
-/// from another source may still draw what it did); the source only spares the next frame
-/// writing the sketch down.
-struct Sourced<S> {
-    source: S,
-    sketch: Sketch,
-}
-
-impl<S> PartialEq for Sourced<S> {
-    fn eq(&self, other: &Sourced<S>) -> bool {
-        self.sketch == other.sketch
     }
 }
 
