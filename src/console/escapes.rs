@@ -3,12 +3,12 @@
 //! the one before, the attributes and colours where they change, the symbol; every style reset
 //! after the last), with each symbol written as its bytes. The backend formats every symbol
 //! through crossterm's `Print`, one formatting call per cell; a row landing writes a few
-//! hundred cells, and that formatting was a tenth of its frame.
+//! hundred cells, and that formatting was a tenth of its frame. Cursor moves are written
+//! without formatting too, and each pair of colours is formatted once ([`Colours`]).
 
 use std::io::{self, Write};
 
 use crossterm::QueueableCommand;
-use crossterm::cursor::MoveTo;
 use crossterm::style::{
     Attribute, Color as CrosstermColor, Colors, SetAttribute, SetBackgroundColor, SetColors,
     SetForegroundColor, SetUnderlineColor,
@@ -16,18 +16,62 @@ use crossterm::style::{
 use ratatui::backend::IntoCrossterm;
 use ratatui::buffer::Cell;
 use ratatui::style::{Color, Modifier};
+use rustc_hash::FxHashMap;
 
-/// Writes `cells` (each at its column and row) to `out`, the styles reset after them.
+/// The sequences that set each pair of colours (foreground, background) written so far, kept
+/// from frame to frame: a theme has few, and formatting them was most of the cost of a row's
+/// escape sequences. Debate text never sets colours; a theme changed often may, so a full set
+/// starts again.
+#[derive(Default)]
+pub(super) struct Colours(FxHashMap<(Color, Color), Box<[u8]>>);
+
+impl Colours {
+    /// Pairs kept, at most.
+    const MOST: usize = 256;
+
+    /// Writes the sequence that sets `fg` and `bg`, as crossterm's `SetColors` writes it.
+    fn set(&mut self, out: &mut impl Write, fg: Color, bg: Color) -> io::Result<()> {
+        if let Some(sequence) = self.0.get(&(fg, bg)) {
+            return out.write_all(sequence);
+        }
+        let mut sequence = Vec::new();
+        sequence.queue(SetColors(Colors::new(
+            fg.into_crossterm(),
+            bg.into_crossterm(),
+        )))?;
+        out.write_all(&sequence)?;
+        if self.0.len() >= Colours::MOST {
+            self.0.clear();
+        }
+        self.0.insert((fg, bg), sequence.into_boxed_slice());
+        Ok(())
+    }
+}
+
+/// Moves the cursor to column `x` of row `y`, as crossterm's `MoveTo` writes it (`CSI row ;
+/// column H`, counted from 1).
+fn move_to(out: &mut impl Write, x: u16, y: u16) -> io::Result<()> {
+    let (mut row, mut column) = (itoa::Buffer::new(), itoa::Buffer::new());
+    out.write_all(b"\x1b[")?;
+    out.write_all(row.format(u32::from(y) + 1).as_bytes())?;
+    out.write_all(b";")?;
+    out.write_all(column.format(u32::from(x) + 1).as_bytes())?;
+    out.write_all(b"H")
+}
+
+/// Writes `cells` (each at its column and row) to `out`, the styles reset after them; the
+/// sequences of the colours are kept in `colours`.
 pub(super) fn write_cells<'c>(
     out: &mut impl Write,
     cells: impl IntoIterator<Item = (u16, u16, &'c Cell)>,
+    colours: &mut Colours,
 ) -> io::Result<()> {
     let (mut fg, mut bg, mut underline) = (Color::Reset, Color::Reset, Color::Reset);
     let mut modifier = Modifier::empty();
     let mut next: Option<(u16, u16)> = None;
     for (x, y, cell) in cells {
         if next != Some((x, y)) {
-            out.queue(MoveTo(x, y))?;
+            move_to(out, x, y)?;
         }
         next = x.checked_add(1).map(|after| (after, y));
         if cell.modifier != modifier {
@@ -35,10 +79,7 @@ pub(super) fn write_cells<'c>(
             modifier = cell.modifier;
         }
         if cell.fg != fg || cell.bg != bg {
-            out.queue(SetColors(Colors::new(
-                cell.fg.into_crossterm(),
-                cell.bg.into_crossterm(),
-            )))?;
+            colours.set(out, cell.fg, cell.bg)?;
             (fg, bg) = (cell.fg, cell.bg);
         }
         if cell.underline_color != underline {
@@ -125,8 +166,8 @@ mod tests {
     /// Cells in rows of a few columns (so that many follow one another), in every style.
     fn cells() -> impl Strategy<Value = Vec<(u16, u16, Cell)>> {
         let cell = (
-            0u16..6,
-            0u16..3,
+            prop_oneof![4 => 0u16..6, 1 => 0u16..1_000, 1 => Just(u16::MAX - 1)],
+            prop_oneof![4 => 0u16..3, 1 => 0u16..1_000],
             "[a日é\u{301}\u{1b} ]{1,2}",
             (color(), color(), color()),
             any::<u16>(),
@@ -149,12 +190,15 @@ mod tests {
     proptest! {
         /// What the console writes is what ratatui's crossterm backend writes for the same cells.
         #[test]
-        fn cells_are_written_as_the_backend_writes_them(cells in cells()) {
+        fn cells_are_written_as_the_backend_writes_them(cells in cells(), before in cells()) {
             let cells = || cells.iter().map(|(x, y, cell)| (*x, *y, cell));
             let mut backend = CrosstermBackend::new(Vec::new());
             backend.draw(cells()).unwrap();
+            // The colours kept from cells written before, as from the frames before.
+            let mut colours = Colours::default();
+            write_cells(&mut Vec::new(), before.iter().map(|(x, y, cell)| (*x, *y, cell)), &mut colours).unwrap();
             let mut ours = Vec::new();
-            write_cells(&mut ours, cells()).unwrap();
+            write_cells(&mut ours, cells(), &mut colours).unwrap();
             prop_assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(backend.writer()));
         }
     }

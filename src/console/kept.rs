@@ -30,6 +30,8 @@ pub struct Kept {
     drawn: Vec<Rect>,
     /// Something was drawn over this frame's regions.
     spoiled: bool,
+    /// Counts the changes to where regions are: while it stays, so do the regions' areas.
+    layout: u64,
 }
 
 /// A region drawn: the area it was drawn for (which its drawing may read), its key, and the
@@ -80,6 +82,12 @@ impl Kept {
     /// but for these.
     pub fn areas(&self) -> impl Iterator<Item = Rect> + '_ {
         self.regions.keys().copied()
+    }
+
+    /// A count that changes whenever the regions' areas do (a region added where none was, or
+    /// gone): what is worked out from [`Kept::areas`] holds while it stays the same.
+    pub fn layout(&self) -> u64 {
+        self.layout
     }
 
     /// The key the frame before drew the region at `area` (cut to `bounds`, the frame's area)
@@ -142,15 +150,23 @@ impl Kept {
             return;
         }
         // The regions inside go with the cells blanked.
+        let held = self.regions.len();
         self.regions
             .retain(|&inside, _| inside == area || area.union(inside) != area);
+        let gone = self.regions.len() != held;
         for position in area.positions() {
             buf[position].reset();
         }
         draw(&key, buf);
         let key = Box::new(key);
         let drawn = self.frame;
-        self.regions.insert(area, Region { whole, key, drawn });
+        let added = self
+            .regions
+            .insert(area, Region { whole, key, drawn })
+            .is_none();
+        if gone || added {
+            self.layout += 1;
+        }
         self.drawn.push(area);
     }
 
@@ -172,9 +188,13 @@ impl Kept {
             .iter()
             .filter(|(_, region)| region.drawn != frame)
             .any(|(&left, _)| !covered(left, &drawn));
+        let held = self.regions.len();
         self.regions.retain(|_, region| region.drawn == frame);
         if stranded || spoiled {
             self.regions.clear();
+        }
+        if self.regions.len() != held {
+            self.layout += 1;
         }
         match (stranded, spoiled) {
             (true, _) => Drawn::Again,
@@ -187,6 +207,7 @@ impl Kept {
     /// resized or left), and the next frame is drawn from blank.
     pub fn forget(&mut self) {
         self.regions.clear();
+        self.layout += 1;
         self.drawn.clear();
         self.spoiled = false;
     }
@@ -342,6 +363,41 @@ mod tests {
         kept.forget();
         assert_eq!(kept.areas().count(), 0, "the terminal was cleared");
         assert!(put(&mut kept, &mut buf, row, "ab"));
+    }
+
+    #[test]
+    fn the_layout_count_changes_when_the_regions_areas_do() {
+        let (panel, row) = (Rect::new(0, 0, 6, 3), Rect::new(1, 1, 4, 1));
+        let mut kept = Kept::default();
+        let mut buf = Buffer::empty(SCREEN);
+        let mut counts = vec![kept.layout()];
+        let mut frame = |kept: &mut Kept, drawn: &[(Rect, &str)]| {
+            for (area, text) in drawn {
+                put(kept, &mut buf, *area, text);
+            }
+            kept.finish();
+            kept.layout()
+        };
+        counts.push(frame(&mut kept, &[(panel, "p"), (row, "a")]));
+        assert_ne!(counts[1], counts[0], "regions added");
+        counts.push(frame(&mut kept, &[(panel, "p"), (row, "a")]));
+        counts.push(frame(&mut kept, &[(panel, "p"), (row, "b")]));
+        assert_eq!(
+            counts[1..],
+            [counts[1]; 3],
+            "kept, or drawn anew in the same place"
+        );
+        counts.push(frame(&mut kept, &[(panel, "p")]));
+        assert_ne!(counts[4], counts[3], "the row gone (left out)");
+        counts.push(frame(&mut kept, &[(panel, "p"), (row, "a")]));
+        assert_ne!(counts[5], counts[4], "the row back");
+        counts.push(frame(&mut kept, &[(panel, "q")]));
+        assert_ne!(
+            counts[6], counts[5],
+            "the row gone with the panel drawn anew"
+        );
+        kept.forget();
+        assert_ne!(kept.layout(), counts[6], "forgotten");
     }
 
     #[test]

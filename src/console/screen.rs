@@ -28,6 +28,20 @@ pub struct Screen<W: Write> {
     shown: Buffer,
     /// The regions of the last frame written, for the next to keep.
     kept: Kept,
+    /// What a frame's work reuses from the frames before.
+    reused: Reused,
+}
+
+/// What a frame reuses from the frames before, rather than working it out or allocating it anew.
+#[derive(Default)]
+struct Reused {
+    /// The spans the regions' areas leave uncovered, and the [`Kept::layout`] and the frame's
+    /// area they were found at.
+    uncovered: Option<((u64, Rect), Vec<RowSpan>)>,
+    /// A stretch of a row as shown and as drawn, copied out for ratatui's diff.
+    parts: Parts,
+    /// The sequences of the colours written.
+    colours: escapes::Colours,
 }
 
 impl<W: Write> Screen<W> {
@@ -43,6 +57,7 @@ impl<W: Write> Screen<W> {
             terminal,
             shown: Buffer::empty(area),
             kept: Kept::default(),
+            reused: Reused::default(),
         })
     }
 
@@ -90,7 +105,7 @@ impl<W: Write> Screen<W> {
             self.kept.forget();
         }
         let (cursor, open) = loop {
-            let mut open = blank_but(self.terminal.current_buffer_mut(), self.kept.areas());
+            let mut open = self.blank_but_kept();
             let cursor = render(&mut self.terminal.get_frame(), &mut self.kept);
             match self.kept.finish() {
                 Drawn::Again => continue,
@@ -102,7 +117,7 @@ impl<W: Write> Screen<W> {
             }
         };
         let frame = self.terminal.current_buffer_mut();
-        let (changed, stretches) = changes(&self.shown, frame, open);
+        let (changed, stretches) = changes(&self.shown, frame, open, &mut self.reused.parts);
         // The frame stays for the next to be drawn over; what is shown takes the stretches that
         // changed.
         for (y, stretch) in stretches {
@@ -115,6 +130,7 @@ impl<W: Write> Screen<W> {
         escapes::write_cells(
             out.writer_mut(),
             changed.iter().map(|&(x, y)| (x, y, &shown[(x, y)])),
+            &mut self.reused.colours,
         )?;
         match cursor {
             Some(position) => {
@@ -125,6 +141,27 @@ impl<W: Write> Screen<W> {
         }
         Backend::flush(out)?;
         Ok(())
+    }
+
+    /// Blanks the frame being drawn but for the regions of the frame before; returns the spans
+    /// blanked. While the regions stand where they stood, so do those spans: they are not
+    /// worked out again.
+    fn blank_but_kept(&mut self) -> Vec<RowSpan> {
+        let at = (self.kept.layout(), self.terminal.current_buffer_mut().area);
+        let found = match &self.reused.uncovered {
+            Some((found_at, _)) if *found_at == at => None,
+            _ => Some(uncovered(at.1, self.kept.areas())),
+        };
+        if let Some(spans) = found {
+            self.reused.uncovered = Some((at, spans));
+        }
+        let spans = self
+            .reused
+            .uncovered
+            .as_ref()
+            .map_or(&[][..], |(_, spans)| spans);
+        blank(self.terminal.current_buffer_mut(), spans);
+        spans.to_vec()
     }
 }
 
@@ -144,18 +181,17 @@ fn spans_of(area: Rect, rects: impl IntoIterator<Item = Rect>) -> impl Iterator<
     })
 }
 
-/// Blanks `buf` but for the `kept` areas; returns the spans blanked.
-fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<RowSpan> {
-    let area = buf.area;
+/// The spans of `area` the `kept` areas leave uncovered.
+fn uncovered(area: Rect, kept: impl Iterator<Item = Rect>) -> Vec<RowSpan> {
     let width = usize::from(area.width);
     let mut covered: Vec<RowSpan> = spans_of(area, kept).collect();
     covered.sort_unstable();
-    let mut blanked = Vec::new();
+    let mut uncovered = Vec::new();
     if width == 0 {
-        return blanked;
+        return uncovered;
     }
     let mut covered = covered.into_iter().peekable();
-    for (y, row) in buf.content.chunks_mut(width).enumerate() {
+    for y in 0..usize::from(area.height) {
         let mut from = 0;
         let on_this_row = std::iter::from_fn(|| covered.next_if(|&(row, ..)| row == y));
         for (start, end) in on_this_row
@@ -163,13 +199,23 @@ fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<RowSpan>
             .chain([(width, width)])
         {
             if start > from {
-                row[from..start].iter_mut().for_each(Cell::reset);
-                blanked.push((y, from, start));
+                uncovered.push((y, from, start));
             }
             from = from.max(end);
         }
     }
-    blanked
+    uncovered
+}
+
+/// Blanks the `spans` of `buf`.
+fn blank(buf: &mut Buffer, spans: &[RowSpan]) {
+    let width = usize::from(buf.area.width);
+    for &(y, start, end) in spans {
+        let row = y * width;
+        buf.content[row + start..row + end]
+            .iter_mut()
+            .for_each(Cell::reset);
+    }
 }
 
 /// The cells to write to turn a terminal showing `before` into one showing `after` (buffers of
@@ -180,7 +226,7 @@ fn blank_but(buf: &mut Buffer, kept: impl Iterator<Item = Rect>) -> Vec<RowSpan>
 /// changes a few cells of a few rows, and only they are copied out and compared); where those
 /// stretches make up more than a quarter of the screen (a view drawn anew), its diff of the
 /// whole, which then costs less than copying them out.
-fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
+fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>, parts: &mut Parts) -> Changes {
     let area = after.area;
     let width = usize::from(area.width);
     if width == 0 || before.area != area {
@@ -223,7 +269,7 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
     }
     let mut changed = Vec::new();
     // Each stretch copied out into the same two buffers, one after the other.
-    let (mut was_part, mut is_part) = (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO));
+    let (was_part, is_part) = parts;
     for (y, stretch, was, is) in differing {
         let part = Rect {
             x: area.x + stretch.start as u16,
@@ -232,8 +278,8 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
             height: 1,
         };
         for (buffer, cells) in [
-            (&mut was_part, &was[stretch.clone()]),
-            (&mut is_part, &is[stretch]),
+            (&mut *was_part, &was[stretch.clone()]),
+            (&mut *is_part, &is[stretch]),
         ] {
             buffer.area = part;
             buffer.content.clear();
@@ -243,6 +289,9 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>) -> Changes {
     }
     (changed, stretches)
 }
+
+/// Two buffers a stretch of a row is copied into, as shown and as drawn, to be diffed.
+type Parts = (Buffer, Buffer);
 
 /// Where a frame differs from what the terminal shows: the cells to write, and the stretches of
 /// rows (a row and its columns) they lie in.
@@ -339,7 +388,7 @@ mod tests {
         #[test]
         fn the_changes_are_ratatuis_found_row_by_row(before in texts(), after in texts()) {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
-            prop_assert_eq!(changes(&before, &after, every_row(12, 12)).0, positions(before.diff(&after)).collect::<Vec<_>>());
+            prop_assert_eq!(changes(&before, &after, every_row(12, 12), &mut Parts::default()).0, positions(before.diff(&after)).collect::<Vec<_>>());
         }
 
         /// A few texts changed on a wide screen (what a row landing changes): the stretches
@@ -354,7 +403,7 @@ mod tests {
                 written(60, 12, &[common.clone(), changed.to_vec()].concat())
             };
             let (before, after) = (screen(&before), screen(&after));
-            prop_assert_eq!(changes(&before, &after, every_row(60, 12)).0, positions(before.diff(&after)).collect::<Vec<_>>());
+            prop_assert_eq!(changes(&before, &after, every_row(60, 12), &mut Parts::default()).0, positions(before.diff(&after)).collect::<Vec<_>>());
         }
 
         /// Passing over the cells where the frame holds what the terminal shows (outside the
@@ -381,7 +430,7 @@ mod tests {
                     }
                 }
             }
-            let (changed, stretches) = changes(&before, &after, open);
+            let (changed, stretches) = changes(&before, &after, open, &mut Parts::default());
             prop_assert_eq!(changed, positions(before.diff(&after)).collect::<Vec<_>>());
             // What is shown takes the stretches: it is then what the frame holds.
             let mut shown = before.clone();
@@ -537,12 +586,17 @@ mod tests {
     fn nothing_changed_writes_nothing_and_a_changed_cell_is_written() {
         let before = written(12, 4, &[(1, 2, "same".into(), false)]);
         assert_eq!(
-            changes(&before, &before.clone(), every_row(12, 4)),
+            changes(
+                &before,
+                &before.clone(),
+                every_row(12, 4),
+                &mut Parts::default()
+            ),
             (vec![], vec![])
         );
         let after = written(12, 4, &[(1, 2, "some".into(), false)]);
         assert_eq!(
-            changes(&before, &after, every_row(12, 4)),
+            changes(&before, &after, every_row(12, 4), &mut Parts::default()),
             (vec![(2, 2)], vec![(2, 0..7)])
         );
     }

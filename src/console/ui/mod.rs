@@ -120,7 +120,14 @@ pub fn view(model: &Model, frame: &mut Frame, kept: &mut Kept) -> Option<Positio
         areas.list,
         model.nav.focus == Focus::Debates,
     );
-    Sketch::line(tabs(model, theme), kept, frame.buffer_mut(), areas.tabs);
+    let tabs_source = (model.nav.view, theme.clone());
+    Sketch::sourced(
+        tabs_source,
+        kept,
+        frame.buffer_mut(),
+        areas.tabs,
+        |(view, theme), sketch| sketch.render_widget(tabs(*view, theme), areas.tabs),
+    );
     let focused = model.nav.focus == Focus::Detail;
     let debate = model.selected_debate();
     match (model.nav.view, text_view(model)) {
@@ -182,11 +189,11 @@ fn text_view(model: &Model) -> Option<document::Document<'static>> {
     Some(document::of(model, model.nav.view.title(), build))
 }
 
-/// The views' tabs, the current one highlighted.
-fn tabs(model: &Model, theme: &Theme) -> Line<'static> {
+/// The views' tabs, the `current` one highlighted.
+fn tabs(current: DetailView, theme: &Theme) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     for (i, view) in DetailView::ALL.iter().enumerate() {
-        let style = if *view == model.nav.view {
+        let style = if *view == current {
             theme.selection().patch(theme.title())
         } else {
             theme.muted()
