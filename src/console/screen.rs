@@ -285,7 +285,7 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>, parts: &mut 
             buffer.content.clear();
             buffer.content.extend_from_slice(cells);
         }
-        changed.extend(positions(was_part.diff_iter(&is_part)));
+        changed.extend(positions(was_part.diff_iter(is_part)));
     }
     (changed, stretches)
 }
