@@ -7,6 +7,7 @@
 //! without formatting too, and each pair of colours is formatted once ([`Colours`]).
 
 use std::io::{self, Write};
+use std::sync::LazyLock;
 
 use crossterm::QueueableCommand;
 use crossterm::style::{
@@ -88,12 +89,23 @@ pub(super) fn write_cells<'c>(
         }
         out.write_all(cell.symbol().as_bytes())?;
     }
-    out.queue(SetForegroundColor(CrosstermColor::Reset))?
-        .queue(SetBackgroundColor(CrosstermColor::Reset))?
-        .queue(SetUnderlineColor(CrosstermColor::Reset))?
-        .queue(SetAttribute(Attribute::Reset))?;
-    Ok(())
+    out.write_all(&RESET)
 }
+
+/// What resets every style after a frame's cells (the colours, then the attributes), as the
+/// backend writes it: the same every frame, so formatted once.
+static RESET: LazyLock<Vec<u8>> = LazyLock::new(|| {
+    let mut reset = Vec::new();
+    let formatted = reset
+        .queue(SetForegroundColor(CrosstermColor::Reset))
+        .and_then(|r| r.queue(SetBackgroundColor(CrosstermColor::Reset)))
+        .and_then(|r| r.queue(SetUnderlineColor(CrosstermColor::Reset)))
+        .and_then(|r| r.queue(SetAttribute(Attribute::Reset)))
+        .map(|_| ());
+    // Writing into memory does not fail.
+    debug_assert!(formatted.is_ok());
+    reset
+});
 
 /// Turns the attributes `from` into `to`: those removed first, then those added. Bold and dim
 /// end together (normal intensity), so whichever of them `to` keeps is set again.

@@ -17,7 +17,8 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH};
 use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
 
 /// A standard stream the console needs to be a terminal is not one.
 #[derive(Debug, thiserror::Error)]
@@ -200,34 +201,61 @@ pub(crate) fn wait_for_input(timeout: std::time::Duration) -> Input {
     }
 }
 
-/// The signals the console answers, caught from [`OsSignals::listen`] on.
-pub struct OsSignals(Vec<(i32, Signal)>);
+/// The signals the console answers, caught from [`OsSignals::listen`] on. A task of their own
+/// waits on them and hands over what each asks for, so that the draw loop, which looks for a
+/// signal several times a frame, looks at one queue rather than six.
+pub struct OsSignals {
+    asked: mpsc::Receiver<Request>,
+    waiting: JoinHandle<()>,
+}
 
 impl OsSignals {
+    /// Signals caught but not yet taken, at most (a signal caught again meanwhile is one).
+    const QUEUED: usize = 8;
+
     /// Starts catching SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP and SIGWINCH. Must be called
     /// inside a tokio runtime.
     pub fn listen() -> io::Result<OsSignals> {
-        [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGWINCH]
+        let mut caught: Vec<(i32, Signal)> = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGWINCH]
             .into_iter()
             .map(|number| Ok((number, signal(SignalKind::from_raw(number))?)))
-            .collect::<io::Result<_>>()
-            .map(OsSignals)
+            .collect::<io::Result<_>>()?;
+        let (hand, asked) = mpsc::channel(OsSignals::QUEUED);
+        let waiting = tokio::spawn(async move {
+            loop {
+                let request = std::future::poll_fn(|cx| {
+                    for (number, caught) in &mut caught {
+                        if let Poll::Ready(Some(())) = caught.poll_recv(cx) {
+                            return Poll::Ready(match *number {
+                                SIGTSTP => Request::Suspend,
+                                SIGWINCH => Request::Resize,
+                                number => Request::End(number),
+                            });
+                        }
+                    }
+                    Poll::Pending
+                })
+                .await;
+                if hand.send(request).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(OsSignals { asked, waiting })
     }
 
     /// What the next signal caught asks for. Cancel-safe: a signal is taken only when returned.
     pub async fn next(&mut self) -> Request {
-        std::future::poll_fn(|cx| {
-            for (number, caught) in &mut self.0 {
-                if let Poll::Ready(Some(())) = caught.poll_recv(cx) {
-                    return Poll::Ready(match *number {
-                        SIGTSTP => Request::Suspend,
-                        SIGWINCH => Request::Resize,
-                        number => Request::End(number),
-                    });
-                }
-            }
-            Poll::Pending
-        })
-        .await
+        match self.asked.recv().await {
+            Some(request) => request,
+            // The runtime is shutting down: no signal comes any more.
+            None => std::future::pending().await,
+        }
+    }
+}
+
+impl Drop for OsSignals {
+    fn drop(&mut self) {
+        self.waiting.abort();
     }
 }
