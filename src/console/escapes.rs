@@ -4,7 +4,8 @@
 //! after the last), with each symbol written as its bytes. The backend formats every symbol
 //! through crossterm's `Print`, one formatting call per cell; a row landing writes a few
 //! hundred cells, and that formatting was a tenth of its frame. Cursor moves are written
-//! without formatting too, and each pair of colours is formatted once ([`Colours`]).
+//! without formatting too, each pair of colours is formatted once ([`Colours`]), and the reset
+//! after the cells once for all.
 
 use std::io::{self, Write};
 use std::sync::LazyLock;

@@ -35,9 +35,9 @@ pub struct Screen<W: Write> {
 /// What a frame reuses from the frames before, rather than working it out or allocating it anew.
 #[derive(Default)]
 struct Reused {
-    /// The spans the regions' areas leave uncovered, and the [`Kept::layout`] and the frame's
-    /// area they were found at.
-    uncovered: Option<((u64, Rect), Vec<RowSpan>)>,
+    /// The spans the regions' areas leave uncovered, with the [`Kept::layout`] and the frame's
+    /// area they were found at (at first none, as for a frame of no area).
+    uncovered: ((u64, Rect), Vec<RowSpan>),
     /// A stretch of a row as shown and as drawn, copied out for ratatui's diff.
     parts: Parts,
     /// The sequences of the colours written.
@@ -148,20 +148,13 @@ impl<W: Write> Screen<W> {
     /// worked out again.
     fn blank_but_kept(&mut self) -> Vec<RowSpan> {
         let at = (self.kept.layout(), self.terminal.current_buffer_mut().area);
-        let found = match &self.reused.uncovered {
-            Some((found_at, _)) if *found_at == at => None,
-            _ => Some(uncovered(at.1, self.kept.areas())),
-        };
-        if let Some(spans) = found {
-            self.reused.uncovered = Some((at, spans));
+        let (found_at, spans) = &mut self.reused.uncovered;
+        if *found_at != at {
+            *spans = uncovered(at.1, self.kept.areas());
+            *found_at = at;
         }
-        let spans = self
-            .reused
-            .uncovered
-            .as_ref()
-            .map_or(&[][..], |(_, spans)| spans);
         blank(self.terminal.current_buffer_mut(), spans);
-        spans.to_vec()
+        spans.clone()
     }
 }
 
