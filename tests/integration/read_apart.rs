@@ -288,7 +288,11 @@ async fn consoles_on_two_subscribers_see_each_other_and_their_claims_within_two_
     let released = Instant::now();
     bob.until("the claim let go", |m| m.deciding("gated", 1).is_none())
         .await;
-    assert!(released.elapsed() < Duration::from_secs(2));
+    assert!(
+        released.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        released.elapsed()
+    );
 }
 
 /// Who wrote the one operator action on `client`'s database: the display name, and the role
