@@ -134,6 +134,44 @@ async fn consoles_see_each_other_under_their_real_roles_and_a_silent_one_goes() 
     assert!(bob.model.live.peers.iter().any(|p| p.role == "postgres"));
 }
 
+/// A console over its rate (four messages at once, then one a second) is not dropped from
+/// view: the row its last message named is read at the next top-up, within a second, though it
+/// says nothing more (no heartbeat would catch it up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_heard_over_a_consoles_rate_shows_within_a_second_without_another_message() {
+    let server = server();
+    let _owner = with_logins(&server, "presence_rate", &["carol"], &[]).await;
+    let mut alice = Console::live(target_as(&server, "presence_rate", "postgres", "a")).await;
+    let carol = target_as(&server, "presence_rate", "carol", "c")
+        .connect_driven()
+        .await
+        .unwrap();
+    let looking = |n: usize| format!(r#"{{"operator": "carol", "looking": "debate-{n}"}}"#);
+    let shows = |n: usize| {
+        move |m: &gavel::console::app::Model| {
+            let wanted = format!("debate-{n}");
+            m.live
+                .peers
+                .iter()
+                .any(|p| p.role == "carol" && p.status.looking.as_deref() == Some(&wanted))
+        }
+    };
+    // Each message heard on its own: the first, then the three more the burst allows.
+    for n in 1..=4 {
+        say(&carol, 7, &looking(n)).await.unwrap();
+        alice.until("carol's message", shows(n)).await;
+    }
+    // One over the rate, then silence.
+    let said = Instant::now();
+    say(&carol, 7, &looking(5)).await.unwrap();
+    alice.until("carol's last message", shows(5)).await;
+    assert!(
+        said.elapsed() < Duration::from_secs(2),
+        "carol's last message showed after {:?}",
+        said.elapsed()
+    );
+}
+
 /// Writes `status` as presence row `key`, as a console does.
 async fn say(
     client: &tokio_postgres::Client,

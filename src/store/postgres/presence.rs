@@ -13,7 +13,8 @@
 //! A console not heard from for [`LINGER`] is gone (a killed one too: its heartbeats stop); one
 //! whose row is deleted goes at once. What others say is bounded in size ([`Status::parse`]),
 //! number ([`MAX_PEERS`]) and rate ([`BURST`] per console, then one per [`REFILL`]; a bounded
-//! queue), and a row read again without a newer write keeps nobody listed.
+//! queue), and a row read again without a newer write keeps nobody listed. A message over its
+//! console's rate is not lost: the row it names is read once the rate allows (see [`Rate`]).
 //!
 //! Reading a subscriber, this console's own row read back times how far behind the primary the
 //! subscriber is, and its subscriptions are read once a second (see `replica`); their slots'
@@ -44,8 +45,9 @@ pub use super::heartbeat::{HEARTBEAT, LEAVE};
 pub const CHANNEL: &str = "gavel_presence";
 /// How long a console not heard from stays listed: two heartbeats.
 pub const LINGER: Duration = Duration::from_secs(6);
-/// Messages one console may send in a burst; beyond it, one per [`REFILL`] (an honest console
-/// sends one per heartbeat plus one per claim change).
+/// Reads of one console's row in a burst; beyond it, one per [`REFILL`] (an honest console
+/// writes it once a heartbeat plus once a claim change, and the messages heard together are
+/// read once).
 pub const BURST: u32 = 4;
 pub const REFILL: Duration = Duration::from_secs(1);
 /// Messages from others queued at most; more are dropped until the queue drains.
@@ -113,23 +115,75 @@ struct Heard {
     /// When its row was last read with a newer write, and that write's stamp.
     last: Instant,
     said_at: Option<DateTime<Utc>>,
-    /// Messages it may still send now, and when that was last topped up.
-    budget: u32,
-    topped: Instant,
+    rate: Rate,
 }
 
-impl Heard {
-    /// Whether one more message from it is within its rate: [`BURST`], topped up one per
-    /// [`REFILL`].
-    fn spend(&mut self) -> bool {
-        let refills = (self.topped.elapsed().as_millis() / REFILL.as_millis()) as u32;
-        if refills > 0 {
-            self.budget = (self.budget + refills).min(BURST);
-            self.topped = Instant::now();
+/// How often one console's row is read: [`BURST`] times at once, then once per [`REFILL`]. A
+/// message over the rate is not dropped: its console's row is owed a read, made at the next
+/// top-up (the row read then is the newest, so one read settles every message owed). A claim
+/// let go just after a burst shows within a second, not at the console's next heartbeat.
+struct Rate {
+    /// Messages that may be read now.
+    budget: u32,
+    /// When the budget was last topped up, to the refill (what is left of one carries over).
+    topped: Instant,
+    /// A message came over the rate: the row is to be read at the next top-up.
+    owed: bool,
+}
+
+impl Rate {
+    /// A console first heard at `now`, that message spent.
+    fn new(now: Instant) -> Rate {
+        Rate {
+            budget: BURST - 1,
+            topped: now,
+            owed: false,
         }
-        let within = self.budget > 0;
-        self.budget = self.budget.saturating_sub(1);
-        within
+    }
+
+    /// Adds the refills due by `now` to the budget, up to [`BURST`].
+    fn top_up(&mut self, now: Instant) {
+        let due = now.saturating_duration_since(self.topped).as_millis() / REFILL.as_millis();
+        match u32::try_from(due) {
+            Ok(due) if due < BURST => {
+                self.budget = (self.budget + due).min(BURST);
+                self.topped += REFILL * due;
+            }
+            _ => {
+                self.budget = BURST;
+                self.topped = now;
+            }
+        }
+    }
+
+    /// Whether a message heard at `now` is read at once; if not, its row is owed a read.
+    fn spend(&mut self, now: Instant) -> bool {
+        self.top_up(now);
+        if self.budget == 0 {
+            self.owed = true;
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// When the read owed (if any) may be made.
+    fn owed_at(&self) -> Option<Instant> {
+        self.owed.then_some(self.topped + REFILL)
+    }
+
+    /// Whether the read owed is made at `now` (the rate spent for it).
+    fn settle(&mut self, now: Instant) -> bool {
+        if !self.owed {
+            return false;
+        }
+        self.top_up(now);
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        self.owed = false;
+        true
     }
 }
 
@@ -205,6 +259,7 @@ impl Hearing {
         }
         let mut watch = tokio::time::interval(WATCH);
         loop {
+            let owed_at = self.owed_at();
             let changed = tokio::select! {
                 // This console's own writes first, so that its row is known as its own.
                 biased;
@@ -229,6 +284,13 @@ impl Hearing {
                         self.tell_behind(events)?;
                     }
                     changed
+                }
+                // Consoles heard over their rate are read once it allows.
+                _ = tokio::time::sleep_until(owed_at.unwrap_or_else(Instant::now)),
+                    if owed_at.is_some() =>
+                {
+                    let owed = self.settle(Instant::now());
+                    self.read(&client, owed).await?
                 }
                 // The first console to fall silent goes when its time is up, to the moment.
                 _ = tokio::time::sleep_until(self.expiry()) => {
@@ -272,9 +334,11 @@ impl Hearing {
         }
     }
 
-    /// The keys named by `first` and the messages queued behind it that are within their
-    /// console's rate (this console's own always are); a message that names no key is dropped.
+    /// The keys named by `first` and the messages queued behind it, each once, that are within
+    /// their console's rate (this console's own always are; the others' rows are owed a read);
+    /// a message that names no key is dropped.
     fn named(&mut self, first: String, heard: &mut mpsc::Receiver<(i32, String)>) -> Vec<i64> {
+        let now = Instant::now();
         let queued = std::iter::from_fn(|| heard.try_recv().ok().map(|(_, payload)| payload));
         let mut keys = BTreeSet::new();
         for payload in std::iter::once(first).chain(queued.take(QUEUED)) {
@@ -285,11 +349,27 @@ impl Hearing {
                 tracing::debug!("ignoring a presence message: {payload:.120}");
                 continue;
             };
-            if key == self.own || self.peers.get_mut(&key).is_none_or(Heard::spend) {
-                keys.insert(key);
-            }
+            keys.insert(key);
         }
-        keys.into_iter().collect()
+        // One read a console, whatever it said in the meantime: its rate counts reads.
+        keys.into_iter()
+            .filter(|&key| {
+                key == self.own || self.peers.get_mut(&key).is_none_or(|h| h.rate.spend(now))
+            })
+            .collect()
+    }
+
+    /// When the first read owed to a console heard over its rate may be made.
+    fn owed_at(&self) -> Option<Instant> {
+        self.peers.values().filter_map(|h| h.rate.owed_at()).min()
+    }
+
+    /// The consoles whose rows are owed a read that their rate allows at `now`.
+    fn settle(&mut self, now: Instant) -> Vec<i64> {
+        self.peers
+            .iter_mut()
+            .filter_map(|(&key, heard)| heard.rate.settle(now).then_some(key))
+            .collect()
     }
 
     /// Reads the rows written within [`LINGER`] (by the clock of the database read: a
@@ -404,8 +484,7 @@ impl Hearing {
                 peer,
                 last: Instant::now(),
                 said_at,
-                budget: BURST - 1,
-                topped: Instant::now(),
+                rate: Rate::new(Instant::now()),
             },
         );
         Ok(Some((key, true)))
@@ -464,5 +543,40 @@ impl Hearing {
         events
             .send(Feed::Replica(Replica::Subscriptions(now)).into())
             .map_err(|_| Error::ConsoleGone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_over_the_rate_is_owed_a_read_at_the_next_top_up_and_fractions_carry_over() {
+        let start = Instant::now();
+        let mut rate = Rate::new(start);
+        // The first message was spent when the console was first heard: three more at once.
+        for _ in 1..BURST {
+            assert!(rate.spend(start));
+        }
+        assert_eq!(rate.owed_at(), None);
+        assert!(!rate.spend(start));
+        assert!(!rate.spend(start + REFILL / 2));
+        // One read owed, whatever the messages over the rate, at the next top-up.
+        assert_eq!(rate.owed_at(), Some(start + REFILL));
+        assert!(!rate.settle(start + REFILL / 2));
+        assert!(rate.settle(start + REFILL));
+        assert_eq!(rate.owed_at(), None);
+        assert!(!rate.settle(start + REFILL));
+        // A top-up 1.9 refills after the last keeps the 0.9: the next refill comes 0.1 later.
+        assert!(rate.spend(start + REFILL * 29 / 10));
+        assert!(!rate.spend(start + REFILL * 29 / 10));
+        assert_eq!(rate.owed_at(), Some(start + REFILL * 3));
+        assert!(rate.settle(start + REFILL * 3));
+        // A long silence tops the budget up to the burst, no more.
+        let later = start + REFILL * 1_000;
+        for _ in 0..BURST {
+            assert!(rate.spend(later));
+        }
+        assert!(!rate.spend(later));
     }
 }
