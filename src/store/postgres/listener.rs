@@ -35,7 +35,9 @@ use crate::store::{Feed, Link};
 
 /// Debates loaded at start besides the running ones: the most recent this many.
 pub const START_WINDOW: i64 = 200;
-const KEEPALIVE: Duration = Duration::from_secs(5);
+/// How often the feed checks its connection, moves its watermark on and looks at the tables'
+/// sizes for the reads' plans.
+pub const KEEPALIVE: Duration = Duration::from_secs(5);
 const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 /// Notifications whose rows are read in one round trip, at most.
 const BATCH: usize = 2_000;
@@ -131,17 +133,13 @@ async fn follow<E: From<Feed>>(
     let mut listening =
         Notifications::open(target, vec![presence.clone(), settings_channel]).await?;
     let (client, notes) = (&mut listening.client, &mut listening.payloads);
-    // The feed's reads are prepared once, and planned for the keys of each batch: a generic
-    // plan is kept while the table grows, and one made while it was small scans it whole (a
-    // lone row's read took 32-43 ms on 300,000 rows instead of 0.2). (PostgreSQL before 12 has
-    // no such setting: there the server chooses.)
-    if let Err(e) = client
-        .batch_execute("SET plan_cache_mode = force_custom_plan")
-        .await
-    {
+    // The feed's reads keep their plans where that is safe (see `plans`); PostgreSQL plans every
+    // other statement for its parameters, as a statement run once always is.
+    if let Err(e) = client.batch_execute("SET plan_cache_mode = auto").await {
         tracing::debug!("keeping the default plan cache mode: {e}");
     }
-    let named = Named::prepare(client).await?;
+    let mut named = Named::new();
+    look_at_plans(&mut named, client).await?;
     if reading.writes_here {
         let access = access(client).await?;
         events
@@ -197,6 +195,7 @@ async fn follow<E: From<Feed>>(
                 // ended before the previous tick have arrived and been handled by now.
                 *watermark = Some(previous_mark);
                 previous_mark = mark;
+                look_at_plans(&mut named, client).await?;
             }
             want = wanted.recv() => match want {
                 Some(Wanted::History(id)) => {
@@ -214,6 +213,21 @@ async fn follow<E: From<Feed>>(
             },
         }
     }
+}
+
+/// Looks at which of the feed's reads may keep their plans (see `plans`): one that fails
+/// leaves the reads as they were, a server that does not answer is a connection gone.
+async fn look_at_plans(named: &mut Named, client: &mut tokio_postgres::Client) -> Result<()> {
+    let looked = answered(
+        "the look at the reads' plans",
+        KEEPALIVE_TIMEOUT,
+        named.look_at_plans(client),
+    )
+    .await?;
+    if let Err(e) = looked {
+        tracing::debug!("the feed's reads keep the plans they had: {e}");
+    }
+    Ok(())
 }
 
 /// Whether the database carries rows in notifications (`gavel.notify_rows`, the opt-in the

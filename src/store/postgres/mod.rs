@@ -20,6 +20,7 @@ mod notes;
 mod notifications;
 mod orchestrator;
 mod payload;
+mod plans;
 mod presence;
 mod queries;
 mod replica;
@@ -36,7 +37,7 @@ pub use actions::{Observed, existing, observe, record, resolve, write_if_unchang
 pub use connect::Target;
 pub use contexts::{MAX_CONTEXT_NAME, check_name, default_name, split_named, unique_names};
 pub use error::{Error, Result};
-pub use listener::{START_WINDOW, Wanted, listen};
+pub use listener::{KEEPALIVE, START_WINDOW, Wanted, listen};
 pub use local::{LocalServer, REPLICATION};
 pub use migrate::{migrate, migrate_each, migrations};
 pub use notes::pin;

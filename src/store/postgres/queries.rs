@@ -6,12 +6,14 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
-use futures_util::future::{try_join, try_join_all};
+use futures_util::future::try_join_all;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, GenericClient, IsolationLevel, Statement};
+use tokio_postgres::types::Type;
+use tokio_postgres::{Client, GenericClient, IsolationLevel};
 
 use super::error::{Doing, Error, Result};
 use super::payload::Notice;
+use super::plans::{self, Read};
 use super::rows;
 use super::tables::{self, Key, SESSIONS, Table};
 use crate::domain::{Change, Debate, Debates, Limits, Stored};
@@ -305,11 +307,12 @@ pub(crate) async fn changed_since(
     Ok((changes, mark))
 }
 
-/// The statements that read the rows a batch of notifications names, prepared once per
-/// connection (a statement prepared anew would cost a round trip of its own on every batch):
-/// two a table, in [`tables::ALL`] order.
+/// The reads of the rows a batch of notifications names, two a table, in [`tables::ALL`] order,
+/// each planned as [`plans`] finds safe (see [`Named::look_at_plans`]).
 pub(crate) struct Named {
     statements: Vec<Reads>,
+    /// The plans tried so far (naming the statements each try prepares).
+    tries: u64,
 }
 
 /// A table's two reads by key: of a batch's keys, and of a lone key (the common case when rows
@@ -317,8 +320,8 @@ pub(crate) struct Named {
 /// (measured in benches/runs/2026-11-26-373ad6b).
 struct Reads {
     table: &'static Table,
-    many: Statement,
-    one: Statement,
+    many: Read,
+    one: Read,
 }
 
 /// Rows keyed by a debate and a round, given as two arrays, looked up one key after another
@@ -334,24 +337,54 @@ fn by_round(table: &Table) -> String {
 }
 
 impl Named {
-    pub(super) async fn prepare(client: &Client) -> Result<Named> {
-        let prepared = tables::ALL.into_iter().map(|table| async move {
-            let (many, one) = match table.key {
-                Key::Debate => (table.select("id = ANY($1::text[])"), "id = $1::text"),
-                Key::Id => (table.select("id = ANY($1::bigint[])"), "id = $1::bigint"),
-                Key::Round => (
-                    by_round(table),
-                    "session_id = $1::text AND round_index = $2::int",
-                ),
-            };
-            let (many, one) =
-                try_join(client.prepare(&many), client.prepare(&table.select(one))).await?;
-            Ok::<_, tokio_postgres::Error>(Reads { table, many, one })
-        });
-        let statements = try_join_all(prepared)
+    /// Every table's reads, each planned for its keys until [`Named::look_at_plans`].
+    pub(super) fn new() -> Named {
+        let statements = tables::ALL
+            .into_iter()
+            .map(|table| {
+                let (many, one) = match table.key {
+                    Key::Debate => (
+                        Read::new(table.select("id = ANY($1::text[])"), vec![Type::TEXT_ARRAY]),
+                        Read::new(table.select("id = $1::text"), vec![Type::TEXT]),
+                    ),
+                    Key::Id => (
+                        Read::new(
+                            table.select("id = ANY($1::bigint[])"),
+                            vec![Type::INT8_ARRAY],
+                        ),
+                        Read::new(table.select("id = $1::bigint"), vec![Type::INT8]),
+                    ),
+                    Key::Round => (
+                        Read::new(by_round(table), vec![Type::TEXT_ARRAY, Type::INT4_ARRAY]),
+                        Read::new(
+                            table.select("session_id = $1::text AND round_index = $2::int"),
+                            vec![Type::TEXT, Type::INT4],
+                        ),
+                    ),
+                };
+                Reads { table, many, one }
+            })
+            .collect();
+        Named {
+            statements,
+            tries: 0,
+        }
+    }
+
+    /// Looks at the tables' sizes, and keeps the plans of the reads where that is safe, or
+    /// stops keeping them (see [`plans`]): when the feed connects, and at each keepalive.
+    pub(super) async fn look_at_plans(&mut self, client: &mut Client) -> Result<()> {
+        let tables: Vec<&Table> = self.statements.iter().map(|reads| reads.table).collect();
+        let sizes = plans::pages(client, &tables)
             .await
-            .doing("preparing the feed's reads")?;
-        Ok(Named { statements })
+            .doing("reading the tables' sizes")?;
+        for (reads, pages) in self.statements.iter_mut().zip(sizes) {
+            let Reads { table, many, one } = reads;
+            plans::look_at(client, table, [many, one], pages, &mut self.tries)
+                .await
+                .doing(format_args!("planning the reads of {}", table.name))?;
+        }
+        Ok(())
     }
 
     /// The rows a batch of notifications names, each read once, in table order. The reads go
@@ -374,8 +407,8 @@ impl Named {
             .filter(|(_, keys)| !keys.is_empty())
             .map(|(Reads { table, many, one }, keys)| async move {
                 let rows = match keys.lone() {
-                    Some(key) => client.query(one, &key).await,
-                    None => client.query(many, &keys.params()).await,
+                    Some(key) => one.query(client, &key).await,
+                    None => many.query(client, &keys.params()).await,
                 }
                 .doing(format_args!("reading {}", table.name))?;
                 Ok::<Vec<Change>, Error>(rows.iter().map(|row| table.read(row, limits)).collect())

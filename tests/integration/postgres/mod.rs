@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use gavel::console::app::{Command, Event, Link, update};
 use gavel::domain::{ActionKind, Decision, OperatorAction, Reported};
 use gavel::policy::ControllerConfig;
-use gavel::store::postgres::{migrate, record};
+use gavel::store::postgres::{KEEPALIVE, migrate, record};
 use tokio_postgres::Client;
 
 use crate::common;

@@ -1,8 +1,8 @@
-//! How the feed's reads are planned: for each batch's keys, never once for all (see the
-//! listener). A plan kept from when the tables were small and analyzed would read a table whole
-//! once it has grown (a sequential scan, or a walk over an index whose leading column is not
-//! the key), which once stalled the feed for 40 s; reads planned for their keys look the rows
-//! up by key.
+//! How the feed's reads are planned: a plan kept from when the tables were small and analyzed
+//! would read a table whole once it has grown (a sequential scan, or a walk over an index whose
+//! leading column is not the key), which once stalled the feed for 40 s. Reads are planned for
+//! their keys until their table is big enough that the plan PostgreSQL keeps looks rows up by
+//! key, and then keep it (see the feed's `plans`): either way they look the rows up by key.
 
 use super::*;
 
@@ -62,12 +62,14 @@ fn grown(rows: i32) -> String {
 }
 
 /// The feed's two reads of a table, told apart by how they take their keys: a lone key as
-/// itself, a batch's keys as arrays.
+/// itself (its cast to its type may be left out of the text kept: a read planned for each key
+/// gives the type, and is then the same statement as one without the cast), a batch's keys as
+/// arrays.
 const FORMS: [(&str, &str); 2] = [
     (
         "a lone key",
-        "query LIKE '%WHERE id = $1::%' \
-         OR query LIKE '%WHERE session_id = $1::text AND round_index = $2::int%'",
+        "query LIKE '%WHERE id = $1%' \
+         OR query LIKE '%WHERE session_id = $1% AND round_index = $2%'",
     ),
     (
         "a batch",
@@ -76,8 +78,9 @@ const FORMS: [(&str, &str); 2] = [
 ];
 
 /// What the feed's reads have cost so far, from pg_stat_statements (updated as each statement
-/// ends): for each table and form, the statement's executions and the blocks they touched.
-async fn reads(client: &Client) -> Vec<(String, i64, i64)> {
+/// ends): for each table and form, the statement's executions, the blocks they touched, and
+/// the times it was planned (counted with `pg_stat_statements.track_planning`).
+async fn reads(client: &Client) -> Vec<(String, i64, i64, i64)> {
     let mut reads = Vec::new();
     for table in TABLES {
         for (form, keys) in FORMS {
@@ -85,7 +88,8 @@ async fn reads(client: &Client) -> Vec<(String, i64, i64)> {
                 .query_one(
                     &format!(
                         "SELECT coalesce(sum(calls), 0)::bigint, \
-                                coalesce(sum(shared_blks_hit + shared_blks_read), 0)::bigint \
+                                coalesce(sum(shared_blks_hit + shared_blks_read), 0)::bigint, \
+                                coalesce(sum(plans), 0)::bigint \
                          FROM pg_stat_statements \
                          WHERE query LIKE '%FROM ' || $1 || ' WHERE %' AND ({keys})"
                     ),
@@ -93,7 +97,12 @@ async fn reads(client: &Client) -> Vec<(String, i64, i64)> {
                 )
                 .await
                 .unwrap();
-            reads.push((format!("{table}, {form}"), row.get(0), row.get(1)));
+            reads.push((
+                format!("{table}, {form}"),
+                row.get(0),
+                row.get(1),
+                row.get(2),
+            ));
         }
     }
     reads
@@ -168,7 +177,7 @@ async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they
 
     // Each form of each table's read has run often enough for the server to keep a plan.
     let small = reads(&client).await;
-    for (read, calls, _) in &small {
+    for (read, calls, ..) in &small {
         assert!(
             *calls >= 6,
             "{read}: {calls} reads while the tables were small"
@@ -194,7 +203,8 @@ async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    for ((read, calls, blocks), (_, calls_before, blocks_before)) in after.iter().zip(&before) {
+    for ((read, calls, blocks, _), (_, calls_before, blocks_before, _)) in after.iter().zip(&before)
+    {
         let calls = calls - calls_before;
         // A row looked up by its key touches a few blocks of the index and one of the table;
         // 20,000 rows fill well over a hundred.
@@ -203,6 +213,78 @@ async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they
             per_read < 20,
             "{read}: the feed's reads of rounds 18 to 20 touched {per_read} blocks each, as if \
              they read the table whole"
+        );
+    }
+}
+
+/// Once the tables have grown, the feed's reads keep their plans (looked at on the keepalive):
+/// round after round the server plans a lone key's read no more (a kept plan is made once,
+/// after five planned for their keys), and every read still looks the rows up by key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_of_grown_tables_keep_their_plans_and_still_look_rows_up_by_key() {
+    let server = server_with(&[
+        ("shared_preload_libraries", "pg_stat_statements"),
+        ("pg_stat_statements.track_planning", "on"),
+    ]);
+    let (target, mut client) = database(&server, "kept_plans").await;
+    migrate(&mut client).await.unwrap();
+    client
+        .batch_execute("CREATE EXTENSION pg_stat_statements")
+        .await
+        .unwrap();
+    for id in DEBATES {
+        client.execute(SESSION, &[&id]).await.unwrap();
+    }
+    client
+        .batch_execute("UPDATE debate_sessions SET tokens_used = 0")
+        .await
+        .unwrap();
+    client.batch_execute(&rounds(1)).await.unwrap();
+    let mut console = Console::live(target).await;
+    console.until("round 1", |m| holds(m, 1)).await;
+    client.batch_execute(&grown(20_000)).await.unwrap();
+    // The feed looks at the tables' sizes at each keepalive.
+    tokio::time::sleep(KEEPALIVE + Duration::from_secs(1)).await;
+
+    let before = reads(&client).await;
+    const LAST: i32 = 31;
+    for next in 2..=LAST {
+        client.batch_execute(&rounds(next)).await.unwrap();
+        console.until("the round", |m| holds(m, next as u32)).await;
+    }
+    // Fifteen reads each way and table (odd rounds one debate's, even rounds both debates').
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let after = loop {
+        let after = reads(&client).await;
+        if after
+            .iter()
+            .zip(&before)
+            .all(|(now, then)| now.1 >= then.1 + 15)
+        {
+            break after;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the feed did not read every table both ways 15 times: {before:?} then {after:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    for ((read, calls, blocks, plans), (_, calls_before, blocks_before, plans_before)) in
+        after.iter().zip(&before)
+    {
+        let (calls, plans) = (calls - calls_before, plans - plans_before);
+        // A lone key's read: five plans for their keys, then the plan kept (a statement of the
+        // same text read elsewhere, a debate's history, may add one). A batch's kept plan is
+        // costed for any number of keys, more than the two a batch holds here: PostgreSQL may
+        // go on planning those for their keys, its choice (either plan looks rows up by key).
+        assert!(
+            !read.ends_with("a lone key") || plans <= 7,
+            "{read}: planned {plans} times for {calls} reads, as if never kept"
+        );
+        let per_read = (blocks - blocks_before) / calls;
+        assert!(
+            per_read < 20,
+            "{read}: the reads touched {per_read} blocks each, as if they read the table whole"
         );
     }
 }

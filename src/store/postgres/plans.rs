@@ -1,0 +1,305 @@
+//! How the feed's reads by key are planned. Planned for its keys, a read costs the server its
+//! planning every time (0.147 ms against 0.083 for a turn by id among 300,000, planning most of
+//! the difference); a plan kept instead is made once. A kept plan is only safe where it looks
+//! the rows up by their key however the table grows: one made while a table is small may scan
+//! it whole, or walk a whole index whose leading column is not the key, and stays so as the
+//! table grows (once a 40 s stall). So a read keeps its plan only once its table has
+//! [`MIN_PAGES`] and the generic plan made for it then (PostgreSQL's, for any key) looks rows
+//! up by an index that leads with the key. A table that grows keeps that plan right: a scan of
+//! the table or a walk of an index only costs more against a key's lookup as it grows. A table
+//! that shrinks below the size its reads' plans were found right at has them planned for each
+//! read's keys again, until it grows back. Sizes are looked at when the feed connects and at
+//! each keepalive.
+
+use serde_json::Value;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Client, Row, Statement};
+
+use super::tables::{Key, Table};
+
+/// Pages a table has before its reads may keep their plans: past this, a lookup by a unique
+/// key costs the planner less than any scan of the table, and more so as it grows.
+pub(super) const MIN_PAGES: i64 = 16;
+
+/// One read of a table by key: its statement, the types of its parameters, and how it is
+/// planned.
+pub(super) struct Read {
+    sql: String,
+    types: Vec<Type>,
+    plan: Plan,
+}
+
+/// How a read is planned.
+enum Plan {
+    /// For each read's keys, in the round trip that reads (an unnamed statement). `tried`: the
+    /// table's pages when a kept plan was last found wanting (a plan is tried again once the
+    /// table has doubled).
+    PerRead { tried: Option<i64> },
+    /// Kept in this prepared statement, found right when the table had `pages`.
+    Kept { statement: Statement, pages: i64 },
+}
+
+impl Read {
+    /// The read `sql`, taking parameters of `types`, planned for each read until its table is
+    /// looked at.
+    pub(super) fn new(sql: String, types: Vec<Type>) -> Read {
+        Read {
+            sql,
+            types,
+            plan: Plan::PerRead { tried: None },
+        }
+    }
+
+    /// The rows the read finds for `params` (of its types).
+    pub(super) async fn query(
+        &self,
+        client: &Client,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+        match &self.plan {
+            Plan::Kept { statement, .. } => client.query(statement, params).await,
+            Plan::PerRead { .. } => {
+                let typed: Vec<(&(dyn ToSql + Sync), Type)> = params
+                    .iter()
+                    .zip(&self.types)
+                    .map(|(&param, ty)| (param, ty.clone()))
+                    .collect();
+                client.query_typed(&self.sql, &typed).await
+            }
+        }
+    }
+}
+
+/// The pages of each of `tables`, in order.
+pub(super) async fn pages(
+    client: &Client,
+    tables: &[&Table],
+) -> Result<Vec<i64>, tokio_postgres::Error> {
+    let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
+    let rows = client
+        .query(
+            "SELECT pg_relation_size(name::regclass) / current_setting('block_size')::bigint \
+             FROM unnest($1::text[]) WITH ORDINALITY AS t(name, n) ORDER BY n",
+            &[&names],
+        )
+        .await?;
+    rows.iter().map(|row| row.try_get(0)).collect()
+}
+
+/// Brings the plans of `reads`, the reads of `table` (now of `pages`), up to date: a kept plan
+/// whose table shrank below the size it was found right at is dropped; a read planned for each
+/// read's keys tries for a kept plan once the table has [`MIN_PAGES`] (and, after a try found
+/// the plan wanting, twice the pages it had then). `tries` counts the tries, and names the
+/// statements they prepare to look at the plans.
+pub(super) async fn look_at(
+    client: &mut Client,
+    table: &Table,
+    reads: [&mut Read; 2],
+    pages: i64,
+    tries: &mut u64,
+) -> Result<(), tokio_postgres::Error> {
+    let mut leading = None;
+    for read in reads {
+        if let Plan::Kept {
+            pages: found_at, ..
+        } = read.plan
+            && pages < found_at
+        {
+            read.plan = Plan::PerRead { tried: None };
+        }
+        let Plan::PerRead { tried } = read.plan else {
+            continue;
+        };
+        if pages < MIN_PAGES || tried.is_some_and(|tried| pages < tried.saturating_mul(2)) {
+            continue;
+        }
+        let leading = match &leading {
+            Some(leading) => leading,
+            None => leading.insert(leading_columns(client, table).await?),
+        };
+        *tries += 1;
+        let plan = generic_plan(client, &read.sql, read.types.len(), *tries).await?;
+        read.plan = if looks_up_by_key(&plan, table, leading) {
+            let statement = client.prepare_typed(&read.sql, &read.types).await?;
+            Plan::Kept { statement, pages }
+        } else {
+            tracing::debug!(
+                "{}: reads planned for their keys ({pages} pages)",
+                table.name
+            );
+            Plan::PerRead { tried: Some(pages) }
+        };
+    }
+    Ok(())
+}
+
+/// Each index of `table` with its leading column.
+async fn leading_columns(
+    client: &Client,
+    table: &Table,
+) -> Result<Vec<(String, String)>, tokio_postgres::Error> {
+    let rows = client
+        .query(
+            "SELECT index.relname::text, a.attname::text FROM pg_index i \
+             JOIN pg_class index ON index.oid = i.indexrelid \
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0] \
+             WHERE i.indrelid = $1::text::regclass",
+            &[&table.name],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect()
+}
+
+/// The plan PostgreSQL would keep for `sql` (with `params` parameters) now, as `EXPLAIN`'s
+/// JSON: prepared as statement `gavel_plan_<n>` in a transaction that asks for the generic
+/// plan, then let go.
+async fn generic_plan(
+    client: &mut Client,
+    sql: &str,
+    params: usize,
+    n: u64,
+) -> Result<Value, tokio_postgres::Error> {
+    let name = format!("gavel_plan_{n}");
+    let nulls = vec!["NULL"; params].join(", ");
+    let tx = client.transaction().await?;
+    tx.batch_execute(&format!(
+        "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE {name} AS {sql}"
+    ))
+    .await?;
+    let plan: Value = tx
+        .query_one(
+            &format!("EXPLAIN (FORMAT JSON) EXECUTE {name}({nulls})"),
+            &[],
+        )
+        .await?
+        .try_get(0)?;
+    tx.batch_execute(&format!("DEALLOCATE {name}")).await?;
+    tx.commit().await?;
+    Ok(plan)
+}
+
+/// Whether `plan` (`EXPLAIN`'s JSON) reads `table` only by an index that leads with the
+/// table's key (`leading`: each index's leading column), never scanning it whole.
+fn looks_up_by_key(plan: &Value, table: &Table, leading: &[(String, String)]) -> bool {
+    let key = match table.key {
+        Key::Debate | Key::Id => "id",
+        Key::Round => "session_id",
+    };
+    let mut nodes: Vec<&Value> = plan
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|top| top.get("Plan"))
+        .collect();
+    let mut by_key = false;
+    while let Some(node) = nodes.pop() {
+        let field = |name: &str| node.get(name).and_then(Value::as_str);
+        if let Some(index) = field("Index Name") {
+            let leads = leading
+                .iter()
+                .any(|(name, column)| name == index && column == key);
+            if !leads {
+                return false;
+            }
+            by_key = true;
+        } else if field("Relation Name") == Some(table.name)
+            && field("Node Type") != Some("Bitmap Heap Scan")
+        {
+            // A sequential scan, or any other read of the table not through an index.
+            return false;
+        }
+        nodes.extend(
+            node.get("Plans")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        );
+    }
+    by_key
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::postgres::tables::{DECISIONS, TURNS};
+
+    /// Each index of the turns' table with its leading column, as `leading_columns` reads them.
+    fn turns_indexes() -> Vec<(String, String)> {
+        [
+            ("debate_rounds_pkey", "id"),
+            ("debate_rounds_session", "session_id"),
+        ]
+        .map(|(index, column)| (index.to_owned(), column.to_owned()))
+        .to_vec()
+    }
+
+    fn explained(plan: Value) -> Value {
+        json!([{ "Plan": plan }])
+    }
+
+    #[test]
+    fn a_plan_is_kept_only_where_it_looks_rows_up_by_an_index_leading_with_the_key() {
+        let indexes = turns_indexes();
+        let by_key = explained(json!({
+            "Node Type": "Index Scan", "Relation Name": "debate_rounds",
+            "Index Name": "debate_rounds_pkey", "Index Cond": "(id = $1)"
+        }));
+        assert!(looks_up_by_key(&by_key, &TURNS, &indexes));
+        let bitmap = explained(json!({
+            "Node Type": "Bitmap Heap Scan", "Relation Name": "debate_rounds",
+            "Plans": [{ "Node Type": "Bitmap Index Scan", "Index Name": "debate_rounds_pkey" }]
+        }));
+        assert!(looks_up_by_key(&bitmap, &TURNS, &indexes));
+        let sorted = explained(json!({
+            "Node Type": "Sort",
+            "Plans": [{ "Node Type": "Seq Scan", "Relation Name": "debate_rounds" }]
+        }));
+        assert!(
+            !looks_up_by_key(&sorted, &TURNS, &indexes),
+            "a scan of the table"
+        );
+        let walk = explained(json!({
+            "Node Type": "Index Scan", "Relation Name": "debate_rounds",
+            "Index Name": "debate_rounds_session", "Index Cond": "(id = $1)"
+        }));
+        assert!(
+            !looks_up_by_key(&walk, &TURNS, &indexes),
+            "a walk of another index"
+        );
+        let unknown = explained(json!({
+            "Node Type": "Index Scan", "Relation Name": "debate_rounds",
+            "Index Name": "an_index_not_read"
+        }));
+        assert!(!looks_up_by_key(&unknown, &TURNS, &indexes));
+        assert!(!looks_up_by_key(&json!({}), &TURNS, &indexes), "no plan");
+        let nothing = explained(json!({ "Node Type": "Result" }));
+        assert!(
+            !looks_up_by_key(&nothing, &TURNS, &indexes),
+            "no read of the table"
+        );
+    }
+
+    #[test]
+    fn a_rounds_lookups_one_key_after_another_are_by_key() {
+        let indexes = vec![(
+            "debate_round_decisions_session_id_round_index_key".to_owned(),
+            "session_id".to_owned(),
+        )];
+        let lateral = explained(json!({
+            "Node Type": "Nested Loop",
+            "Plans": [
+                { "Node Type": "Function Scan", "Function Name": "unnest" },
+                { "Node Type": "Subquery Scan", "Plans": [{
+                    "Node Type": "Index Scan",
+                    "Relation Name": "debate_round_decisions",
+                    "Index Name": "debate_round_decisions_session_id_round_index_key"
+                }]}
+            ]
+        }));
+        assert!(looks_up_by_key(&lateral, &DECISIONS, &indexes));
+    }
+}
