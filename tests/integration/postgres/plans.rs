@@ -4,6 +4,8 @@
 //! their keys until their table is big enough that the plan PostgreSQL keeps looks rows up by
 //! key, and then keep it (see the feed's `plans`): either way they look the rows up by key.
 
+use gavel::store::postgres::LocalServer;
+
 use super::*;
 
 /// The tables the feed reads.
@@ -142,14 +144,10 @@ fn holds(model: &gavel::console::app::Model, round: u32) -> bool {
     })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they_have_grown() {
-    // No autovacuum: the statistics stay those of the small tables (an ANALYZE would replan).
-    let server = server_with(&[
-        ("shared_preload_libraries", "pg_stat_statements"),
-        ("autovacuum", "off"),
-    ]);
-    let (target, mut client) = database(&server, "plans").await;
+/// A database `name` on `server` with pg_stat_statements, the two debates and their first
+/// round (analyzed), watched by a console that holds that round.
+async fn watched(server: &LocalServer, name: &str) -> (Client, Console) {
+    let (target, mut client) = database(server, name).await;
     migrate(&mut client).await.unwrap();
     client
         .batch_execute("CREATE EXTENSION pg_stat_statements")
@@ -166,6 +164,43 @@ async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they
     client.batch_execute("ANALYZE").await.unwrap();
     let mut console = Console::live(target).await;
     console.until("round 1", |m| holds(m, 1)).await;
+    (client, console)
+}
+
+/// The feed's reads' costs once every table has been read both ways `more` times since
+/// `before` (a statement is counted when the server ends it, which may be just after its rows
+/// arrive).
+async fn read_again(
+    client: &Client,
+    before: &[(String, i64, i64, i64)],
+    more: i64,
+) -> Vec<(String, i64, i64, i64)> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let after = reads(client).await;
+        if after
+            .iter()
+            .zip(before)
+            .all(|(now, then)| now.1 >= then.1 + more)
+        {
+            return after;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the feed did not read every table both ways {more} times: {before:?} then {after:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they_have_grown() {
+    // No autovacuum: the statistics stay those of the small tables (an ANALYZE would replan).
+    let server = server_with(&[
+        ("shared_preload_libraries", "pg_stat_statements"),
+        ("autovacuum", "off"),
+    ]);
+    let (client, mut console) = watched(&server, "plans").await;
     // Sixteen rounds while the tables are small, each table's rows read as a lone key (one
     // debate's round) and as a batch (both debates' rounds in one transaction, their
     // notifications read together): by default the server may keep a plan made once from a
@@ -190,19 +225,7 @@ async fn reads_planned_while_the_tables_were_small_look_rows_up_by_key_once_they
         client.batch_execute(&rounds(next)).await.unwrap();
         console.until("the round", |m| holds(m, next as u32)).await;
     }
-    // A statement is counted when the server ends it, which may be just after its rows arrive.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let after = loop {
-        let after = reads(&client).await;
-        if after.iter().zip(&before).all(|(now, then)| now.1 > then.1) {
-            break after;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the feed did not read every table both ways: {before:?} then {after:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let after = read_again(&client, &before, 1).await;
     for ((read, calls, blocks, _), (_, calls_before, blocks_before, _)) in after.iter().zip(&before)
     {
         let calls = calls - calls_before;
@@ -226,22 +249,7 @@ async fn reads_of_grown_tables_keep_their_plans_and_still_look_rows_up_by_key() 
         ("shared_preload_libraries", "pg_stat_statements"),
         ("pg_stat_statements.track_planning", "on"),
     ]);
-    let (target, mut client) = database(&server, "kept_plans").await;
-    migrate(&mut client).await.unwrap();
-    client
-        .batch_execute("CREATE EXTENSION pg_stat_statements")
-        .await
-        .unwrap();
-    for id in DEBATES {
-        client.execute(SESSION, &[&id]).await.unwrap();
-    }
-    client
-        .batch_execute("UPDATE debate_sessions SET tokens_used = 0")
-        .await
-        .unwrap();
-    client.batch_execute(&rounds(1)).await.unwrap();
-    let mut console = Console::live(target).await;
-    console.until("round 1", |m| holds(m, 1)).await;
+    let (client, mut console) = watched(&server, "kept_plans").await;
     client.batch_execute(&grown(20_000)).await.unwrap();
     // The feed looks at the tables' sizes at each keepalive.
     tokio::time::sleep(KEEPALIVE + Duration::from_secs(1)).await;
@@ -253,22 +261,7 @@ async fn reads_of_grown_tables_keep_their_plans_and_still_look_rows_up_by_key() 
         console.until("the round", |m| holds(m, next as u32)).await;
     }
     // Fifteen reads each way and table (odd rounds one debate's, even rounds both debates').
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let after = loop {
-        let after = reads(&client).await;
-        if after
-            .iter()
-            .zip(&before)
-            .all(|(now, then)| now.1 >= then.1 + 15)
-        {
-            break after;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the feed did not read every table both ways 15 times: {before:?} then {after:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let after = read_again(&client, &before, 15).await;
     for ((read, calls, blocks, plans), (_, calls_before, blocks_before, plans_before)) in
         after.iter().zip(&before)
     {
