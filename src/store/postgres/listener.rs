@@ -138,7 +138,7 @@ async fn follow<E: From<Feed>>(
     if let Err(e) = client.batch_execute("SET plan_cache_mode = auto").await {
         tracing::debug!("keeping the default plan cache mode: {e}");
     }
-    let mut named = Named::new();
+    let mut named = Named::prepare(client).await?;
     look_at_plans(&mut named, client).await?;
     if reading.writes_here {
         let access = access(client).await?;

@@ -9,8 +9,12 @@
 //! the table or a walk of an index only costs more against a key's lookup as it grows. A table
 //! that shrinks below the size its reads' plans were found right at has them planned for each
 //! read's keys again, until it grows back. Sizes are looked at when the feed connects and at
-//! each keepalive.
+//! each keepalive. A read planned for its keys is a prepared statement that serves five reads,
+//! the ones PostgreSQL plans for their parameters before it would keep a plan of its own, and
+//! is then prepared anew, in the round trip of its fifth read (a read sent as a statement of
+//! its own each time costs the server more: parsing it).
 
+use futures_util::future::try_join;
 use serde_json::Value;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Row, Statement};
@@ -21,52 +25,82 @@ use super::tables::{Key, Table};
 /// key costs the planner less than any scan of the table, and more so as it grows.
 pub(super) const MIN_PAGES: i64 = 16;
 
+/// Reads PostgreSQL plans a prepared statement for their parameters before it may keep a plan
+/// instead (`plan_cache_mode = auto`).
+const PLANNED_RUNS: u8 = 5;
+
 /// One read of a table by key: its statement, the types of its parameters, and how it is
 /// planned.
 pub(super) struct Read {
     sql: String,
     types: Vec<Type>,
+    statement: Statement,
     plan: Plan,
 }
 
 /// How a read is planned.
 enum Plan {
-    /// For each read's keys, in the round trip that reads (an unnamed statement). `tried`: the
-    /// table's pages when a kept plan was last found wanting (a plan is tried again once the
-    /// table has doubled).
-    PerRead { tried: Option<i64> },
-    /// Kept in this prepared statement, found right when the table had `pages`.
-    Kept { statement: Statement, pages: i64 },
+    /// For each read's keys: the statement serves [`PLANNED_RUNS`] reads at most, which the
+    /// server plans for their keys, and is prepared anew in the round trip of the last of them.
+    /// `runs`: the reads it has served; `tried`: the table's pages when a kept plan was last
+    /// found wanting (a plan is tried again once the table has doubled).
+    PerRead { runs: u8, tried: Option<i64> },
+    /// Kept by the statement, found right when the table had `pages`.
+    Kept { pages: i64 },
 }
 
 impl Read {
-    /// The read `sql`, taking parameters of `types`, planned for each read until its table is
-    /// looked at.
-    pub(super) fn new(sql: String, types: Vec<Type>) -> Read {
-        Read {
+    /// The read `sql`, taking parameters of `types`, prepared, planned for each read until its
+    /// table is looked at.
+    pub(super) async fn prepare(
+        client: &Client,
+        sql: String,
+        types: Vec<Type>,
+    ) -> Result<Read, tokio_postgres::Error> {
+        let statement = client.prepare_typed(&sql, &types).await?;
+        Ok(Read {
             sql,
             types,
-            plan: Plan::PerRead { tried: None },
-        }
+            statement,
+            plan: Plan::PerRead {
+                runs: 0,
+                tried: None,
+            },
+        })
     }
 
     /// The rows the read finds for `params` (of its types).
     pub(super) async fn query(
-        &self,
+        &mut self,
         client: &Client,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        match &self.plan {
-            Plan::Kept { statement, .. } => client.query(statement, params).await,
-            Plan::PerRead { .. } => {
-                let typed: Vec<(&(dyn ToSql + Sync), Type)> = params
-                    .iter()
-                    .zip(&self.types)
-                    .map(|(&param, ty)| (param, ty.clone()))
-                    .collect();
-                client.query_typed(&self.sql, &typed).await
-            }
+        let Read {
+            sql,
+            types,
+            statement,
+            plan,
+        } = self;
+        let Plan::PerRead { runs, .. } = plan else {
+            return client.query(&*statement, params).await;
+        };
+        // A statement whose last read's fresh one failed is not run again.
+        if *runs >= PLANNED_RUNS {
+            *statement = client.prepare_typed(sql, types).await?;
+            *runs = 0;
         }
+        *runs += 1;
+        if *runs < PLANNED_RUNS {
+            return client.query(&*statement, params).await;
+        }
+        let (rows, fresh) = try_join(
+            client.query(&*statement, params),
+            client.prepare_typed(sql, types),
+        )
+        .await?;
+        *statement = fresh;
+        *runs = 0;
+        Ok(rows)
     }
 }
 
@@ -100,14 +134,17 @@ pub(super) async fn look_at(
 ) -> Result<(), tokio_postgres::Error> {
     let mut leading = None;
     for read in reads {
-        if let Plan::Kept {
-            pages: found_at, ..
-        } = read.plan
+        if let Plan::Kept { pages: found_at } = read.plan
             && pages < found_at
         {
-            read.plan = Plan::PerRead { tried: None };
+            // Its table shrank: a plan the server made since may be wrong once it grows back.
+            read.statement = client.prepare_typed(&read.sql, &read.types).await?;
+            read.plan = Plan::PerRead {
+                runs: 0,
+                tried: None,
+            };
         }
-        let Plan::PerRead { tried } = read.plan else {
+        let Plan::PerRead { tried, .. } = read.plan else {
             continue;
         };
         if pages < MIN_PAGES || tried.is_some_and(|tried| pages < tried.saturating_mul(2)) {
@@ -119,16 +156,18 @@ pub(super) async fn look_at(
         };
         *tries += 1;
         let plan = generic_plan(client, &read.sql, read.types.len(), *tries).await?;
-        read.plan = if looks_up_by_key(&plan, table, leading) {
-            let statement = client.prepare_typed(&read.sql, &read.types).await?;
-            Plan::Kept { statement, pages }
+        if looks_up_by_key(&plan, table, leading) {
+            read.statement = client.prepare_typed(&read.sql, &read.types).await?;
+            read.plan = Plan::Kept { pages };
         } else {
             tracing::debug!(
                 "{}: reads planned for their keys ({pages} pages)",
                 table.name
             );
-            Plan::PerRead { tried: Some(pages) }
-        };
+            if let Plan::PerRead { tried, .. } = &mut read.plan {
+                *tried = Some(pages);
+            }
+        }
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
-use futures_util::future::try_join_all;
+use futures_util::future::{try_join, try_join_all};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, GenericClient, IsolationLevel};
@@ -337,38 +337,44 @@ fn by_round(table: &Table) -> String {
 }
 
 impl Named {
-    /// Every table's reads, each planned for its keys until [`Named::look_at_plans`].
-    pub(super) fn new() -> Named {
-        let statements = tables::ALL
-            .into_iter()
-            .map(|table| {
-                let (many, one) = match table.key {
-                    Key::Debate => (
-                        Read::new(table.select("id = ANY($1::text[])"), vec![Type::TEXT_ARRAY]),
-                        Read::new(table.select("id = $1::text"), vec![Type::TEXT]),
+    /// Every table's reads, prepared (one round trip), each planned for its keys until
+    /// [`Named::look_at_plans`].
+    pub(super) async fn prepare(client: &Client) -> Result<Named> {
+        let prepared = tables::ALL.into_iter().map(|table| async move {
+            let ((many, many_types), (one, one_types)) = match table.key {
+                Key::Debate => (
+                    (table.select("id = ANY($1::text[])"), vec![Type::TEXT_ARRAY]),
+                    (table.select("id = $1::text"), vec![Type::TEXT]),
+                ),
+                Key::Id => (
+                    (
+                        table.select("id = ANY($1::bigint[])"),
+                        vec![Type::INT8_ARRAY],
                     ),
-                    Key::Id => (
-                        Read::new(
-                            table.select("id = ANY($1::bigint[])"),
-                            vec![Type::INT8_ARRAY],
-                        ),
-                        Read::new(table.select("id = $1::bigint"), vec![Type::INT8]),
+                    (table.select("id = $1::bigint"), vec![Type::INT8]),
+                ),
+                Key::Round => (
+                    (by_round(table), vec![Type::TEXT_ARRAY, Type::INT4_ARRAY]),
+                    (
+                        table.select("session_id = $1::text AND round_index = $2::int"),
+                        vec![Type::TEXT, Type::INT4],
                     ),
-                    Key::Round => (
-                        Read::new(by_round(table), vec![Type::TEXT_ARRAY, Type::INT4_ARRAY]),
-                        Read::new(
-                            table.select("session_id = $1::text AND round_index = $2::int"),
-                            vec![Type::TEXT, Type::INT4],
-                        ),
-                    ),
-                };
-                Reads { table, many, one }
-            })
-            .collect();
-        Named {
+                ),
+            };
+            let (many, one) = try_join(
+                Read::prepare(client, many, many_types),
+                Read::prepare(client, one, one_types),
+            )
+            .await?;
+            Ok::<_, tokio_postgres::Error>(Reads { table, many, one })
+        });
+        let statements = try_join_all(prepared)
+            .await
+            .doing("preparing the feed's reads")?;
+        Ok(Named {
             statements,
             tries: 0,
-        }
+        })
     }
 
     /// Looks at the tables' sizes, and keeps the plans of the reads where that is safe, or
@@ -390,7 +396,7 @@ impl Named {
     /// The rows a batch of notifications names, each read once, in table order. The reads go
     /// out together, so a batch costs one round trip.
     pub(super) async fn read(
-        &self,
+        &mut self,
         client: &Client,
         notices: &BTreeSet<Notice>,
         limits: &Limits,
@@ -402,7 +408,7 @@ impl Named {
             .collect();
         let reads = self
             .statements
-            .iter()
+            .iter_mut()
             .zip(&keys)
             .filter(|(_, keys)| !keys.is_empty())
             .map(|(Reads { table, many, one }, keys)| async move {

@@ -64,9 +64,9 @@ fn grown(rows: i32) -> String {
 }
 
 /// The feed's two reads of a table, told apart by how they take their keys: a lone key as
-/// itself (its cast to its type may be left out of the text kept: a read planned for each key
-/// gives the type, and is then the same statement as one without the cast), a batch's keys as
-/// arrays.
+/// itself (its cast to its type may be left out of the text kept: the read is prepared with
+/// its parameters' types, and is then the same statement as one without the cast), a batch's
+/// keys as arrays.
 const FORMS: [(&str, &str); 2] = [
     (
         "a lone key",
