@@ -1,18 +1,18 @@
 //! How the feed's reads by key are planned. Planned for its keys, a read costs the server its
-//! planning every time (0.147 ms against 0.083 for a turn by id among 300,000, planning most of the
-//! difference); a plan kept instead is made once. A kept plan is only safe where it looks the rows
-//! up by their key however the table grows: one made while a table is small may scan it whole, or
-//! walk a whole index whose leading column is not the key, and stays so as the table grows (once a
-//! 40 s stall). So a read keeps its plan only once the generic plan made for it (PostgreSQL's, for
-//! any key) looks rows up by an index that leads with the key: looked at when the feed connects,
-//! and again whenever the table has doubled since (a small table's is a scan). A table that grows
-//! keeps that plan right: a scan of the table or a walk of an index only costs more against a key's
-//! lookup as it grows. A table that shrinks below the size its reads' plans were found right at has
-//! them planned for each read's keys again, until it grows back. Sizes are looked at when the feed
-//! connects and at each keepalive. A read planned for its keys is a prepared statement that serves
-//! five reads, the ones PostgreSQL plans for their parameters before it would keep a plan of its
-//! own, and is then prepared anew, in the round trip of its fifth read (a read sent as a statement
-//! of its own each time costs the server more: parsing it).
+//! planning every time (0.147 ms against 0.083 for a turn by id among 300,000, planning most of
+//! the difference); a plan kept instead is made once. A kept plan is only safe where it looks
+//! the rows up by their key however the table grows: one made while a table is small may scan
+//! it whole, or walk a whole index whose leading column is not the key, and stays so as the
+//! table grows (once a 40 s stall). So a read keeps its plan only once its table has
+//! [`MIN_PAGES`] and the generic plan made for it then (PostgreSQL's, for any key) looks rows
+//! up by an index that leads with the key. A table that grows keeps that plan right: a scan of
+//! the table or a walk of an index only costs more against a key's lookup as it grows. A table
+//! that shrinks below the size its reads' plans were found right at has them planned for each
+//! read's keys again, until it grows back. Sizes are looked at when the feed connects and at
+//! each keepalive. A read planned for its keys is a prepared statement that serves five reads,
+//! the ones PostgreSQL plans for their parameters before it would keep a plan of its own, and
+//! is then prepared anew, in the round trip of its fifth read (a read sent as a statement of
+//! its own each time costs the server more: parsing it).
 
 use futures_util::future::try_join;
 use serde_json::Value;
@@ -20,6 +20,13 @@ use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Row, Statement};
 
 use super::tables::{Key, Table};
+
+/// Pages a table has before its reads may keep their plans: past this, a lookup by a unique
+/// key costs the planner less than any scan of the table (a scan of 16 pages and their rows
+/// costs it about 28 against 8 for a lookup), and more so as it grows. Below it, a plan found
+/// right may not stay so: the planner takes a table never analyzed for 10 pages at least, and
+/// once it is analyzed, a scan of its few pages may win when the plan is made again.
+pub(super) const MIN_PAGES: i64 = 16;
 
 /// Reads PostgreSQL plans a prepared statement for their parameters before it may keep a plan
 /// instead (`plan_cache_mode = auto`).
@@ -118,8 +125,8 @@ pub(super) async fn pages(
 
 /// Brings the plans of `reads`, the reads of `table` (now of `pages`), up to date: a kept plan
 /// whose table shrank below the size it was found right at is dropped; a read planned for each
-/// read's keys tries for a kept plan (again once the table has doubled, after a try found the
-/// plan wanting; never while it is empty). `tries` counts the tries, and names the
+/// read's keys tries for a kept plan once the table has [`MIN_PAGES`] (and, after a try found
+/// the plan wanting, twice the pages it had then). `tries` counts the tries, and names the
 /// statements they prepare to look at the plans.
 pub(super) async fn look_at(
     client: &mut Client,
@@ -143,7 +150,7 @@ pub(super) async fn look_at(
         let Plan::PerRead { tried, .. } = read.plan else {
             continue;
         };
-        if pages == 0 || tried.is_some_and(|tried| pages < tried.saturating_mul(2)) {
+        if pages < MIN_PAGES || tried.is_some_and(|tried| pages < tried.saturating_mul(2)) {
             continue;
         }
         let leading = match &leading {
