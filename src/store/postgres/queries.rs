@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use futures_util::future::{try_join, try_join_all};
-use tokio_postgres::types::ToSql;
-use tokio_postgres::types::Type;
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, GenericClient, IsolationLevel};
 
 use super::error::{Doing, Error, Result};
