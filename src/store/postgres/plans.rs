@@ -72,6 +72,11 @@ impl Read {
         })
     }
 
+    /// The read's statement prepared anew: no plan kept yet.
+    async fn fresh(&self, client: &Client) -> Result<Statement, tokio_postgres::Error> {
+        client.prepare_typed(&self.sql, &self.types).await
+    }
+
     /// The rows the read finds for `params` (of its types).
     pub(super) async fn query(
         &mut self,
@@ -141,7 +146,7 @@ pub(super) async fn look_at(
             && pages < found_at
         {
             // Its table shrank: a plan the server made since may be wrong once it grows back.
-            read.statement = client.prepare_typed(&read.sql, &read.types).await?;
+            read.statement = read.fresh(client).await?;
             read.plan = Plan::PerRead {
                 runs: 0,
                 tried: None,
@@ -160,7 +165,7 @@ pub(super) async fn look_at(
         *tries += 1;
         let plan = generic_plan(client, &read.sql, read.types.len(), *tries).await?;
         if looks_up_by_key(&plan, table, leading) {
-            read.statement = client.prepare_typed(&read.sql, &read.types).await?;
+            read.statement = read.fresh(client).await?;
             read.plan = Plan::Kept { pages };
         } else {
             tracing::debug!(

@@ -156,15 +156,19 @@ impl Rate {
         }
     }
 
+    /// Whether the rate allows a read at `now` (then spent).
+    fn take(&mut self, now: Instant) -> bool {
+        self.top_up(now);
+        let within = self.budget > 0;
+        self.budget -= u32::from(within);
+        within
+    }
+
     /// Whether a message heard at `now` is read at once; if not, its row is owed a read.
     fn spend(&mut self, now: Instant) -> bool {
-        self.top_up(now);
-        if self.budget == 0 {
-            self.owed = true;
-            return false;
-        }
-        self.budget -= 1;
-        true
+        let within = self.take(now);
+        self.owed |= !within;
+        within
     }
 
     /// When the read owed (if any) may be made.
@@ -174,16 +178,9 @@ impl Rate {
 
     /// Whether the read owed is made at `now` (the rate spent for it).
     fn settle(&mut self, now: Instant) -> bool {
-        if !self.owed {
-            return false;
-        }
-        self.top_up(now);
-        if self.budget == 0 {
-            return false;
-        }
-        self.budget -= 1;
-        self.owed = false;
-        true
+        let settled = self.owed && self.take(now);
+        self.owed &= !settled;
+        settled
     }
 }
 
