@@ -1,18 +1,26 @@
 //! How the feed's reads by key are planned. Planned for its keys, a read costs the server its
 //! planning every time (0.147 ms against 0.083 for a turn by id among 300,000, planning most of
-//! the difference); a plan kept instead is made once. A kept plan is only safe where it looks
-//! the rows up by their key however the table grows: one made while a table is small may scan
-//! it whole, or walk a whole index whose leading column is not the key, and stays so as the
-//! table grows (once a 40 s stall). So a read keeps its plan only once its table has
-//! [`MIN_PAGES`] and the generic plan made for it then (PostgreSQL's, for any key) looks rows
-//! up by an index that leads with the key. A table that grows keeps that plan right: a scan of
-//! the table or a walk of an index only costs more against a key's lookup as it grows. A table
-//! that shrinks below the size its reads' plans were found right at has them planned for each
-//! read's keys again, until it grows back. Sizes are looked at when the feed connects and at
-//! each keepalive. A read planned for its keys is a prepared statement that serves five reads,
-//! the ones PostgreSQL plans for their parameters before it would keep a plan of its own, and
-//! is then prepared anew, in the round trip of its fifth read (a read sent as a statement of
-//! its own each time costs the server more: parsing it).
+//! the difference; a read of a small table planned for its keys, and prepared anew every fifth
+//! read, took gavel's feed 0.50 ms against 0.23 kept); a plan kept instead is made once. A kept
+//! plan is only safe where it looks the rows up by their key however the table grows: one made
+//! while a table is small may scan it whole, or walk a whole index whose leading column is not
+//! the key, and stays so as the table grows (once a 40 s stall). So a read keeps its plan only
+//! where the generic plan PostgreSQL makes for it (for any key) looks rows up by an index that
+//! leads with the key, and, while its table is small, only for a while:
+//! - Once the table has [`MIN_PAGES`], for good: a scan of the table or a walk of an index only
+//!   costs more against a key's lookup as it grows. A table that shrinks below the size its
+//!   reads' plans were found right at has them looked at again.
+//! - Below that, the plan found right may not stay so: the planner takes a table never analyzed
+//!   for 10 pages at least, and once it is analyzed, a scan of its few pages may win when the
+//!   server makes the plan again. So the statement is prepared anew at each look and once the
+//!   notifications heard since name [`RENEWED`] rows of its table: whatever plan it runs was made
+//!   at most that many rows, or one keepalive, ago, for a table that was small then.
+//!
+//! Sizes are looked at when the feed connects and at each keepalive. A read planned for its keys
+//! is a prepared statement that serves five reads, the ones PostgreSQL plans for their
+//! parameters before it would keep a plan of its own, and is then prepared anew, in the round
+//! trip of its fifth read (a read sent as a statement of its own each time costs the server
+//! more: parsing it).
 
 use futures_util::future::try_join;
 use serde_json::Value;
@@ -21,12 +29,18 @@ use tokio_postgres::{Client, Row, Statement};
 
 use super::tables::{Key, Table};
 
-/// Pages a table has before its reads may keep their plans: past this, a lookup by a unique
-/// key costs the planner less than any scan of the table (a scan of 16 pages and their rows
-/// costs it about 28 against 8 for a lookup), and more so as it grows. Below it, a plan found
-/// right may not stay so: the planner takes a table never analyzed for 10 pages at least, and
-/// once it is analyzed, a scan of its few pages may win when the plan is made again.
+/// Pages a table has before its reads keep their plans for good: past this, a lookup by a
+/// unique key costs the planner less than any scan of the table (a scan of 16 pages and their
+/// rows costs it about 28 against 8 for a lookup), and more so as it grows. Below it, a plan
+/// found right may not stay so: the planner takes a table never analyzed for 10 pages at least,
+/// and once it is analyzed, a scan of its few pages may win when the plan is made again.
 pub(super) const MIN_PAGES: i64 = 16;
+
+/// Rows of a small table whose notifications a read's kept plan serves before its statement is
+/// prepared anew: a plan made while the table was small then scans at most the pages these rows
+/// add (a row's own page holds four at least, its long values stored apart: 16 pages), and
+/// PostgreSQL plans five reads for their keys in 64 rows heard at most.
+const RENEWED: usize = 64;
 
 /// Reads PostgreSQL plans a prepared statement for their parameters before it may keep a plan
 /// instead (`plan_cache_mode = auto`).
@@ -48,6 +62,10 @@ enum Plan {
     /// `runs`: the reads it has served; `tried`: the table's pages when a kept plan was last
     /// found wanting (a plan is tried again once the table has doubled).
     PerRead { runs: u8, tried: Option<i64> },
+    /// Kept by the statement while its table is small (under [`MIN_PAGES`]), found right when
+    /// last looked at: prepared anew at each look and once the notifications heard since name
+    /// [`RENEWED`] rows of its table (`heard`).
+    Renewed { heard: usize },
     /// Kept by the statement, found right when the table had `pages`.
     Kept { pages: i64 },
 }
@@ -77,37 +95,44 @@ impl Read {
         client.prepare_typed(&self.sql, &self.types).await
     }
 
-    /// The rows the read finds for `params` (of its types).
+    /// The rows the read finds for `params` (of its types), for notifications that named
+    /// `named` rows of its table.
     pub(super) async fn query(
         &mut self,
         client: &Client,
         params: &[&(dyn ToSql + Sync)],
+        named: usize,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        let Read {
-            sql,
-            types,
-            statement,
-            plan,
-        } = self;
-        let Plan::PerRead { runs, .. } = plan else {
-            return client.query(&*statement, params).await;
+        let renew = match &mut self.plan {
+            Plan::Kept { .. } => false,
+            Plan::Renewed { heard } => {
+                *heard = heard.saturating_add(named);
+                *heard >= RENEWED
+            }
+            Plan::PerRead { runs, .. } => {
+                // A statement whose last read's fresh one failed is not run again.
+                if *runs >= PLANNED_RUNS {
+                    self.statement = client.prepare_typed(&self.sql, &self.types).await?;
+                    *runs = 0;
+                }
+                *runs += 1;
+                *runs >= PLANNED_RUNS
+            }
         };
-        // A statement whose last read's fresh one failed is not run again.
-        if *runs >= PLANNED_RUNS {
-            *statement = client.prepare_typed(sql, types).await?;
-            *runs = 0;
-        }
-        *runs += 1;
-        if *runs < PLANNED_RUNS {
-            return client.query(&*statement, params).await;
+        if !renew {
+            return client.query(&self.statement, params).await;
         }
         let (rows, fresh) = try_join(
-            client.query(&*statement, params),
-            client.prepare_typed(sql, types),
+            client.query(&self.statement, params),
+            client.prepare_typed(&self.sql, &self.types),
         )
         .await?;
-        *statement = fresh;
-        *runs = 0;
+        self.statement = fresh;
+        match &mut self.plan {
+            Plan::Renewed { heard } => *heard = 0,
+            Plan::PerRead { runs, .. } => *runs = 0,
+            Plan::Kept { .. } => {}
+        }
         Ok(rows)
     }
 }
@@ -129,10 +154,11 @@ pub(super) async fn pages(
 }
 
 /// Brings the plans of `reads`, the reads of `table` (now of `pages`), up to date: a kept plan
-/// whose table shrank below the size it was found right at is dropped; a read planned for each
-/// read's keys tries for a kept plan once the table has [`MIN_PAGES`] (and, after a try found
-/// the plan wanting, twice the pages it had then). `tries` counts the tries, and names the
-/// statements they prepare to look at the plans.
+/// whose table shrank below the size it was found right at is looked at again; a plan kept
+/// while the table is small is made anew, and looked at again once it no longer is; a read
+/// planned for each read's keys tries for a kept plan again once the table has twice the pages
+/// it had when the plan was found wanting. `tries` counts the tries, and names the statements
+/// they prepare to look at the plans.
 pub(super) async fn look_at(
     client: &mut Client,
     table: &Table,
@@ -142,20 +168,21 @@ pub(super) async fn look_at(
 ) -> Result<(), tokio_postgres::Error> {
     let mut leading = None;
     for read in reads {
-        if let Plan::Kept { pages: found_at } = read.plan
-            && pages < found_at
-        {
+        let again = match read.plan {
             // Its table shrank: a plan the server made since may be wrong once it grows back.
-            read.statement = read.fresh(client).await?;
-            read.plan = Plan::PerRead {
-                runs: 0,
-                tried: None,
-            };
-        }
-        let Plan::PerRead { tried, .. } = read.plan else {
-            continue;
+            Plan::Kept { pages: found_at } => pages < found_at,
+            // The server may have made it again since, once the table was analyzed.
+            Plan::Renewed { .. } if pages < MIN_PAGES => {
+                read.statement = read.fresh(client).await?;
+                read.plan = Plan::Renewed { heard: 0 };
+                false
+            }
+            Plan::Renewed { .. } => true,
+            Plan::PerRead { tried, .. } => {
+                tried.is_none_or(|tried| pages >= tried.saturating_mul(2))
+            }
         };
-        if pages < MIN_PAGES || tried.is_some_and(|tried| pages < tried.saturating_mul(2)) {
+        if !again {
             continue;
         }
         let leading = match &leading {
@@ -166,16 +193,26 @@ pub(super) async fn look_at(
         let plan = generic_plan(client, &read.sql, read.types.len(), *tries).await?;
         if looks_up_by_key(&plan, table, leading) {
             read.statement = read.fresh(client).await?;
-            read.plan = Plan::Kept { pages };
-        } else {
-            tracing::debug!(
-                "{}: reads planned for their keys ({pages} pages)",
-                table.name
-            );
-            if let Plan::PerRead { tried, .. } = &mut read.plan {
-                *tried = Some(pages);
-            }
+            read.plan = match pages < MIN_PAGES {
+                true => Plan::Renewed { heard: 0 },
+                false => Plan::Kept { pages },
+            };
+            continue;
         }
+        tracing::debug!(
+            "{}: reads planned for their keys ({pages} pages)",
+            table.name
+        );
+        // The reads a statement planned for their keys served so far still count.
+        if let Plan::PerRead { tried, .. } = &mut read.plan {
+            *tried = Some(pages);
+            continue;
+        }
+        read.statement = read.fresh(client).await?;
+        read.plan = Plan::PerRead {
+            runs: 0,
+            tried: Some(pages),
+        };
     }
     Ok(())
 }

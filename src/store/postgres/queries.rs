@@ -411,9 +411,10 @@ impl Named {
             .zip(&keys)
             .filter(|(_, keys)| !keys.is_empty())
             .map(|(Reads { table, many, one }, keys)| async move {
+                let named = notices.iter().filter(|n| n.table == table.name).count();
                 let rows = match keys.lone() {
-                    Some(key) => one.query(client, &key).await,
-                    None => many.query(client, &keys.params()).await,
+                    Some(key) => one.query(client, &key, named).await,
+                    None => many.query(client, &keys.params(), named).await,
                 }
                 .doing(format_args!("reading {}", table.name))?;
                 Ok::<Vec<Change>, Error>(rows.iter().map(|row| table.read(row, limits)).collect())
