@@ -38,8 +38,8 @@ pub(super) const MIN_PAGES: i64 = 16;
 
 /// Rows of a small table whose notifications a read's kept plan serves before its statement is
 /// prepared anew: a plan made while the table was small then scans at most the pages these rows
-/// add (a row's own page holds four at least, its long values stored apart: 16 pages), and
-/// PostgreSQL plans five reads for their keys in 64 rows heard at most.
+/// add (a page holds four rows at least, their long values stored apart: 16 pages), and
+/// PostgreSQL plans five of the statement's reads for their keys, not all of them.
 const RENEWED: usize = 64;
 
 /// Reads PostgreSQL plans a prepared statement for their parameters before it may keep a plan
@@ -178,8 +178,9 @@ pub(super) async fn look_at(
                 false
             }
             Plan::Renewed { .. } => true,
+            // An empty table counts as one page: its plan is not looked at every keepalive.
             Plan::PerRead { tried, .. } => {
-                tried.is_none_or(|tried| pages >= tried.saturating_mul(2))
+                tried.is_none_or(|tried| pages >= tried.max(1).saturating_mul(2))
             }
         };
         if !again {
