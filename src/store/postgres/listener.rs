@@ -17,7 +17,7 @@
 //! query with a timeout finds a dead connection; reconnection backs off up to 10 s.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio_postgres::Client;
@@ -161,28 +161,28 @@ async fn follow<E: From<Feed>>(
     let carrying = carrying(client).await;
     let mut keepalive = tokio::time::interval(KEEPALIVE);
     let mut previous_mark = mark;
-    let mut reads = Pace::new(pace::READ, std::time::Instant::now());
+    let mut reads = Pace::new(pace::READ, Instant::now());
     let mut named_rows = Unread::default();
     loop {
+        // A read already due goes out at once, without a round of the select and a timer: a
+        // row that lands alone after a quiet spell is read as its notification is taken.
+        let now = Instant::now();
+        if named_rows.waiting() && reads.next() <= now {
+            reads.went(now);
+            let since = watermark.unwrap_or(previous_mark);
+            let (rows, mark) = named_rows.read(client, &mut named, since, limits).await?;
+            *watermark = mark.or(*watermark);
+            forward(events, rows)?;
+            continue;
+        }
         tokio::select! {
             note = notes.recv() => {
                 let first = note.ok_or(Error::Closed)?;
                 let carried = named_rows.take(first, notes, carrying, limits);
                 forward(events, carried)?;
             }
-            _ = tokio::time::sleep_until(reads.next().into()), if named_rows.waiting() => {
-                reads.went(std::time::Instant::now());
-                if std::mem::take(&mut named_rows.resync) {
-                    named_rows.notices.clear();
-                    let since = watermark.unwrap_or(previous_mark);
-                    let (rows, mark) = queries::changed_since(client, since, limits).await?;
-                    *watermark = Some(mark);
-                    forward(events, rows)?;
-                } else {
-                    let batch = named_rows.batch();
-                    forward(events, named.read(client, &batch, limits).await?)?;
-                }
-            }
+            // The read is due later: the loop reads once it is.
+            _ = tokio::time::sleep_until(reads.next().into()), if named_rows.waiting() => {}
             Some(_) = published.recv() => {
                 while published.try_recv().is_ok() {}
                 forward_settings(client, events).await?;
@@ -287,6 +287,24 @@ impl Unread {
             }
         }
         carried
+    }
+
+    /// Reads what waits: everything changed `since` (a watermark) where a notification asked
+    /// for a resync, with the watermark it reaches, else the next batch of rows named.
+    async fn read(
+        &mut self,
+        client: &mut Client,
+        named: &mut Named,
+        since: Watermark,
+        limits: &Limits,
+    ) -> Result<(Vec<Change>, Option<Watermark>)> {
+        if std::mem::take(&mut self.resync) {
+            self.notices.clear();
+            let (rows, mark) = queries::changed_since(client, since, limits).await?;
+            return Ok((rows, Some(mark)));
+        }
+        let batch = self.batch();
+        Ok((named.read(&*client, &batch, limits).await?, None))
     }
 
     /// Rows wait to be read.

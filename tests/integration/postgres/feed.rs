@@ -82,6 +82,37 @@ async fn rows_written_by_plain_sql_reach_the_model() {
     assert!(console.model.debate("s1").unwrap().pending().is_none());
 }
 
+/// A key too long for a notification's payload: the trigger says "resync" instead, and the feed
+/// reads everything changed since its watermark, the row among it, while rows named as usual
+/// keep coming.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_whose_key_is_too_long_for_a_notification_is_read_all_the_same() {
+    let Database { target, client, .. } = migrated_database("resync").await;
+    let mut console = Console::attach(target);
+    console
+        .until("the live link", |m| m.live.link == Some(Link::Live))
+        .await;
+    let long = format!("long-{}", "k".repeat(8_000));
+    let payload = client
+        .query_one(
+            "SELECT octet_length(json_build_object('table', 'debate_sessions', 'session_id', $1::text)::text)",
+            &[&long],
+        )
+        .await
+        .unwrap();
+    assert!(
+        payload.get::<_, i32>(0) > 7_900,
+        "the trigger names this key by a resync"
+    );
+    client.execute(SESSION, &[&long.as_str()]).await.unwrap();
+    client.execute(SESSION, &[&"short"]).await.unwrap();
+    console
+        .until("both debates", |m| {
+            m.debate(&long).is_some() && m.debate("short").is_some()
+        })
+        .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rounds_keep_flowing_through_a_server_restart_with_none_missed() {
     let mut server = server();
