@@ -5,7 +5,8 @@
 //! round lands in the selected debate (the table scrolls), and after one lands in another debate
 //! listed (its row alone changes: what a live marker's frame costs); and what filing a row costs. Prints
 //! a table of medians and p99s and the ratio to the baseline; nothing is asserted (a bench, not
-//! a timed test).
+//! a timed test). With `GAVEL_BENCH_COLD=1`, the caches are flushed before each frame timed (64
+//! MiB written over): a frame as a live console meets it, a row landing long after the last.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -149,10 +150,18 @@ fn timed(
             gavel::console::ui::view(model, frame, kept)
         })
         .unwrap();
+    let mut flush = std::env::var_os("GAVEL_BENCH_COLD").map(|_| vec![0u8; 64 << 20]);
     let mut times: Vec<Duration> = (0..FRAMES)
         .map(|_| {
             before(model, &mut screen);
             model.prepare_frame();
+            if let Some(flush) = &mut flush {
+                // Every cache line written, so that what the frame reads comes from memory.
+                for line in flush.chunks_mut(64) {
+                    line[0] = line[0].wrapping_add(1);
+                }
+                black_box(&flush);
+            }
             let started = Instant::now();
             screen
                 .draw(AREA, |frame, kept| {

@@ -124,16 +124,22 @@ pub fn compact(n: u64) -> String {
     if n < 1_000 {
         return n.to_string();
     }
-    let units = [
-        (1e3, "k"),
-        (1e6, "M"),
-        (1e9, "G"),
-        (1e12, "T"),
-        (1e15, "P"),
-        (1e18, "E"),
+    let units: [(u64, &str); 6] = [
+        (1_000, "k"),
+        (1_000_000, "M"),
+        (1_000_000_000, "G"),
+        (1_000_000_000_000, "T"),
+        (1_000_000_000_000_000, "P"),
+        (1_000_000_000_000_000_000, "E"),
     ];
     for (unit, suffix) in units {
-        let value = n as f64 / unit;
+        // A whole number of units (a debate's 10k rounds, redrawn with every round) is shown
+        // as the arithmetic below shows it, without formatting a float.
+        let whole = n / unit;
+        if n.is_multiple_of(unit) && whole < 1_000 {
+            return format!("{whole}{suffix}");
+        }
+        let value = n as f64 / unit as f64;
         if value < 9.95 {
             let shown = format!("{value:.1}");
             return format!("{}{suffix}", shown.trim_end_matches(".0"));

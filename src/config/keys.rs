@@ -220,7 +220,7 @@ pub struct KeyError {
 }
 
 /// Which action each key asks for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
     bindings: BTreeMap<Action, Vec<Key>>,
 }

@@ -370,6 +370,17 @@ fn numbers_are_shortened_never_cut() {
         ]
     );
     assert_eq!(compact(u64::MAX), "18E");
+    // Whole numbers of a unit, as the arithmetic for the others rounds them.
+    let whole: Vec<String> = [
+        10_000,
+        8_000_000,
+        250_000_000_000,
+        3_000_000_000_000_000_000,
+    ]
+    .into_iter()
+    .map(compact)
+    .collect();
+    assert_eq!(whole, ["10k", "8M", "250G", "3E"]);
     let waits: Vec<String> = [0, 400, 5_000, 83_000, 3_599_000, 3_600_000, 86_399_000]
         .into_iter()
         .map(|ms| countdown(Duration::from_millis(ms)))

@@ -2,7 +2,10 @@
 //! and of the most recently changed), and what the operator is doing.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
+
+use rustc_hash::FxHashMap;
 
 use crate::config::theme::Theme;
 use crate::config::{Config, Notify};
@@ -265,8 +268,9 @@ struct Held {
 pub struct Revisions {
     /// When a row last changed every round.
     every: u64,
-    /// When a row of each round last landed, since.
-    rounds: HashMap<u32, u64>,
+    /// When a row of each round last landed, since (looked up for every round row drawn: a
+    /// quick hash, the rounds being bounded by the ceiling, nothing to flood it with).
+    rounds: FxHashMap<u32, u64>,
 }
 
 impl Revisions {
@@ -357,7 +361,8 @@ impl About {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub theme: Theme,
-    pub keymap: Keymap,
+    /// Shared: the footer's hints are kept while it stays the same one.
+    pub keymap: Arc<Keymap>,
     /// Whether mouse scrolling and clicks are on.
     pub mouse: bool,
     /// How a decision that starts waiting is announced.
@@ -530,7 +535,7 @@ impl Model {
             },
             settings: Settings {
                 theme: Theme::dark(),
-                keymap: config.keys.clone(),
+                keymap: Arc::new(config.keys.clone()),
                 mouse: config.ui.mouse,
                 notify: config.ui.notify,
                 read_only: false,

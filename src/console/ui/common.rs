@@ -41,18 +41,6 @@ pub(crate) fn below_header(full: Rect) -> Rect {
     }
 }
 
-/// The width of each column of a bordered table in `area` with these column `widths` (one
-/// column of space between columns, as a table has): for cutting a cell's text to fit, with `…`.
-pub(crate) fn column_widths(widths: &[Constraint], area: Rect) -> Vec<usize> {
-    let inner = Rect::new(0, 0, area.width.saturating_sub(2), 1);
-    Layout::horizontal(widths.iter().copied())
-        .spacing(1)
-        .split(inner)
-        .iter()
-        .map(|column| usize::from(column.width))
-        .collect()
-}
-
 /// The time a gated decision has left, as shown: `1:23 left`, or `timed out` once it ran out
 /// (the orchestrator's timeout action has not landed yet).
 pub(super) fn time_left(left: Duration) -> String {

@@ -16,8 +16,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 use super::common::{
-    Panel, column_widths, compact, countdown, decision_style, fit, fitted, on_one_line, one_line,
-    reported,
+    Panel, compact, countdown, decision_style, fit, fitted, on_one_line, one_line, reported,
 };
 use super::grid::{Grid, Look, Next, Pen};
 use crate::config::theme::Theme;
@@ -68,7 +67,6 @@ pub(super) fn render(
         widths.insert(1, Constraint::Length(width as u16));
         header.insert(1, "context");
     }
-    let columns = column_widths(&widths, area);
     let within = model
         .debates
         .context()
@@ -107,6 +105,7 @@ pub(super) fn render(
     };
     let selected = window.selected.map(|at| (at, theme.selection()));
     let mut grid = Grid::new(buf, kept, area, look, selected);
+    let columns = grid.widths();
     let table = Rc::new(Table {
         theme: theme.clone(),
         columns: columns.clone(),

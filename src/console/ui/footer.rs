@@ -3,14 +3,18 @@
 //! on the row above), else the last message, else the key hints — made from the keymap in force
 //! and dropped least important first when the width runs out, never cut.
 
+use std::sync::Arc;
+
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::common::{inert, one_line};
 use super::sketch::Sketch;
+use crate::config::keys::Keymap;
 use crate::config::theme::Theme;
 use crate::console::app::prompt::Prompt;
 use crate::console::app::{Action, Model, Overlay};
@@ -62,7 +66,20 @@ pub(super) fn render(
             };
             Line::styled(format!(" {}", one_line(&flash.text)), style)
         }
-        (_, None) => Line::styled(hints(model, usize::from(area.width)), theme.muted()),
+        (_, None) => {
+            // The same hints frame after frame: written down only when what they are made of
+            // changes.
+            let source = Hints {
+                keymap: Arc::clone(&model.settings.keymap),
+                simulated: model.about.simulated,
+                width: usize::from(area.width),
+                style: theme.muted(),
+            };
+            Sketch::sourced(source, kept, frame.buffer_mut(), area, |hints, sketch| {
+                sketch.render_widget(Line::styled(hints.line(), hints.style), area);
+            });
+            return None;
+        }
     };
     Sketch::line(line, kept, frame.buffer_mut(), area);
     None
@@ -172,10 +189,27 @@ fn completions(model: &Model, theme: &Theme, frame: &mut Frame, footer: Rect) {
 /// A hint: how important it is (0 first), and its text.
 type Hint = (u8, String);
 
-/// The key hints that fit in `width` columns, in their usual order, the least important
-/// dropped first.
-fn hints(model: &Model, width: usize) -> String {
-    let keys = &model.settings.keymap;
+/// What the key hints are made of: the keymap in force, whether the debates are simulated
+/// (their speed can be changed), the width they fit in and their style.
+#[derive(PartialEq)]
+struct Hints {
+    keymap: Arc<Keymap>,
+    simulated: bool,
+    width: usize,
+    style: Style,
+}
+
+impl Hints {
+    /// The key hints that fit in the width, in their usual order, the least important dropped
+    /// first.
+    fn line(&self) -> String {
+        hints(&self.keymap, self.simulated, self.width)
+    }
+}
+
+/// The hints of `keys` (with the speed's where `simulated`) that fit in `width` columns, in
+/// their usual order, the least important dropped first.
+fn hints(keys: &Keymap, simulated: bool, width: usize) -> String {
     let key = |action| keys.hint(action);
     let views: Vec<String> = [
         Action::ViewRounds,
@@ -207,7 +241,7 @@ fn hints(model: &Model, width: usize) -> String {
         (7, format!("{} pager", key(Action::Pager))),
         (5, format!("{} pause", key(Action::Pause))),
     ];
-    if model.about.simulated {
+    if simulated {
         all.push((
             8,
             format!("{}{} speed", key(Action::Faster), key(Action::Slower)),

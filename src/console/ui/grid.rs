@@ -137,12 +137,10 @@ impl<S: PartialEq + 'static> Grid<S> {
             header_style,
         } = look;
         let inner = Panel::inner(area);
-        let [_, columns_area] = Layout::horizontal([Constraint::Length(0), Constraint::Fill(0)])
-            .areas(Rect::new(0, 0, inner.width, 1));
         let columns = Layout::horizontal(widths.iter().copied())
             .flex(Flex::Start)
             .spacing(1)
-            .split(columns_area);
+            .split(Rect::new(0, 0, inner.width, 1));
         let chrome = Chrome {
             panel,
             header: header.to_vec(),
@@ -164,8 +162,17 @@ impl<S: PartialEq + 'static> Grid<S> {
             bounds: buf.area,
             columns,
             selected,
-            written: Vec::new(),
+            // A row for each line, without growing: every line is written down each frame.
+            written: Vec::with_capacity(usize::from(rows.height)),
         }
+    }
+
+    /// The width of each column.
+    pub(super) fn widths(&self) -> Vec<usize> {
+        self.columns
+            .iter()
+            .map(|column| usize::from(column.width))
+            .collect()
     }
 
     /// The next row, drawn from `source` (everything the row shows but its highlight; `None`:

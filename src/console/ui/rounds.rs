@@ -12,8 +12,8 @@ use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 
 use super::common::{
-    Panel, column_widths, compact, decision_style, figure, fit, fitted, on_one_line, one_line,
-    panel, reported, ruling_style,
+    Panel, compact, decision_style, figure, fit, fitted, on_one_line, one_line, panel, reported,
+    ruling_style,
 };
 use super::grid::{Grid, Look, Next, Pen};
 use crate::config::theme::Theme;
@@ -52,7 +52,6 @@ pub(super) fn render(
     let first = u32::try_from(offset + 1).unwrap_or(u32::MAX);
     let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
     let widths = widths(area.width);
-    let columns = column_widths(&widths, area);
     let header = &HEADER[..widths.len()];
     let block = Panel::new(
         fit(&title, usize::from(area.width.saturating_sub(4))),
@@ -74,6 +73,7 @@ pub(super) fn render(
         header_style: theme.muted(),
     };
     let mut grid = Grid::new(buf, kept, area, look, selected);
+    let columns = grid.widths();
     let table = Rc::new(Table {
         theme: theme.clone(),
         columns: columns.clone(),
