@@ -14,7 +14,7 @@
 
 use std::any::Any;
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use rustc_hash::FxHashMap;
 
@@ -154,8 +154,10 @@ impl Kept {
         self.regions
             .retain(|&inside, _| inside == area || area.union(inside) != area);
         let gone = self.regions.len() != held;
-        for position in area.positions() {
-            buf[position].reset();
+        for y in area.top()..area.bottom() {
+            let start = buf.index_of(area.x, y);
+            let row = start..start + usize::from(area.width);
+            buf.content[row].iter_mut().for_each(Cell::reset);
         }
         draw(&key, buf);
         let key = Box::new(key);

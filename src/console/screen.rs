@@ -42,6 +42,8 @@ struct Reused {
     parts: Parts,
     /// The sequences of the colours written.
     colours: escapes::Colours,
+    /// The cells a frame writes, found by its diff.
+    changed: Vec<(u16, u16)>,
 }
 
 impl<W: Write> Screen<W> {
@@ -117,7 +119,8 @@ impl<W: Write> Screen<W> {
             }
         };
         let frame = self.terminal.current_buffer_mut();
-        let (changed, stretches) = changes(&self.shown, frame, open, &mut self.reused.parts);
+        let Reused { parts, changed, .. } = &mut self.reused;
+        let stretches = changes(&self.shown, frame, open, parts, changed);
         // The frame stays for the next to be drawn over; what is shown takes the stretches that
         // changed.
         for (y, stretch) in stretches {
@@ -129,7 +132,10 @@ impl<W: Write> Screen<W> {
         let out = self.terminal.backend_mut();
         escapes::write_cells(
             out.writer_mut(),
-            changed.iter().map(|&(x, y)| (x, y, &shown[(x, y)])),
+            self.reused
+                .changed
+                .iter()
+                .map(|&(x, y)| (x, y, &shown[(x, y)])),
             &mut self.reused.colours,
         )?;
         match cursor {
@@ -211,19 +217,26 @@ fn blank(buf: &mut Buffer, spans: &[RowSpan]) {
     }
 }
 
-/// The cells to write to turn a terminal showing `before` into one showing `after` (buffers of
-/// one area), as ratatui's diff finds them, and the stretches of rows that differ, where only
-/// the `open` spans may (everywhere else the two are alike: regions kept from the frame
-/// before). In each span that differs, the cells its diff finds in the stretch from a little
+/// Puts in `changed` the cells to write to turn a terminal showing `before` into one showing
+/// `after` (buffers of one area), as ratatui's diff finds them; returns the stretches of rows
+/// that differ, where only the `open` spans may (everywhere else the two are alike: regions
+/// kept from the frame before). In each span that differs, the cells its diff finds in the stretch from a little
 /// before its first differing cell to a little after its last (see [`AROUND`]: a row landing
 /// changes a few cells of a few rows, and only they are copied out and compared); where those
 /// stretches make up more than a quarter of the screen (a view drawn anew), its diff of the
 /// whole, which then costs less than copying them out.
-fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>, parts: &mut Parts) -> Changes {
+fn changes(
+    before: &Buffer,
+    after: &Buffer,
+    mut open: Vec<RowSpan>,
+    parts: &mut Parts,
+    changed: &mut Vec<(u16, u16)>,
+) -> Vec<(u16, Range<usize>)> {
+    changed.clear();
     let area = after.area;
     let width = usize::from(area.width);
     if width == 0 || before.area != area {
-        return (Vec::new(), Vec::new());
+        return Vec::new();
     }
     // Each row's spans in order, those that overlap or touch made one (compared once).
     open.sort_unstable();
@@ -258,9 +271,9 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>, parts: &mut 
         .collect();
     let cells: usize = stretches.iter().map(|(_, stretch)| stretch.len()).sum();
     if cells > usize::from(area.height) * width / 4 {
-        return (positions(before.diff_iter(after)).collect(), stretches);
+        changed.extend(positions(before.diff_iter(after)));
+        return stretches;
     }
-    let mut changed = Vec::new();
     // Each stretch copied out into the same two buffers, one after the other.
     let (was_part, is_part) = parts;
     for (y, stretch, was, is) in differing {
@@ -280,15 +293,11 @@ fn changes(before: &Buffer, after: &Buffer, mut open: Vec<RowSpan>, parts: &mut 
         }
         changed.extend(positions(was_part.diff_iter(is_part)));
     }
-    (changed, stretches)
+    stretches
 }
 
 /// Two buffers a stretch of a row is copied into, as shown and as drawn, to be diffed.
 type Parts = (Buffer, Buffer);
-
-/// Where a frame differs from what the terminal shows: the cells to write, and the stretches of
-/// rows (a row and its columns) they lie in.
-type Changes = (Vec<(u16, u16)>, Vec<(u16, Range<usize>)>);
 
 /// A stretch of a row that differs: its place, its columns, and the row's cells before and
 /// after.
@@ -375,13 +384,24 @@ mod tests {
         .collect()
     }
 
+    /// Where a frame differs from what the terminal shows: the cells to write, and the
+    /// stretches of rows (a row and its columns) they lie in.
+    type Changes = (Vec<(u16, u16)>, Vec<(u16, Range<usize>)>);
+
+    /// Where `after` differs from `before` (see [`changes`]).
+    fn found(before: &Buffer, after: &Buffer, open: Vec<RowSpan>) -> Changes {
+        let mut changed = Vec::new();
+        let stretches = changes(before, after, open, &mut Parts::default(), &mut changed);
+        (changed, stretches)
+    }
+
     proptest! {
         /// Row by row or whole, the changes are the ones ratatui's diff of the whole buffers
         /// finds.
         #[test]
         fn the_changes_are_ratatuis_found_row_by_row(before in texts(), after in texts()) {
             let (before, after) = (written(12, 12, &before), written(12, 12, &after));
-            prop_assert_eq!(changes(&before, &after, every_row(12, 12), &mut Parts::default()).0, positions(before.diff(&after)).collect::<Vec<_>>());
+            prop_assert_eq!(found(&before, &after, every_row(12, 12)).0, positions(before.diff(&after)).collect::<Vec<_>>());
         }
 
         /// A few texts changed on a wide screen (what a row landing changes): the stretches
@@ -396,7 +416,7 @@ mod tests {
                 written(60, 12, &[common.clone(), changed.to_vec()].concat())
             };
             let (before, after) = (screen(&before), screen(&after));
-            prop_assert_eq!(changes(&before, &after, every_row(60, 12), &mut Parts::default()).0, positions(before.diff(&after)).collect::<Vec<_>>());
+            prop_assert_eq!(found(&before, &after, every_row(60, 12)).0, positions(before.diff(&after)).collect::<Vec<_>>());
         }
 
         /// Passing over the cells where the frame holds what the terminal shows (outside the
@@ -423,7 +443,7 @@ mod tests {
                     }
                 }
             }
-            let (changed, stretches) = changes(&before, &after, open, &mut Parts::default());
+            let (changed, stretches) = found(&before, &after, open);
             prop_assert_eq!(changed, positions(before.diff(&after)).collect::<Vec<_>>());
             // What is shown takes the stretches: it is then what the frame holds.
             let mut shown = before.clone();
@@ -579,17 +599,12 @@ mod tests {
     fn nothing_changed_writes_nothing_and_a_changed_cell_is_written() {
         let before = written(12, 4, &[(1, 2, "same".into(), false)]);
         assert_eq!(
-            changes(
-                &before,
-                &before.clone(),
-                every_row(12, 4),
-                &mut Parts::default()
-            ),
+            found(&before, &before.clone(), every_row(12, 4)),
             (vec![], vec![])
         );
         let after = written(12, 4, &[(1, 2, "some".into(), false)]);
         assert_eq!(
-            changes(&before, &after, every_row(12, 4), &mut Parts::default()),
+            found(&before, &after, every_row(12, 4)),
             (vec![(2, 2)], vec![(2, 0..7)])
         );
     }

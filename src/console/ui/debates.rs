@@ -20,7 +20,7 @@ use super::common::{
 };
 use super::grid::{Grid, Look, Next, Pen};
 use crate::config::theme::Theme;
-use crate::console::app::{Link, Model, Seq, Summary};
+use crate::console::app::{Link, Model, Seq, SortOrder, Summary};
 use crate::console::kept::Kept;
 use crate::domain::{ControllerMode, Decision, Ending, Reported, SessionStatus};
 
@@ -42,69 +42,30 @@ pub(super) fn render(
         model.nav.selected,
         usize::from(area.height.saturating_sub(3)),
     );
-    let mut widths = vec![
-        Constraint::Length(7),
-        Constraint::Length(26),
-        Constraint::Fill(1),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(5),
-        Constraint::Length(26),
-    ];
-    let mut header = vec![
-        "", "debate", "question", "mode", "status", "round", "decision",
-    ];
-    if !wide {
-        widths.remove(2);
-        header.remove(2);
-        widths[1] = Constraint::Fill(1);
-    }
     let contexts = &model.live.contexts;
     let columned = model.columned();
-    if columned {
-        let longest = contexts.iter().map(|(_, c)| c.name.chars().count()).max();
-        let width = longest.unwrap_or(0).max(5) + 2;
-        widths.insert(1, Constraint::Length(width as u16));
-        header.insert(1, "context");
-    }
-    let within = model
-        .debates
-        .context()
-        .map(|ctx| format!(" in {}", one_line(contexts.name(ctx))))
-        .unwrap_or_default();
-    let shown = match (model.filter(), within.as_str()) {
-        ("", "") => format!("{}", model.debates.len()),
-        ("", within) => format!(
-            "{} of {}{within}",
-            model.debates.listed(),
-            model.debates.len()
-        ),
-        (filter, within) => format!(
-            "{} of {}{within} match /{}",
-            model.debates.listed(),
-            model.debates.len(),
-            one_line(filter)
-        ),
-    };
-    let title = format!(
-        "debates ({shown}) · {} · sorted by {}",
-        counts(model),
-        model.sort().label()
-    );
-    let block = Panel::new(
-        fit(&title, usize::from(area.width.saturating_sub(4))),
-        theme,
+    let heading = Heading {
+        held: model.debates.len(),
+        listed: model.debates.listed(),
+        within: model
+            .debates
+            .context()
+            .map(|ctx| one_line(contexts.name(ctx))),
+        filter: model.filter().to_owned(),
+        waiting: model.debates.waiting(),
+        advisory: model.debates.advisory(),
+        sort: model.sort(),
+        context_names: columned.then(|| {
+            let longest = contexts.iter().map(|(_, c)| c.name.chars().count()).max();
+            longest.unwrap_or(0)
+        }),
+        theme: theme.clone(),
         focused,
-    );
-    let buf = frame.buffer_mut();
-    let look = Look {
-        panel: block,
-        widths: &widths,
-        header: &header,
-        header_style: theme.muted(),
     };
+    let buf = frame.buffer_mut();
     let selected = window.selected.map(|at| (at, theme.selection()));
-    let mut grid = Grid::new(buf, kept, area, look, selected);
+    let look = |heading: &Heading| heading.look(area.width);
+    let mut grid = Grid::headed(buf, kept, area, heading, look, selected);
     let columns = grid.widths();
     let table = Rc::new(Table {
         theme: theme.clone(),
@@ -144,6 +105,80 @@ pub(super) fn render(
         }
     }
     grid.finish(buf, kept);
+}
+
+/// What the list's panel and header row are drawn from: the debates held and listed (and the
+/// database and filter they are listed by), the decisions pending, the order, the context
+/// column's widest name (when the list has one), the theme and whether the list has the focus.
+#[derive(PartialEq)]
+struct Heading {
+    held: usize,
+    listed: usize,
+    within: Option<String>,
+    filter: String,
+    waiting: usize,
+    advisory: usize,
+    sort: SortOrder,
+    context_names: Option<usize>,
+    theme: Theme,
+    focused: bool,
+}
+
+impl Heading {
+    /// The list's look on a screen `width` wide: the title counts what is shown, waiting and
+    /// advisory, and says the sort and the filter.
+    fn look(&self, width: u16) -> Look {
+        let mut widths = vec![
+            Constraint::Length(7),
+            Constraint::Length(26),
+            Constraint::Fill(1),
+            Constraint::Length(9),
+            Constraint::Length(9),
+            Constraint::Length(5),
+            Constraint::Length(26),
+        ];
+        let mut header = vec![
+            "", "debate", "question", "mode", "status", "round", "decision",
+        ];
+        if width < WIDE {
+            widths.remove(2);
+            header.remove(2);
+            widths[1] = Constraint::Fill(1);
+        }
+        if let Some(longest) = self.context_names {
+            let width = u16::try_from(longest.max(5) + 2).unwrap_or(u16::MAX);
+            widths.insert(1, Constraint::Length(width));
+            header.insert(1, "context");
+        }
+        let within = self
+            .within
+            .as_ref()
+            .map(|name| format!(" in {name}"))
+            .unwrap_or_default();
+        let (held, listed) = (self.held, self.listed);
+        let shown = match (self.filter.as_str(), within.as_str()) {
+            ("", "") => format!("{held}"),
+            ("", within) => format!("{listed} of {held}{within}"),
+            (filter, within) => {
+                format!("{listed} of {held}{within} match /{}", one_line(filter))
+            }
+        };
+        let title = format!(
+            "debates ({shown}) · {} · sorted by {}",
+            counts(self.waiting, self.advisory),
+            self.sort.label()
+        );
+        Look {
+            panel: Panel::new(
+                fit(&title, usize::from(width.saturating_sub(4))),
+                &self.theme,
+                self.focused,
+            ),
+            widths,
+            header,
+            header_style: self.theme.muted(),
+        }
+    }
 }
 
 /// What every row of the list is drawn with: the theme, the columns, whether the question is
@@ -193,12 +228,8 @@ impl Shown {
 
 /// The decisions pending, as the header and the list's title say them: those waiting for an
 /// operator, and the advisory ones.
-pub(super) fn counts(model: &Model) -> String {
-    format!(
-        "{} waiting · {} advisory",
-        model.debates.waiting(),
-        model.debates.advisory()
-    )
+pub(super) fn counts(waiting: usize, advisory: usize) -> String {
+    format!("{waiting} waiting · {advisory} advisory")
 }
 
 /// A word on a coloured background, the style of a badge: ` running `, ` gated `.

@@ -4,11 +4,13 @@
 //! their vectors for every cell of every frame. The lists drawn each frame (the debates list,
 //! the rounds table) use it, with text borrowed from the model where it can be. The panel with
 //! its header row, and each row (written down first), are regions [`Kept`] from the frame
-//! before, keyed by what they show: a row that shows what it did is not drawn again. Where the
-//! table gives a row's source (what it is drawn from, cheaper to compare than to describe: a
-//! debate's revision, the clock's second), a row drawn from the same source in the same place
-//! the frame before is not even written down again: it is kept, or, where only its highlight
-//! moved, the row written then is drawn again highlighted anew.
+//! before, keyed by what they show: a row that shows what it did is not drawn again. A panel
+//! drawn from the same heading (what its title and columns are made from) the frame before is
+//! not even written down again, nor its columns laid out. Where the table gives a row's source
+//! (what it is drawn from, cheaper to compare than to describe: a debate's revision, the clock's
+//! second), a row drawn from the same source in the same place the frame before is not even
+//! written down again: it is kept, or, where only its highlight moved, the row written then is
+//! drawn again highlighted anew.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -94,6 +96,27 @@ struct Chrome {
 }
 
 impl Chrome {
+    /// The panel and header row `look` says, in `area`: its columns laid out as a table lays
+    /// out the widths.
+    fn of(look: Look, area: Rect) -> Chrome {
+        let Look {
+            panel,
+            widths,
+            header,
+            header_style,
+        } = look;
+        let columns = Layout::horizontal(widths)
+            .flex(Flex::Start)
+            .spacing(1)
+            .split(Rect::new(0, 0, Panel::inner(area).width, 1));
+        Chrome {
+            panel,
+            header,
+            columns,
+            header_style,
+        }
+    }
+
     /// Draws the panel in `area` and, inside it, the header row.
     fn draw(&self, area: Rect, buf: &mut Buffer) {
         let inner = Panel::inner(area);
@@ -112,42 +135,71 @@ impl Chrome {
 }
 
 /// How a table looks: its panel, its columns' widths, its header row and the header's style.
-pub(super) struct Look<'a> {
+pub(super) struct Look {
     pub(super) panel: Panel,
-    pub(super) widths: &'a [Constraint],
-    pub(super) header: &'a [&'static str],
+    pub(super) widths: Vec<Constraint>,
+    pub(super) header: Vec<&'static str>,
     pub(super) header_style: Style,
 }
 
 impl<S: PartialEq + 'static> Grid<S> {
     /// Draws the `look`'s panel in `area` and, inside it, the header row, as a region kept in
-    /// `kept`; the columns are laid out as a table lays out the widths; the row at `selected`
-    /// (if any) is to be highlighted, in its style.
+    /// `kept`; the row at `selected` (if any) is to be highlighted, in its style.
     pub(super) fn new(
         buf: &mut Buffer,
         kept: &mut Kept,
         area: Rect,
-        look: Look<'_>,
+        look: Look,
         selected: Option<(usize, Style)>,
     ) -> Grid<S> {
-        let Look {
-            panel,
-            widths,
-            header,
-            header_style,
-        } = look;
-        let inner = Panel::inner(area);
-        let columns = Layout::horizontal(widths.iter().copied())
-            .flex(Flex::Start)
-            .spacing(1)
-            .split(Rect::new(0, 0, inner.width, 1));
-        let chrome = Chrome {
-            panel,
-            header: header.to_vec(),
-            columns: Rc::clone(&columns),
-            header_style,
-        };
+        let chrome = Chrome::of(look, area);
+        let columns = Rc::clone(&chrome.columns);
         kept.draw(buf, area, chrome, |chrome, buf| chrome.draw(area, buf));
+        Grid::within(buf.area, area, columns, selected)
+    }
+
+    /// As [`Grid::new`], the look written down by `look` from `heading` (all it reads), and
+    /// not even written down where the frame before drew the panel from the same heading.
+    pub(super) fn headed<H: PartialEq + 'static>(
+        buf: &mut Buffer,
+        kept: &mut Kept,
+        area: Rect,
+        heading: H,
+        look: impl FnOnce(&H) -> Look,
+        selected: Option<(usize, Style)>,
+    ) -> Grid<S> {
+        let was = kept
+            .drawn_from::<H, Chrome>(buf.area, area, &heading)
+            .map(|chrome| Rc::clone(&chrome.columns));
+        let columns = match was {
+            Some(columns) => {
+                kept.keep(buf, area);
+                columns
+            }
+            None => {
+                let chrome = Chrome::of(look(&heading), area);
+                let columns = Rc::clone(&chrome.columns);
+                let sourced = Sourced {
+                    source: heading,
+                    shown: chrome,
+                };
+                kept.draw(buf, area, sourced, |sourced, buf| {
+                    sourced.shown.draw(area, buf)
+                });
+                columns
+            }
+        };
+        Grid::within(buf.area, area, columns, selected)
+    }
+
+    /// A table in the panel at `area` (in a frame of `bounds`) with `columns`, no row written.
+    fn within(
+        bounds: Rect,
+        area: Rect,
+        columns: Rc<[Rect]>,
+        selected: Option<(usize, Style)>,
+    ) -> Grid<S> {
+        let inner = Panel::inner(area);
         let rows = if inner.is_empty() {
             Rect { height: 0, ..inner }
         } else {
@@ -159,7 +211,7 @@ impl<S: PartialEq + 'static> Grid<S> {
         };
         Grid {
             rows,
-            bounds: buf.area,
+            bounds,
             columns,
             selected,
             // A row for each line, without growing: every line is written down each frame.

@@ -36,9 +36,9 @@ struct Source {
     /// The time cursor: the round it stands at, the time of its moment, and the live debate's
     /// latest round.
     past: Option<(u32, String, u32)>,
+    /// The decisions pending: waiting for an operator, and advisory.
     waiting: usize,
-    /// The decisions pending, as the debates list's title says them.
-    counts: String,
+    advisory: usize,
     /// The rollouts whose guards trip, the key that opens them, and the database whose they
     /// are when there are several.
     rollouts: Option<(Vec<String>, String, Option<String>)>,
@@ -93,7 +93,7 @@ impl Source {
             theme: theme.clone(),
             past,
             waiting: model.debates.waiting(),
-            counts: debates::counts(model),
+            advisory: model.debates.advisory(),
             rollouts,
             link: live.link.clone(),
             contexts,
@@ -113,7 +113,7 @@ impl Source {
     fn line(&self) -> Line<'static> {
         let theme = &self.theme;
         let counts = Span::styled(
-            format!(" {} ", self.counts),
+            format!(" {} ", debates::counts(self.waiting, self.advisory)),
             if self.waiting > 0 {
                 theme.pending()
             } else {

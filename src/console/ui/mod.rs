@@ -4,8 +4,9 @@
 //! footer's hints) are written down first (most as a [`sketch`] of their widgets, the tables in
 //! their [`grid`], the similarity chart as its points) and drawn as regions kept from the frame
 //! before while they show the same: a frame after a row lands draws what the row changed. The
-//! [`header`] and the token budget are written down from a source, the values they show: while
-//! it stays the same, they are not even written down.
+//! [`header`], the tabs, the token budget, the footer's hints, the debates list's panel and the
+//! tables' rows are written down from a source, the values they show: while it stays the same,
+//! they are not even written down.
 //! Every string that came from a debate passes through [`common::inert`] (or
 //! [`common::one_line`]) before it reaches the terminal.
 //!

@@ -51,8 +51,6 @@ pub(super) fn render(
     let offset = first_shown(model, shown);
     let first = u32::try_from(offset + 1).unwrap_or(u32::MAX);
     let last = first.saturating_add(u32::try_from(shown).unwrap_or(u32::MAX).saturating_sub(1));
-    let widths = widths(area.width);
-    let header = &HEADER[..widths.len()];
     let block = Panel::new(
         fit(&title, usize::from(area.width.saturating_sub(4))),
         theme,
@@ -66,10 +64,11 @@ pub(super) fn render(
         .zip(numbers.clone().count().min(shown).checked_sub(1))
         .map(|(selected, last)| (selected.min(last), theme.selection()));
     let buf = frame.buffer_mut();
+    let widths = widths(area.width);
     let look = Look {
         panel: block,
-        widths: &widths,
-        header,
+        header: HEADER[..widths.len()].to_vec(),
+        widths,
         header_style: theme.muted(),
     };
     let mut grid = Grid::new(buf, kept, area, look, selected);

@@ -90,12 +90,24 @@ struct Reader<'a> {
     columns: &'a Columns<'a>,
     limits: Limits,
     table: &'static str,
-    key: String,
+    key: Keyed,
     issues: Vec<String>,
 }
 
+/// Which of a row's columns are its key, as its issues name it (written out only for an issue:
+/// most rows have none).
+#[derive(Clone, Copy)]
+enum Keyed {
+    /// Column 0, as it is: a session's id.
+    Session,
+    /// Column 0, an `id`.
+    Id,
+    /// Columns 0 and 1: a session and a round.
+    Round,
+}
+
 impl<'a> Reader<'a> {
-    fn new(columns: &'a Columns<'a>, limits: &Limits, table: &'static str, key: String) -> Self {
+    fn new(columns: &'a Columns<'a>, limits: &Limits, table: &'static str, key: Keyed) -> Self {
         Reader {
             columns,
             limits: *limits,
@@ -107,19 +119,22 @@ impl<'a> Reader<'a> {
 
     /// A row keyed by its `id` (column 0).
     fn by_id(columns: &'a Columns<'a>, limits: &Limits, table: &'static str) -> Self {
-        let key = format!("id {}", key(columns, 0));
-        Reader::new(columns, limits, table, key)
+        Reader::new(columns, limits, table, Keyed::Id)
     }
 
     /// A row keyed by its session and round (columns 0 and 1).
     fn by_round(columns: &'a Columns<'a>, limits: &Limits, table: &'static str) -> Self {
-        let key = format!("{}, {}", key(columns, 0), key(columns, 1));
-        Reader::new(columns, limits, table, key)
+        Reader::new(columns, limits, table, Keyed::Round)
     }
 
     fn issue(&mut self, column: &str, problem: impl std::fmt::Display) {
-        self.issues
-            .push(flag(self.table, &self.key, column, problem));
+        let columns = self.columns;
+        let key = match self.key {
+            Keyed::Session => key(columns, 0),
+            Keyed::Id => format!("id {}", key(columns, 0)),
+            Keyed::Round => format!("{}, {}", key(columns, 0), key(columns, 1)),
+        };
+        self.issues.push(flag(self.table, &key, column, problem));
     }
 
     fn raw(&self, index: usize) -> Option<&'a str> {
@@ -219,7 +234,7 @@ fn key(columns: &Columns<'_>, index: usize) -> String {
 /// `debate_sessions` in `SESSION_COLUMNS` order.
 pub fn session_from(columns: &Columns<'_>, limits: &Limits) -> Session {
     let id = key(columns, 0);
-    let mut r = Reader::new(columns, limits, "debate_sessions", id.clone());
+    let mut r = Reader::new(columns, limits, "debate_sessions", Keyed::Session);
     let personas: Value = r.json(10, "personas");
     let mut personas: Vec<String> = match personas {
         Value::Array(items) => items
