@@ -220,11 +220,11 @@ fn blank(buf: &mut Buffer, spans: &[RowSpan]) {
 /// Puts in `changed` the cells to write to turn a terminal showing `before` into one showing
 /// `after` (buffers of one area), as ratatui's diff finds them; returns the stretches of rows
 /// that differ, where only the `open` spans may (everywhere else the two are alike: regions
-/// kept from the frame before). In each span that differs, the cells its diff finds in the stretch from a little
-/// before its first differing cell to a little after its last (see [`AROUND`]: a row landing
-/// changes a few cells of a few rows, and only they are copied out and compared); where those
-/// stretches make up more than a quarter of the screen (a view drawn anew), its diff of the
-/// whole, which then costs less than copying them out.
+/// kept from the frame before). In each span that differs, the cells its diff finds in the
+/// stretch from a little before its first differing cell to a little after its last (see
+/// [`AROUND`]: a row landing changes a few cells of a few rows, and only they are copied out and
+/// compared); where those stretches make up more than a quarter of the screen (a view drawn
+/// anew), its diff of the whole, which then costs less than copying them out.
 fn changes(
     before: &Buffer,
     after: &Buffer,
