@@ -123,6 +123,30 @@ impl Kept {
         }
     }
 
+    /// Draws the region at `area` (cut to `buf`) from `source`, all `write` reads: kept, and
+    /// `write` not called, where the frame before drew it there from the same source; else what
+    /// `write` writes down from it is drawn by `draw`, as [`Kept::draw`] draws a key. Returns what
+    /// the region shows, unless it lies outside the frame.
+    pub fn draw_sourced<S: PartialEq + 'static, T: PartialEq + 'static>(
+        &mut self,
+        buf: &mut Buffer,
+        area: Rect,
+        source: S,
+        write: impl FnOnce(&S) -> T,
+        draw: impl FnOnce(&T, &mut Buffer),
+    ) -> Option<&T> {
+        if self.drawn_from::<S, T>(buf.area, area, &source).is_some() {
+            self.keep(buf, area);
+        } else {
+            let shown = write(&source);
+            let sourced = Sourced { source, shown };
+            self.draw(buf, area, sourced, |sourced, buf| draw(&sourced.shown, buf));
+        }
+        let region = self.regions.get(&area.intersection(buf.area))?;
+        let sourced = region.key.downcast_ref::<Sourced<S, T>>()?;
+        Some(&sourced.shown)
+    }
+
     /// Draws the region at `area` (cut to `buf`), which shows what `key` says: left as it is
     /// (the key taken) when the frame before drew it for the same area with an equal key, else
     /// drawn by `draw` with the key (which draws nothing outside `area`) on the area blanked.

@@ -203,53 +203,47 @@ impl Hints {
     /// The key hints that fit in the width, in their usual order, the least important dropped
     /// first.
     fn line(&self) -> String {
-        hints(&self.keymap, self.simulated, self.width)
+        let key = |action| self.keymap.hint(action);
+        let views: Vec<String> = [
+            Action::ViewRounds,
+            Action::ViewTranscript,
+            Action::ViewJudge,
+            Action::ViewTrace,
+            Action::ViewFormat,
+        ]
+        .into_iter()
+        .map(key)
+        .collect();
+        let views = if views.concat() == "12345" {
+            "1-5".to_owned()
+        } else {
+            views.join("")
+        };
+        let mut all: Vec<Hint> = vec![
+            (0, format!("{}{} move", key(Action::Up), key(Action::Down))),
+            (4, format!("{} drill in", key(Action::DrillIn))),
+            (6, format!("{} focus", key(Action::SwitchFocus))),
+            (5, format!("{views} views")),
+            (3, format!("{} filter", key(Action::Filter))),
+            (3, format!("{} command", key(Action::ColonLine))),
+            (1, format!("{} accept", key(Action::Accept))),
+            (1, format!("{} override", key(Action::Override))),
+            (1, format!("{} escalate", key(Action::Escalate))),
+            (2, format!("{} next waiting", key(Action::NextWaiting))),
+            (7, format!("{} copy", key(Action::Copy))),
+            (7, format!("{} pager", key(Action::Pager))),
+            (5, format!("{} pause", key(Action::Pause))),
+        ];
+        if self.simulated {
+            all.push((
+                8,
+                format!("{}{} speed", key(Action::Faster), key(Action::Slower)),
+            ));
+        }
+        all.push((2, format!("{} help", key(Action::Help))));
+        all.push((2, format!("{} quit", key(Action::Quit))));
+        fit(&all, self.width)
     }
-}
-
-/// The hints of `keys` (with the speed's where `simulated`) that fit in `width` columns, in
-/// their usual order, the least important dropped first.
-fn hints(keys: &Keymap, simulated: bool, width: usize) -> String {
-    let key = |action| keys.hint(action);
-    let views: Vec<String> = [
-        Action::ViewRounds,
-        Action::ViewTranscript,
-        Action::ViewJudge,
-        Action::ViewTrace,
-        Action::ViewFormat,
-    ]
-    .into_iter()
-    .map(key)
-    .collect();
-    let views = if views.concat() == "12345" {
-        "1-5".to_owned()
-    } else {
-        views.join("")
-    };
-    let mut all: Vec<Hint> = vec![
-        (0, format!("{}{} move", key(Action::Up), key(Action::Down))),
-        (4, format!("{} drill in", key(Action::DrillIn))),
-        (6, format!("{} focus", key(Action::SwitchFocus))),
-        (5, format!("{views} views")),
-        (3, format!("{} filter", key(Action::Filter))),
-        (3, format!("{} command", key(Action::ColonLine))),
-        (1, format!("{} accept", key(Action::Accept))),
-        (1, format!("{} override", key(Action::Override))),
-        (1, format!("{} escalate", key(Action::Escalate))),
-        (2, format!("{} next waiting", key(Action::NextWaiting))),
-        (7, format!("{} copy", key(Action::Copy))),
-        (7, format!("{} pager", key(Action::Pager))),
-        (5, format!("{} pause", key(Action::Pause))),
-    ];
-    if simulated {
-        all.push((
-            8,
-            format!("{}{} speed", key(Action::Faster), key(Action::Slower)),
-        ));
-    }
-    all.push((2, format!("{} help", key(Action::Help))));
-    all.push((2, format!("{} quit", key(Action::Quit))));
-    fit(&all, width)
 }
 
 /// The hints that fit in `width` columns two spaces apart after a leading space, in their

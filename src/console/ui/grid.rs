@@ -168,27 +168,15 @@ impl<S: PartialEq + 'static> Grid<S> {
         look: impl FnOnce(&H) -> Look,
         selected: Option<(usize, Style)>,
     ) -> Grid<S> {
-        let was = kept
-            .drawn_from::<H, Chrome>(buf.area, area, &heading)
-            .map(|chrome| Rc::clone(&chrome.columns));
-        let columns = match was {
-            Some(columns) => {
-                kept.keep(buf, area);
-                columns
-            }
-            None => {
-                let chrome = Chrome::of(look(&heading), area);
-                let columns = Rc::clone(&chrome.columns);
-                let sourced = Sourced {
-                    source: heading,
-                    shown: chrome,
-                };
-                kept.draw(buf, area, sourced, |sourced, buf| {
-                    sourced.shown.draw(area, buf)
-                });
-                columns
-            }
-        };
+        let chrome = kept.draw_sourced(
+            buf,
+            area,
+            heading,
+            |heading| Chrome::of(look(heading), area),
+            |chrome, buf| chrome.draw(area, buf),
+        );
+        // A panel outside the frame has no columns to draw rows in.
+        let columns = chrome.map_or_else(|| Rc::from([]), |chrome| Rc::clone(&chrome.columns));
         Grid::within(buf.area, area, columns, selected)
     }
 

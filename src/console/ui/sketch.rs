@@ -10,7 +10,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Gauge, Paragraph, Widget};
 
 use super::common::Panel;
-use crate::console::kept::{Kept, Sourced};
+use crate::console::kept::Kept;
 
 /// The widgets a panel draws, in order.
 #[derive(Default, PartialEq)]
@@ -43,24 +43,12 @@ impl Sketch {
         area: Rect,
         write: impl FnOnce(&S, &mut Sketch),
     ) {
-        if kept
-            .drawn_from::<S, Sketch>(buf.area, area, &source)
-            .is_some()
-        {
-            kept.keep(buf, area);
-            return;
-        }
-        let sketch = Sketch::of(|sketch| write(&source, sketch));
-        kept.draw(
+        kept.draw_sourced(
             buf,
             area,
-            Sourced {
-                source,
-                shown: sketch,
-            },
-            |sourced, buf| {
-                sourced.shown.render(area, buf);
-            },
+            source,
+            |source| Sketch::of(|sketch| write(source, sketch)),
+            |sketch, buf| sketch.render(area, buf),
         );
     }
 
